@@ -1,0 +1,31 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "relayfetch",
+    products: [
+        .library(name: "RelayFetch", targets: ["RelayFetch"]),
+        .executable(name: "relayfetch", targets: ["relayfetch"]),
+    ],
+    targets: [
+        // C libraries from Debian, each wrapped by a header-only shim.
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
+        .systemLibrary(name: "CNghttp2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
+        .systemLibrary(name: "CNgtcp2", pkgConfig: "libngtcp2_crypto_gnutls",
+                       providers: [.apt(["libngtcp2-dev", "libngtcp2-crypto-gnutls-dev"])]),
+        .systemLibrary(name: "CNghttp3", pkgConfig: "libnghttp3", providers: [.apt(["libnghttp3-dev"])]),
+        .systemLibrary(name: "CLinux"),
+
+        .target(name: "RelayTransport", dependencies: ["CLinux", "COpenSSL", "CNghttp2", "CNgtcp2", "CNghttp3"]),
+        .target(name: "RelayFetch", dependencies: ["RelayTransport", "CCurl", "CLibXML2"]),
+        .target(name: "RelayFetchCLI", dependencies: ["RelayFetch"]),
+        .executableTarget(name: "relayfetch", dependencies: ["RelayFetchCLI"]),
+
+        .testTarget(name: "RelayTransportTests", dependencies: ["RelayTransport"]),
+        .testTarget(name: "RelayFetchTests", dependencies: ["RelayFetch"]),
+        .testTarget(name: "RelayFetchCLITests", dependencies: ["RelayFetchCLI"]),
+    ],
+    swiftLanguageModes: [.v5]
+)

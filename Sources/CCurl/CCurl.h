@@ -1,0 +1,22 @@
+#ifndef RELAYFETCH_CCURL_H
+#define RELAYFETCH_CCURL_H
+#include <curl/curl.h>
+
+// curl_easy_setopt, curl_multi_setopt and curl_easy_getinfo are variadic, which Swift cannot
+// call; these typed wrappers are the only way the Swift side sets options or reads info.
+static inline CURLcode rf_curl_easy_setopt_long(CURL *h, CURLoption o, long v) { return curl_easy_setopt(h, o, v); }
+static inline CURLcode rf_curl_easy_setopt_ptr(CURL *h, CURLoption o, void *v) { return curl_easy_setopt(h, o, v); }
+static inline CURLcode rf_curl_easy_setopt_str(CURL *h, CURLoption o, const char *v) { return curl_easy_setopt(h, o, v); }
+static inline CURLcode rf_curl_easy_setopt_off(CURL *h, CURLoption o, curl_off_t v) { return curl_easy_setopt(h, o, v); }
+static inline CURLcode rf_curl_easy_setopt_slist(CURL *h, CURLoption o, struct curl_slist *v) { return curl_easy_setopt(h, o, v); }
+static inline CURLcode rf_curl_easy_setopt_write(CURL *h, CURLoption o, size_t (*f)(char *, size_t, size_t, void *)) { return curl_easy_setopt(h, o, f); }
+static inline CURLcode rf_curl_easy_setopt_opensocket(CURL *h, curl_opensocket_callback f) { return curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, f); }
+static inline CURLcode rf_curl_easy_getinfo_long(CURL *h, CURLINFO i, long *v) { return curl_easy_getinfo(h, i, v); }
+static inline CURLcode rf_curl_easy_getinfo_double(CURL *h, CURLINFO i, double *v) { return curl_easy_getinfo(h, i, v); }
+static inline CURLcode rf_curl_easy_getinfo_off(CURL *h, CURLINFO i, curl_off_t *v) { return curl_easy_getinfo(h, i, v); }
+static inline CURLcode rf_curl_easy_getinfo_ptr(CURL *h, CURLINFO i, void **v) { return curl_easy_getinfo(h, i, v); }
+static inline CURLcode rf_curl_easy_getinfo_str(CURL *h, CURLINFO i, char **v) { return curl_easy_getinfo(h, i, v); }
+static inline CURLMcode rf_curl_multi_setopt_long(CURLM *m, CURLMoption o, long v) { return curl_multi_setopt(m, o, v); }
+static inline curl_socket_t rf_curl_socket_bad(void) { return CURL_SOCKET_BAD; }
+static inline const char *rf_curl_version_string(void) { return curl_version_info(CURLVERSION_NOW)->version; }
+#endif

@@ -1,0 +1,14 @@
+#ifndef RELAYFETCH_CLIBXML2_H
+#define RELAYFETCH_CLIBXML2_H
+// libxml2's headers pull in ICU when LIBXML_ICU_ENABLED is set, and ICU's UErrorCode clashes
+// with the ICU bundled in Foundation; we never use ICU-dependent structs, so switch it off.
+#include <libxml/xmlversion.h>
+#undef LIBXML_ICU_ENABLED
+#include <libxml/parser.h>
+#include <libxml/HTMLparser.h>
+#include <libxml/xpath.h>
+#include <libxml/tree.h>
+
+// LIBXML_DOTTED_VERSION is a string macro; Swift sees it through this function.
+static inline const char *rf_libxml_dotted_version(void) { return LIBXML_DOTTED_VERSION; }
+#endif

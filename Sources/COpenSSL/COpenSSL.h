@@ -1,0 +1,16 @@
+#ifndef RELAYFETCH_COPENSSL_H
+#define RELAYFETCH_COPENSSL_H
+#include <openssl/ssl.h>
+#include <openssl/err.h>
+#include <openssl/x509v3.h>
+#include <openssl/evp.h>
+
+// These OpenSSL calls are macros over SSL_ctrl/SSL_CTX_ctrl, invisible to Swift; the wrappers
+// make them callable with their real types.
+static inline int rf_SSL_set_tlsext_host_name(SSL *s, const char *name) { return (int)SSL_set_tlsext_host_name(s, name); }
+static inline int rf_SSL_CTX_set_min_proto_version(SSL_CTX *c, int v) { return (int)SSL_CTX_set_min_proto_version(c, v); }
+static inline long rf_SSL_CTX_set_mode(SSL_CTX *c, long m) { return SSL_CTX_set_mode(c, m); }
+static inline long rf_SSL_CTX_set_session_cache_mode(SSL_CTX *c, long m) { return SSL_CTX_set_session_cache_mode(c, m); }
+static inline long rf_SSL_CTX_set_options(SSL_CTX *c, long o) { return (long)SSL_CTX_set_options(c, (uint64_t)o); }
+static inline int rf_TLS1_2_VERSION(void) { return TLS1_2_VERSION; }
+#endif

@@ -1,0 +1,80 @@
+import Foundation
+internal import CCurl
+
+/// Runs a session's libcurl multi handle on a thread of its own. Connections, TLS sessions and
+/// libcurl's caches live in this multi handle, so they belong to one session only.
+final class CurlEngine: @unchecked Sendable {
+    private static let globalInit: Void = { _ = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
+
+    private let multi: UnsafeMutableRawPointer
+    private let lock = NSLock()
+    private var incoming: [CurlTransfer] = []
+    private var running: [UnsafeMutableRawPointer: CurlTransfer] = [:]
+    private var stopping = false
+
+    init() {
+        Self.globalInit
+        multi = curl_multi_init()!
+        _ = rf_curl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
+        let thread = Thread { [self] in run() }  // the thread keeps the engine alive until shutdown()
+        thread.name = "relayfetch.curl"
+        thread.start()
+    }
+
+    deinit { curl_multi_cleanup(multi) }
+
+    /// Runs `transfer` to completion.
+    func perform(_ transfer: CurlTransfer) async throws -> (Data, HTTPResponse) {
+        try await withCheckedThrowingContinuation { continuation in
+            transfer.continuation = continuation
+            lock.lock()
+            incoming.append(transfer)
+            lock.unlock()
+            curl_multi_wakeup(multi)
+        }
+    }
+
+    func shutdown() {
+        lock.lock()
+        stopping = true
+        lock.unlock()
+        curl_multi_wakeup(multi)
+    }
+
+    private func run() {
+        while true {
+            lock.lock()
+            let newTransfers = incoming
+            incoming.removeAll()
+            let stop = stopping
+            lock.unlock()
+            if stop { break }
+            for transfer in newTransfers {
+                running[transfer.easy] = transfer
+                curl_multi_add_handle(multi, transfer.easy)
+            }
+            var stillRunning: Int32 = 0
+            curl_multi_perform(multi, &stillRunning)
+            collectFinished()
+            curl_multi_poll(multi, nil, 0, 1000, nil)
+        }
+        for (easy, transfer) in running {
+            curl_multi_remove_handle(multi, easy)
+            transfer.continuation?.resume(throwing: FetchError(.transfer("session ended")))
+        }
+        running.removeAll()
+    }
+
+    private func collectFinished() {
+        var left: Int32 = 0
+        while let message = curl_multi_info_read(multi, &left) {
+            guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
+            let code = message.pointee.data.result
+            curl_multi_remove_handle(multi, easy)
+            guard let transfer = running.removeValue(forKey: easy) else { continue }
+            let continuation = transfer.continuation
+            transfer.continuation = nil
+            continuation?.resume(with: transfer.result(code).mapError { $0 as Error })
+        }
+    }
+}

@@ -1,0 +1,183 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import RelayTransport
+internal import CCurl
+
+/// One request/response exchange on one libcurl easy handle (no redirects: the session follows
+/// them). For a relayed host, libcurl gets a socket from the session's tunnel opener instead of
+/// one of its own, and connects it to a local listener rather than resolving the name.
+final class CurlTransfer: @unchecked Sendable {
+    let easy: UnsafeMutableRawPointer
+    let request: HTTPRequest
+    let route: Route
+    private let maximumSize: Int
+    private var lists: [UnsafeMutablePointer<curl_slist>?] = []
+    private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+    private var requestBody: [UInt8] = []
+
+    // Written on the curl thread during the transfer.
+    fileprivate(set) var body = Data()
+    fileprivate(set) var headerLines: [String] = []
+    fileprivate(set) var exceededLimit = false
+
+    // Written on the transport thread when a tunnel fails.
+    private let lock = NSLock()
+    private var tunnelFailure: RelayError?
+
+    var continuation: CheckedContinuation<(Data, HTTPResponse), Error>?
+
+    init(request: HTTPRequest, route: Route, configuration: Session.Configuration) throws(FetchError) {
+        guard let easy = curl_easy_init() else { throw FetchError(.transfer("libcurl could not create a handle")) }
+        self.easy = easy
+        self.request = request
+        self.route = route
+        self.maximumSize = configuration.maximumResponseSize
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        configure(configuration)
+    }
+
+    deinit {
+        curl_easy_cleanup(easy)
+        for list in lists { curl_slist_free_all(list) }
+        errorBuffer.deallocate()
+    }
+
+    func recordTunnelFailure(_ error: RelayError) {
+        lock.lock()
+        if tunnelFailure == nil { tunnelFailure = error }
+        lock.unlock()
+    }
+
+    private func configure(_ configuration: Session.Configuration) {
+        let me = Unmanaged.passUnretained(self).toOpaque()  // the engine holds the transfer while curl runs it
+        setString(CURLOPT_URL, request.url.absoluteString)
+        setLong(CURLOPT_NOSIGNAL, 1)
+        if ProcessInfo.processInfo.environment["RF_CURL_DEBUG"] != nil { setLong(CURLOPT_VERBOSE, 1) }
+        setString(CURLOPT_PROXY, "")          // never a proxy from the environment
+        setString(CURLOPT_NOPROXY, "*")
+        setLong(CURLOPT_FOLLOWLOCATION, 0)
+        setLong(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
+        setLong(CURLOPT_SSL_VERIFYPEER, 1)
+        setLong(CURLOPT_SSL_VERIFYHOST, 2)
+        setString(CURLOPT_PROTOCOLS_STR, "http,https")
+        setString(CURLOPT_ACCEPT_ENCODING, "")  // every encoding libcurl can decode
+        setString(CURLOPT_USERAGENT, configuration.userAgent)
+        if let caFile = configuration.originCertificateAuthorityFile { setString(CURLOPT_CAINFO, caFile) }
+        setLong(CURLOPT_TIMEOUT_MS, Int(configuration.requestTimeout * 1000))
+        setLong(CURLOPT_CONNECTTIMEOUT_MS, Int((configuration.connectTimeout + 5) * 1000))
+        _ = rf_curl_easy_setopt_ptr(easy, CURLOPT_ERRORBUFFER, errorBuffer)
+        _ = rf_curl_easy_setopt_write(easy, CURLOPT_WRITEFUNCTION, curlWriteBody)
+        _ = rf_curl_easy_setopt_ptr(easy, CURLOPT_WRITEDATA, me)
+        _ = rf_curl_easy_setopt_write(easy, CURLOPT_HEADERFUNCTION, curlWriteHeader)
+        _ = rf_curl_easy_setopt_ptr(easy, CURLOPT_HEADERDATA, me)
+
+        let method = request.method.uppercased()
+        if method == "HEAD" {
+            setLong(CURLOPT_NOBODY, 1)
+        } else if method != "GET" || request.body != nil {
+            setString(CURLOPT_CUSTOMREQUEST, method)
+        }
+        if let body = request.body {
+            requestBody = [UInt8](body)
+            setLong(CURLOPT_POST, 1)
+            _ = requestBody.withUnsafeBufferPointer { rf_curl_easy_setopt_ptr(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: $0.baseAddress)) }
+            _ = rf_curl_easy_setopt_off(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(requestBody.count))
+        }
+        var headers: UnsafeMutablePointer<curl_slist>?
+        for field in request.headerFields { headers = curl_slist_append(headers, "\(field.name): \(field.value)") }
+        if headers != nil {
+            lists.append(headers)
+            _ = rf_curl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, headers)
+        }
+
+        if case .relayed(let relayed) = route {
+            // libcurl connects to the session's abstract Unix socket, never to the origin, and so
+            // never resolves the origin's name; TLS and Host still use the URL's host name.
+            setString(CURLOPT_ABSTRACT_UNIX_SOCKET, relayed.opener.listenerName)
+            setLong(CURLOPT_TCP_NODELAY, 0)
+            _ = rf_curl_easy_setopt_opensocket(easy, curlOpenTunnelSocket)
+            _ = rf_curl_easy_setopt_ptr(easy, CURLOPT_OPENSOCKETDATA, me)
+        }
+    }
+
+    private func setLong(_ option: CURLoption, _ value: Int) { _ = rf_curl_easy_setopt_long(easy, option, value) }
+    private func setString(_ option: CURLoption, _ value: String) { _ = rf_curl_easy_setopt_str(easy, option, value) }
+
+    fileprivate func appendBody(_ pointer: UnsafePointer<CChar>, _ count: Int) -> Bool {
+        if body.count + count > maximumSize {
+            exceededLimit = true
+            return false
+        }
+        pointer.withMemoryRebound(to: UInt8.self, capacity: count) { body.append($0, count: count) }
+        return true
+    }
+
+    fileprivate func appendHeader(_ pointer: UnsafePointer<CChar>, _ count: Int) {
+        let line = String(decoding: UnsafeRawBufferPointer(start: pointer, count: count), as: UTF8.self)
+        if line.hasPrefix("HTTP/") { headerLines.removeAll() }  // a new (final or interim) response
+        headerLines.append(line)
+    }
+
+    /// Called on the curl thread when libcurl wants a socket: one the tunnel opener knows, so the
+    /// connection it makes to the session's listener is joined to a relay chain for this target.
+    fileprivate func openTunnelSocket() -> curl_socket_t {
+        guard case .relayed(let relayed) = route else { return rf_curl_socket_bad() }
+        let fd = relayed.opener.prepareSocket(hops: relayed.hops, target: relayed.target) { [self] error in
+            recordTunnelFailure(error)
+        }
+        return fd ?? rf_curl_socket_bad()
+    }
+
+    /// The outcome once libcurl reports the transfer done with `code`.
+    func result(_ code: CURLcode) -> Result<(Data, HTTPResponse), FetchError> {
+        lock.lock()
+        let failure = tunnelFailure
+        lock.unlock()
+        if let failure { return .failure(FetchError(.relay(failure))) }
+        if exceededLimit { return .failure(FetchError(.responseTooLarge(limit: maximumSize))) }
+        guard code == CURLE_OK else {
+            let detail = String(cString: errorBuffer)
+            let text = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+            if code == CURLE_OPERATION_TIMEDOUT { return .failure(FetchError(.transfer("timed out: \(text)"))) }
+            return .failure(FetchError(.transfer(text)))
+        }
+        var status = 0
+        _ = rf_curl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
+        var version = 0
+        _ = rf_curl_easy_getinfo_long(easy, CURLINFO_HTTP_VERSION, &version)
+        let response = HTTPResponse(statusCode: status,
+                                    httpVersion: version == Int(CURL_HTTP_VERSION_2_0) ? "HTTP/2" : "HTTP/1.1",
+                                    headerFields: Self.parseHeaderFields(headerLines),
+                                    url: request.url, relayHops: route.hopNames)
+        return .success((body, response))
+    }
+
+    static func parseHeaderFields(_ lines: [String]) -> [(name: String, value: String)] {
+        lines.dropFirst().compactMap { line in
+            guard let colon = line.firstIndex(of: ":") else { return nil }
+            let name = String(line[..<colon]).trimmingCharacters(in: .whitespaces)
+            let value = String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespacesAndNewlines)
+            return name.isEmpty ? nil : (name, value)
+        }
+    }
+}
+
+// libcurl's C callbacks; each receives the transfer as an unretained pointer (the engine owns it).
+private func curlWriteBody(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?) -> Int {
+    guard let data, let context else { return 0 }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+    return transfer.appendBody(data, size * count) ? size * count : 0
+}
+
+private func curlWriteHeader(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?) -> Int {
+    guard let data, let context else { return 0 }
+    Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().appendHeader(data, size * count)
+    return size * count
+}
+
+private func curlOpenTunnelSocket(_ context: UnsafeMutableRawPointer?, _ purpose: curlsocktype, _ address: UnsafeMutablePointer<curl_sockaddr>?) -> curl_socket_t {
+    guard let context else { return rf_curl_socket_bad() }
+    return Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().openTunnelSocket()
+}

@@ -1,0 +1,42 @@
+import RelayTransport
+
+/// Why a fetch failed: bad input, a relay hop (named), or the origin transfer.
+public struct FetchError: Error, Sendable, CustomStringConvertible {
+    public enum Code: Sendable {
+        case invalidURL(String)
+        case unsupportedScheme(String)
+        case invalidRelay(index: Int, reason: String)
+        /// A hop of the chain failed; the error names it.
+        case relay(RelayError)
+        /// The exchange with the origin failed after the tunnel was up (or, direct, at all).
+        case transfer(String)
+        case tooManyRedirects(Int)
+        case redirectLoop(String)
+        case responseTooLarge(limit: Int)
+        case timedOut(Double)
+    }
+
+    public let code: Code
+
+    public init(_ code: Code) { self.code = code }
+
+    /// The relay error, when a hop failed.
+    public var relayError: RelayError? {
+        if case .relay(let error) = code { return error }
+        return nil
+    }
+
+    public var description: String {
+        switch code {
+        case .invalidURL(let text): return "invalid URL \"\(text)\""
+        case .unsupportedScheme(let scheme): return "unsupported URL scheme \"\(scheme)\" (use http:// or https://)"
+        case .invalidRelay(let index, let reason): return "relay \(index): \(reason)"
+        case .relay(let error): return error.description
+        case .transfer(let why): return why
+        case .tooManyRedirects(let count): return "too many redirects (more than \(count))"
+        case .redirectLoop(let url): return "redirect loop at \(url)"
+        case .responseTooLarge(let limit): return "response larger than the limit of \(limit) bytes"
+        case .timedOut(let seconds): return "timed out after \(seconds) s"
+        }
+    }
+}

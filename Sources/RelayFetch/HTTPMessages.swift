@@ -1,0 +1,33 @@
+import Foundation
+
+/// A request to send: method, URL, header fields and an optional body.
+public struct HTTPRequest: Sendable {
+    public var method: String
+    public var url: URL
+    public var headerFields: [(name: String, value: String)]
+    public var body: Data?
+
+    public init(url: URL, method: String = "GET", headerFields: [(name: String, value: String)] = [], body: Data? = nil) {
+        self.url = url
+        self.method = method
+        self.headerFields = headerFields
+        self.body = body
+    }
+}
+
+/// A response: status, header fields in order, the URL it finally came from, and how it came.
+public struct HTTPResponse: Sendable {
+    public let statusCode: Int
+    /// "HTTP/1.1" or "HTTP/2".
+    public let httpVersion: String
+    public let headerFields: [(name: String, value: String)]
+    /// The URL after redirects.
+    public let url: URL
+    /// The relay hops that carried the final exchange (empty for a direct one).
+    public let relayHops: [String]
+
+    /// The first value of `name`, compared case-insensitively.
+    public func value(forHeaderField name: String) -> String? {
+        headerFields.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import RelayTransport
+
+extension ProxyConfiguration {
+    /// One relay in a chain, shaped like Apple's `ProxyConfiguration.RelayHop`.
+    ///
+    /// Until HTTP/2 and HTTP/3 relays land, every hop is reached with HTTP/1.1 CONNECT: over TLS
+    /// for an https:// endpoint, in the clear for http://. The HTTP/2 endpoint is used when given,
+    /// else the HTTP/3 endpoint's URL.
+    public struct RelayHop: Sendable, Hashable {
+        public var http3RelayEndpoint: URL?
+        public var http2RelayEndpoint: URL?
+        public var tlsOptions: TLSOptions
+        /// Header fields sent to this hop only (e.g. `Proxy-Authorization`); never to the origin
+        /// or another hop.
+        public var additionalHTTPHeaderFields: [String: String]
+
+        public init(http3RelayEndpoint: URL?, http2RelayEndpoint: URL? = nil, tlsOptions: TLSOptions = TLSOptions(),
+                    additionalHTTPHeaderFields: [String: String] = [:]) {
+            self.http3RelayEndpoint = http3RelayEndpoint
+            self.http2RelayEndpoint = http2RelayEndpoint
+            self.tlsOptions = tlsOptions
+            self.additionalHTTPHeaderFields = additionalHTTPHeaderFields
+        }
+
+        public init(http2RelayEndpoint: URL, tlsOptions: TLSOptions = TLSOptions(),
+                    additionalHTTPHeaderFields: [String: String] = [:]) {
+            self.init(http3RelayEndpoint: nil, http2RelayEndpoint: http2RelayEndpoint, tlsOptions: tlsOptions,
+                      additionalHTTPHeaderFields: additionalHTTPHeaderFields)
+        }
+
+        /// The relay's URL as dialled today.
+        public var endpointURL: URL? { http2RelayEndpoint ?? http3RelayEndpoint }
+    }
+
+    /// How a hop's TLS certificate is trusted.
+    public struct TLSOptions: Sendable, Hashable {
+        /// PEM file with the CA certificates to trust for this relay; nil means the system store.
+        public var certificateAuthorityFile: String?
+
+        public init(certificateAuthorityFile: String? = nil) {
+            self.certificateAuthorityFile = certificateAuthorityFile
+        }
+    }
+}
+
+extension ProxyConfiguration.RelayHop {
+    /// The transport's view of this hop; throws for URLs a relay cannot have.
+    func endpoint(index: Int) throws(FetchError) -> RelayEndpoint {
+        guard let url = endpointURL else {
+            throw FetchError(.invalidRelay(index: index, reason: "the hop has no endpoint URL"))
+        }
+        let scheme = url.scheme?.lowercased() ?? ""
+        guard scheme == "https" || scheme == "http" else {
+            throw FetchError(.invalidRelay(index: index, reason: "unsupported relay scheme \"\(scheme)\" in \(url.absoluteString) (use https:// or http://)"))
+        }
+        guard let host = url.host, !host.isEmpty else {
+            throw FetchError(.invalidRelay(index: index, reason: "no host in \(url.absoluteString)"))
+        }
+        let port = url.port ?? (scheme == "https" ? 443 : 80)
+        guard (1...65535).contains(port) else {
+            throw FetchError(.invalidRelay(index: index, reason: "bad port in \(url.absoluteString)"))
+        }
+        let fields = additionalHTTPHeaderFields.sorted { $0.key < $1.key }.map { HeaderField(name: $0.key, value: $0.value) }
+        return RelayEndpoint(host: Self.unbracketed(host), port: UInt16(port), usesTLS: scheme == "https",
+                             trust: TLSTrust(caFile: tlsOptions.certificateAuthorityFile), headerFields: fields)
+    }
+
+    private static func unbracketed(_ host: String) -> String {
+        host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+
+/// A relay configuration, shaped like Apple's `ProxyConfiguration`: a chain of relay hops and
+/// the domains it covers. Traffic it covers never goes direct, even when every relay is down.
+public struct ProxyConfiguration: Sendable, Hashable {
+    /// The chain, nearest the client first.
+    public var relayHops: [RelayHop]
+    /// Apple's flag for falling back to a direct connection when the relays fail. relayfetch
+    /// keeps the flag for source compatibility but always fails closed; it defaults to false.
+    public var allowFailover: Bool = false
+    /// Domains this configuration covers (the domain and its subdomains); empty means all.
+    public var matchDomains: [String] = []
+    /// Domains it never covers; excluded wins over matched.
+    public var excludedDomains: [String] = []
+
+    /// A configuration that sends all traffic through `relayHops`.
+    public init(relayHops: [RelayHop]) {
+        self.relayHops = relayHops
+    }
+
+    /// True when `host` is routed through this configuration's relays.
+    public func covers(host: String) -> Bool {
+        DomainMatcher.covers(host: host, match: matchDomains, exclude: excludedDomains)
+    }
+}
+
+/// Suffix matching of host names on label boundaries, as Apple's relay domains are matched.
+enum DomainMatcher {
+    static func covers(host: String, match: [String], exclude: [String]) -> Bool {
+        let name = normalize(host)
+        if exclude.contains(where: { isWithin(name, domain: normalize($0)) }) { return false }
+        return match.isEmpty || match.contains(where: { isWithin(name, domain: normalize($0)) })
+    }
+
+    /// `name` equals `domain` or ends with "." + `domain`.
+    static func isWithin(_ name: String, domain: String) -> Bool {
+        guard !domain.isEmpty else { return false }
+        return name == domain || name.hasSuffix("." + domain)
+    }
+
+    private static func normalize(_ name: String) -> String {
+        var lowered = name.lowercased()
+        while lowered.hasSuffix(".") { lowered.removeLast() }
+        while lowered.hasPrefix(".") { lowered.removeFirst() }
+        return lowered
+    }
+}

@@ -1,0 +1,30 @@
+import Foundation
+
+extension Session {
+    /// How a session fetches: which relays, which store, which trust and limits.
+    public struct Configuration: Sendable {
+        /// Relay configurations, tried in order; the first that covers a host carries it. A host
+        /// no configuration covers goes direct.
+        public var proxyConfigurations: [ProxyConfiguration]
+        public var dataStore: WebsiteDataStore
+        /// PEM CA file for origin certificates; nil means the system store.
+        public var originCertificateAuthorityFile: String?
+        /// Seconds to build the relay chain (or connect directly).
+        public var connectTimeout: Double = 15
+        /// Seconds for a whole request, redirects included.
+        public var requestTimeout: Double = 120
+        /// Redirects followed before giving up; 0 turns following off.
+        public var maximumRedirects: Int = 20
+        /// Largest body accepted, in bytes.
+        public var maximumResponseSize: Int = 50 << 20
+        public var userAgent: String = "relayfetch/0.1"
+
+        public init(proxyConfigurations: [ProxyConfiguration] = [], dataStore: WebsiteDataStore = .nonPersistent()) {
+            self.proxyConfigurations = proxyConfigurations
+            self.dataStore = dataStore
+        }
+
+        /// An ephemeral configuration: a fresh in-memory store, no relays yet.
+        public static var ephemeral: Configuration { Configuration() }
+    }
+}

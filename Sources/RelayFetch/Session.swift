@@ -1,0 +1,100 @@
+import Foundation
+import RelayTransport
+
+/// A private browsing session: its own relay tunnels, connections, TLS state and data store,
+/// shared with no other session and gone when it ends.
+public final class Session: @unchecked Sendable {
+    public let configuration: Configuration
+    private let engine: CurlEngine
+    private let opener: TunnelOpener
+
+    /// Starts the session's threads; throws if its local tunnel listener cannot be created.
+    public init(configuration: Configuration = .ephemeral) throws {
+        self.configuration = configuration
+        opener = try TunnelOpener(connectTimeout: configuration.connectTimeout)
+        engine = CurlEngine()
+    }
+
+    deinit { invalidate() }
+
+    /// Ends the session: closes its connections and tunnels; it cannot fetch afterwards.
+    public func invalidate() {
+        engine.shutdown()
+        opener.shutdown()
+    }
+
+    /// Receives each relay tunnel's per-hop timings as it opens (for verbose output).
+    public func onTunnelOpen(_ handler: @escaping @Sendable ([HopReport]) -> Void) {
+        opener.loop.execute { [opener] in opener.onTunnelOpen = handler }
+    }
+
+    /// Fetches `url` with GET; returns the body and the response after redirects.
+    public func data(from url: URL) async throws -> (Data, HTTPResponse) {
+        try await data(for: HTTPRequest(url: url))
+    }
+
+    /// Sends `request`, following redirects as configured.
+    public func data(for request: HTTPRequest) async throws -> (Data, HTTPResponse) {
+        var current = request
+        var visited: Set<String> = [request.url.absoluteString]
+        var redirects = 0
+        while true {
+            let (body, response) = try await exchange(current)
+            guard Self.isRedirect(response.statusCode), configuration.maximumRedirects > 0,
+                  let location = response.value(forHeaderField: "Location"),
+                  let next = URL(string: location, relativeTo: current.url)?.absoluteURL else {
+                return (body, response)
+            }
+            redirects += 1
+            if redirects > configuration.maximumRedirects {
+                throw FetchError(.tooManyRedirects(configuration.maximumRedirects))
+            }
+            if !visited.insert(next.absoluteString).inserted, current.method == "GET" {
+                throw FetchError(.redirectLoop(next.absoluteString))
+            }
+            current = Self.redirected(current, to: next, status: response.statusCode)
+        }
+    }
+
+    /// One exchange, routed by the host's relay configuration.
+    private func exchange(_ request: HTTPRequest) async throws -> (Data, HTTPResponse) {
+        let route = try route(for: request.url)
+        let transfer = try CurlTransfer(request: request, route: route, configuration: configuration)
+        return try await engine.perform(transfer)
+    }
+
+    /// The route for `url`: the first configuration that covers its host, else direct.
+    func route(for url: URL) throws(FetchError) -> Route {
+        let scheme = url.scheme?.lowercased() ?? ""
+        guard let host = url.host, !host.isEmpty else { throw FetchError(.invalidURL(url.absoluteString)) }
+        guard scheme == "https" || scheme == "http" else { throw FetchError(.unsupportedScheme(scheme)) }
+        let bareHost = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
+        guard let proxy = configuration.proxyConfigurations.first(where: { $0.covers(host: bareHost) }) else {
+            return .direct
+        }
+        guard !proxy.relayHops.isEmpty else {
+            throw FetchError(.invalidRelay(index: 0, reason: "a relay configuration covers \(bareHost) but has no hops"))
+        }
+        var hops: [RelayEndpoint] = []
+        for (offset, hop) in proxy.relayHops.enumerated() { hops.append(try hop.endpoint(index: offset + 1)) }
+        let port = UInt16(url.port ?? (scheme == "https" ? 443 : 80))
+        return .relayed(RelayedRoute(hops: hops, target: TunnelTarget(host: bareHost, port: port), opener: opener))
+    }
+
+    private static func isRedirect(_ status: Int) -> Bool { [301, 302, 303, 307, 308].contains(status) }
+
+    /// The request after a redirect: 303 (and 301/302 after POST) becomes a GET without a body.
+    private static func redirected(_ request: HTTPRequest, to url: URL, status: Int) -> HTTPRequest {
+        var next = request
+        next.url = url
+        if status == 303 || ((status == 301 || status == 302) && request.method == "POST") {
+            next.method = request.method == "HEAD" ? "HEAD" : "GET"
+            next.body = nil
+            next.headerFields.removeAll { ["content-type", "content-length"].contains($0.name.lowercased()) }
+        }
+        if url.host != request.url.host {
+            next.headerFields.removeAll { ["authorization", "cookie"].contains($0.name.lowercased()) }
+        }
+        return next
+    }
+}

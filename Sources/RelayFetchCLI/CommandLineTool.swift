@@ -1,0 +1,50 @@
+import Foundation
+import RelayFetch
+
+/// The `relayfetch` command: dispatches to one subcommand and returns the exit status
+/// (0 success, 1 failure, 2 bad usage).
+public enum CommandLineTool {
+    static let help = """
+    Usage: relayfetch COMMAND [options]
+
+    Fetch web resources privately: every byte goes through the relays you name, nothing about
+    browsing is written to disk, and a relayed request never falls back to a direct connection.
+
+    Commands:
+      get URL        fetch one resource (like curl); see relayfetch get --help
+      version        print the versions of relayfetch and the libraries it uses
+
+    Options:
+      -h, --help     show this help
+      --version      same as the version command
+    """
+
+    public static func run(_ arguments: [String], io: CommandIO = .standard) async -> Int32 {
+        guard let command = arguments.first else {
+            io.log(help)
+            return 2
+        }
+        let rest = Array(arguments.dropFirst())
+        do {
+            switch command {
+            case "-h", "--help", "help":
+                io.print(help)
+                return 0
+            case "--version", "version":
+                io.print(VersionCommand.text())
+                return 0
+            case "get":
+                guard let get = try GetCommand.parse(rest) else {
+                    io.print(GetCommand.help)
+                    return 0
+                }
+                return await get.run(io: io)
+            default:
+                throw UsageError("unknown command \"\(command)\" (see relayfetch --help)")
+            }
+        } catch {
+            io.log("relayfetch: \(error)")
+            return 2
+        }
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import RelayFetch
+
+/// The relay options every fetching command shares. `--relay-header` and `--relay-cacert`
+/// apply to the `--relay` before them.
+struct RelayOptions {
+    static let help = """
+      --relay URL              relay to tunnel through (https:// or http://); repeat for a chain,
+                               first = nearest the client. HTTP/1.1 CONNECT is used for now.
+      --relay-header 'N: v'    header sent to the preceding --relay only (e.g. Proxy-Authorization)
+      --relay-cacert FILE      PEM CA file to verify the preceding --relay's certificate
+      --cacert FILE            PEM CA file to verify origin certificates (default: system store)
+      --match-domain D         relay only D and its subdomains (repeatable; default: everything)
+      --exclude-domain D       never relay D and its subdomains (repeatable; wins over match)
+      --connect-timeout SECS   time to build the relay chain (default 15)
+    """
+
+    private struct PendingHop {
+        var url: URL
+        var headers: [String: String] = [:]
+        var caFile: String?
+    }
+
+    private var hops: [PendingHop] = []
+    var originCAFile: String?
+    var matchDomains: [String] = []
+    var excludedDomains: [String] = []
+    var connectTimeout: Double?
+
+    /// Consumes the current option if it is a relay option; returns false otherwise.
+    mutating func parse(_ scanner: inout ArgumentScanner) throws -> Bool {
+        switch scanner.current {
+        case "--relay":
+            let text = try scanner.value()
+            guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), url.host?.isEmpty == false else {
+                throw UsageError("--relay needs a URL such as https://relay.example:443, not \"\(text)\"")
+            }
+            guard scheme == "https" || scheme == "http" else {
+                throw UsageError("--relay \(text): unsupported relay scheme \"\(scheme)\" (use https:// or http://)")
+            }
+            hops.append(PendingHop(url: url))
+        case "--relay-header":
+            let text = try scanner.value()
+            guard !hops.isEmpty else { throw UsageError("--relay-header must follow the --relay it applies to") }
+            let (name, value) = try Self.headerField(text)
+            hops[hops.count - 1].headers[name] = value
+        case "--relay-cacert":
+            let path = try scanner.value()
+            guard !hops.isEmpty else { throw UsageError("--relay-cacert must follow the --relay it applies to") }
+            try Self.requireReadable(path, option: "--relay-cacert")
+            hops[hops.count - 1].caFile = path
+        case "--cacert":
+            let path = try scanner.value()
+            try Self.requireReadable(path, option: "--cacert")
+            originCAFile = path
+        case "--match-domain": matchDomains.append(try scanner.value())
+        case "--exclude-domain": excludedDomains.append(try scanner.value())
+        case "--connect-timeout": connectTimeout = try scanner.number()
+        default: return false
+        }
+        return true
+    }
+
+    /// The session configuration these options describe.
+    func sessionConfiguration() -> Session.Configuration {
+        var configuration = Session.Configuration.ephemeral
+        if !hops.isEmpty {
+            var proxy = ProxyConfiguration(relayHops: hops.map {
+                ProxyConfiguration.RelayHop(http2RelayEndpoint: $0.url,
+                                            tlsOptions: .init(certificateAuthorityFile: $0.caFile),
+                                            additionalHTTPHeaderFields: $0.headers)
+            })
+            proxy.matchDomains = matchDomains
+            proxy.excludedDomains = excludedDomains
+            configuration.proxyConfigurations = [proxy]
+        }
+        configuration.originCertificateAuthorityFile = originCAFile
+        if let connectTimeout { configuration.connectTimeout = connectTimeout }
+        return configuration
+    }
+
+    /// Splits "Name: value", refusing names that are not tokens and values with line breaks.
+    static func headerField(_ text: String) throws -> (String, String) {
+        guard let colon = text.firstIndex(of: ":") else {
+            throw UsageError("header \"\(text)\" needs the form 'Name: value'")
+        }
+        let name = String(text[..<colon]).trimmingCharacters(in: .whitespaces)
+        let value = String(text[text.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+        let token = CharacterSet(charactersIn: "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+        guard !name.isEmpty, name.unicodeScalars.allSatisfy(token.contains) else {
+            throw UsageError("header name \"\(name)\" is not a valid field name")
+        }
+        guard !value.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else {
+            throw UsageError("header \(name) has a line break in its value")
+        }
+        return (name, value)
+    }
+
+    private static func requireReadable(_ path: String, option: String) throws {
+        guard FileManager.default.isReadableFile(atPath: path) else {
+            throw UsageError("\(option) \(path): no such readable file")
+        }
+    }
+}

@@ -1,0 +1,64 @@
+/// Parses a relay's answer to an HTTP/1.1 CONNECT (RFC 9110 §9.3.6): bytes in, a verdict out.
+/// No I/O, so it is tested on its own.
+struct ConnectResponseParser {
+    enum Verdict: Equatable {
+        /// More bytes are needed.
+        case needMore
+        /// 2xx: the tunnel is open; `leftover` are the first tunnelled bytes, if any arrived.
+        case established(status: Int, leftover: [UInt8])
+        /// Any other final status.
+        case refused(status: Int, reason: String)
+        case malformed(String)
+    }
+
+    /// Larger response heads are refused rather than buffered.
+    static let maxHeadSize = 64 * 1024
+    private var buffer: [UInt8] = []
+
+    mutating func feed(_ bytes: [UInt8]) -> Verdict {
+        buffer.append(contentsOf: bytes)
+        while true {
+            guard let end = Self.endOfHead(in: buffer) else {
+                return buffer.count > Self.maxHeadSize ? .malformed("response head larger than 64 KiB") : .needMore
+            }
+            let head = String(decoding: buffer[0..<end], as: UTF8.self)
+            let rest = Array(buffer[(end + 4)...])
+            let statusLine = head.split(separator: "\r\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+            let parts = statusLine.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
+            guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), parts[1].count == 3, let status = Int(parts[1]) else {
+                return .malformed("bad status line \"\(statusLine.prefix(80))\"")
+            }
+            let reason = parts.count > 2 ? String(parts[2]) : ""
+            if (100..<200).contains(status) {
+                buffer = rest  // interim response: skip it and wait for the final one
+                continue
+            }
+            if (200..<300).contains(status) { return .established(status: status, leftover: rest) }
+            return .refused(status: status, reason: reason)
+        }
+    }
+
+    private static func endOfHead(in bytes: [UInt8]) -> Int? {
+        guard bytes.count >= 4 else { return nil }
+        for index in 0...(bytes.count - 4)
+        where bytes[index] == 13 && bytes[index + 1] == 10 && bytes[index + 2] == 13 && bytes[index + 3] == 10 {
+            return index
+        }
+        return nil
+    }
+}
+
+/// Writes the CONNECT request head for `authority` with the hop's own extra header fields.
+enum ConnectRequest {
+    static func head(authority: String, headers: [(String, String)]) -> [UInt8] {
+        var text = "CONNECT \(authority) HTTP/1.1\r\nHost: \(authority)\r\n"
+        for (name, value) in headers { text += "\(name): \(value)\r\n" }
+        text += "\r\n"
+        return Array(text.utf8)
+    }
+
+    /// "host:port", with IPv6 literals in brackets (authority-form, RFC 9110 §7.2).
+    static func authority(host: String, port: UInt16) -> String {
+        host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+    }
+}

@@ -1,0 +1,164 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+internal import CLinux
+
+/// The I/O thread: an epoll loop that owns every file descriptor and all C protocol state of the
+/// transport. Work from other threads enters through `execute`; everything else runs on the loop.
+public final class EventLoop: @unchecked Sendable {
+    /// Called on the loop when a registered descriptor is readable or writable.
+    typealias Handler = (_ readable: Bool, _ writable: Bool, _ hangup: Bool) -> Void
+
+    private let epollFD: Int32
+    private let wakeFD: Int32
+    private let lock = NSLock()
+    private var pending: [() -> Void] = []
+    private var handlers: [Int32: Handler] = [:]
+    private var timers: [(deadline: UInt64, id: UInt64, action: () -> Void)] = []
+    private var nextTimerID: UInt64 = 0
+    private var stopping = false
+    private var thread: Thread?
+    private var loopThreadID: pthread_t?
+
+    /// Starts a loop on a new thread named `name`.
+    public init(name: String = "relayfetch.io") {
+        epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
+        wakeFD = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
+        precondition(epollFD >= 0 && wakeFD >= 0, "epoll/eventfd unavailable")
+        var event = epoll_event(events: EPOLLIN.rawValue, data: epoll_data_t(fd: wakeFD))
+        _ = epoll_ctl(epollFD, EPOLL_CTL_ADD, wakeFD, &event)
+        let started = DispatchSemaphore(value: 0)
+        let thread = Thread { [self] in  // the thread keeps the loop alive until shutdown()
+            self.loopThreadID = pthread_self()
+            started.signal()
+            self.run()
+        }
+        thread.name = name
+        thread.stackSize = 1 << 20
+        self.thread = thread
+        thread.start()
+        started.wait()
+    }
+
+    deinit {
+        close(epollFD)
+        close(wakeFD)
+    }
+
+    /// True when called on the loop thread.
+    public var inLoop: Bool {
+        guard let id = loopThreadID else { return false }
+        return pthread_equal(id, pthread_self()) != 0
+    }
+
+    /// Runs `work` on the loop thread, soon.
+    public func execute(_ work: @escaping () -> Void) {
+        lock.lock()
+        pending.append(work)
+        lock.unlock()
+        var one: UInt64 = 1
+        _ = write(wakeFD, &one, 8)
+    }
+
+    /// Stops the loop after the work already queued; the thread then exits.
+    public func shutdown() {
+        execute { [self] in stopping = true }
+    }
+
+    // MARK: loop-thread API
+
+    /// Watches `fd` for readability (always) and writability (when `writable` is true).
+    func register(_ fd: Int32, writable: Bool, handler: @escaping Handler) throws(SystemError) {
+        handlers[fd] = handler
+        var event = epoll_event(events: Self.mask(writable: writable), data: epoll_data_t(fd: fd))
+        try systemCall("epoll_ctl(ADD)") { epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event) }
+    }
+
+    /// Changes the interest set of a registered descriptor.
+    func update(_ fd: Int32, readable: Bool = true, writable: Bool) {
+        var event = epoll_event(events: Self.mask(writable: writable, readable: readable), data: epoll_data_t(fd: fd))
+        _ = epoll_ctl(epollFD, EPOLL_CTL_MOD, fd, &event)
+    }
+
+    /// Stops watching `fd` (the caller closes it).
+    func deregister(_ fd: Int32) {
+        handlers[fd] = nil
+        _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, nil)
+    }
+
+    /// Runs `action` on the loop after `seconds`; returns an id for `cancelTimer`.
+    @discardableResult
+    func schedule(after seconds: Double, _ action: @escaping () -> Void) -> UInt64 {
+        nextTimerID += 1
+        let deadline = Self.nowNanos() + UInt64(max(0, seconds) * 1e9)
+        timers.append((deadline, nextTimerID, action))
+        return nextTimerID
+    }
+
+    func cancelTimer(_ id: UInt64) {
+        timers.removeAll { $0.id == id }
+    }
+
+    static func nowNanos() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+    }
+
+    private static func mask(writable: Bool, readable: Bool = true) -> UInt32 {
+        var mask = EPOLLRDHUP.rawValue
+        if readable { mask |= EPOLLIN.rawValue }
+        if writable { mask |= EPOLLOUT.rawValue }
+        return mask
+    }
+
+    private func run() {
+        var events = [epoll_event](repeating: epoll_event(), count: 64)
+        while !stopping {
+            let count = epoll_wait(epollFD, &events, Int32(events.count), nextTimeoutMillis())
+            if count > 0 {
+                for event in events[0..<Int(count)] {
+                    let fd = event.data.fd
+                    if fd == wakeFD {
+                        var value: UInt64 = 0
+                        _ = read(wakeFD, &value, 8)
+                        continue
+                    }
+                    let bits = event.events
+                    let hangup = bits & (EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0
+                    handlers[fd]?(bits & (EPOLLIN.rawValue | EPOLLRDHUP.rawValue) != 0 || hangup,
+                                  bits & EPOLLOUT.rawValue != 0, hangup)
+                }
+            }
+            runExpiredTimers()
+            runPending()
+        }
+    }
+
+    private func nextTimeoutMillis() -> Int32 {
+        lock.lock()
+        let hasPending = !pending.isEmpty
+        lock.unlock()
+        if hasPending { return 0 }
+        guard let first = timers.map(\.deadline).min() else { return -1 }
+        let now = Self.nowNanos()
+        return first <= now ? 0 : Int32(min((first - now) / 1_000_000 + 1, 60_000))
+    }
+
+    private func runExpiredTimers() {
+        let now = Self.nowNanos()
+        let due = timers.filter { $0.deadline <= now }
+        guard !due.isEmpty else { return }
+        timers.removeAll { $0.deadline <= now }
+        for timer in due.sorted(by: { $0.deadline < $1.deadline }) { timer.action() }
+    }
+
+    private func runPending() {
+        lock.lock()
+        let work = pending
+        pending.removeAll()
+        lock.unlock()
+        for item in work { item() }
+    }
+}

@@ -1,0 +1,61 @@
+/// Which hop of a relay chain a layer belongs to; errors carry it so users know where it failed.
+public struct HopDescription: Sendable, Equatable, CustomStringConvertible {
+    /// 1-based position in the chain, nearest the client first; 0 for the origin itself.
+    public let index: Int
+    /// "host:port" of the relay (or origin).
+    public let endpoint: String
+    /// The protocol spoken to that hop, e.g. "HTTP/1.1 CONNECT".
+    public let protocolName: String
+
+    public init(index: Int, endpoint: String, protocolName: String) {
+        self.index = index
+        self.endpoint = endpoint
+        self.protocolName = protocolName
+    }
+
+    public var description: String {
+        index == 0 ? "origin \(endpoint)" : "hop \(index) (\(endpoint), \(protocolName))"
+    }
+}
+
+/// A failure of the transport, naming the hop and the cause.
+public struct RelayError: Error, Sendable, CustomStringConvertible {
+    /// Why a hop failed.
+    public enum Cause: Sendable, Equatable {
+        case resolveFailed(String)
+        case connectionRefused
+        case connectFailed(String)
+        case timeout
+        case tls(String)
+        /// The relay answered the CONNECT with a non-2xx status.
+        case tunnelRefused(status: Int, reason: String)
+        case closedDuringSetup
+        case protocolError(String)
+    }
+
+    public let hop: HopDescription
+    public let cause: Cause
+
+    public init(hop: HopDescription, cause: Cause) {
+        self.hop = hop
+        self.cause = cause
+    }
+
+    public var description: String { "\(hop): \(causeText)" }
+
+    private var causeText: String {
+        switch cause {
+        case .resolveFailed(let why): return "cannot resolve relay host: \(why)"
+        case .connectionRefused: return "connection refused"
+        case .connectFailed(let why): return "cannot connect: \(why)"
+        case .timeout: return "timed out"
+        case .tls(let why): return "TLS handshake failed: \(why)"
+        case .tunnelRefused(let status, let reason):
+            let hint = status == 407 ? " (proxy authentication required; check --relay-header)"
+                : status == 403 ? " (forbidden by the relay)" : ""
+            return "relay refused the tunnel: \(status) \(reason)\(hint)"
+        case .closedDuringSetup: return "relay closed the connection during setup"
+        case .protocolError(let why): return "protocol error: \(why)"
+        }
+    }
+}

@@ -1,0 +1,195 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+
+/// The bottom layer: a non-blocking TCP socket to the first hop. It is the only code that opens
+/// sockets for relayed traffic, and it only ever connects to a relay (or a direct, unrelayed host).
+public final class TCPLayer: TransportLayer {
+    public let hop: HopDescription
+    public weak var delegate: TransportLayerDelegate?
+    private let loop: EventLoop
+    private let host: String
+    private let port: UInt16
+    private var fd: Int32 = -1
+    private var outbox: [UInt8] = []
+    private var paused = false
+    private var closed = false
+    private var connectCompletion: ((Result<Void, RelayError>) -> Void)?
+
+    public init(loop: EventLoop, host: String, port: UInt16, hop: HopDescription) {
+        self.loop = loop
+        self.host = host
+        self.port = port
+        self.hop = hop
+    }
+
+    deinit { if fd >= 0 { Glibc.close(fd) } }
+
+    public func connect(_ completion: @escaping (Result<Void, RelayError>) -> Void) {
+        connectCompletion = completion
+        let host = host, port = port
+        // getaddrinfo blocks, so it runs off the loop; only the relay's own name is ever resolved here.
+        DispatchQueue.global().async { [self] in
+            let result = Self.resolve(host: host, port: port)
+            loop.execute { [self] in
+                guard !closed else { return }
+                switch result {
+                case .success(let addresses): attempt(addresses[...])
+                case .failure(let why): finishConnect(.failure(RelayError(hop: hop, cause: .resolveFailed(why.reason))))
+                }
+            }
+        }
+    }
+
+    private func attempt(_ addresses: ArraySlice<Data>, lastError: RelayError.Cause = .connectionRefused) {
+        guard let address = addresses.first else {
+            finishConnect(.failure(RelayError(hop: hop, cause: lastError)))
+            return
+        }
+        let family = address.withUnsafeBytes { $0.load(as: sockaddr.self).sa_family }
+        let socketFD = socket(Int32(family), Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard socketFD >= 0 else {
+            finishConnect(.failure(RelayError(hop: hop, cause: .connectFailed(String(cString: strerror(errno))))))
+            return
+        }
+        var one: Int32 = 1
+        setsockopt(socketFD, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        let rc = address.withUnsafeBytes {
+            Glibc.connect(socketFD, $0.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(address.count))
+        }
+        if rc != 0 && errno != EINPROGRESS {
+            let cause = Self.cause(errno)
+            Glibc.close(socketFD)
+            attempt(addresses.dropFirst(), lastError: cause)
+            return
+        }
+        fd = socketFD
+        do {
+            try loop.register(socketFD, writable: true) { [weak self] readable, writable, hangup in
+                self?.handleEvent(readable: readable, writable: writable, hangup: hangup, remaining: addresses.dropFirst())
+            }
+        } catch {
+            finishConnect(.failure(RelayError(hop: hop, cause: .connectFailed(error.description))))
+        }
+    }
+
+    private func handleEvent(readable: Bool, writable: Bool, hangup: Bool, remaining: ArraySlice<Data>) {
+        if connectCompletion != nil {
+            guard writable || hangup else { return }
+            var soError: Int32 = 0
+            var length = socklen_t(MemoryLayout<Int32>.size)
+            getsockopt(fd, SOL_SOCKET, SO_ERROR, &soError, &length)
+            if soError != 0 {
+                loop.deregister(fd)
+                Glibc.close(fd)
+                fd = -1
+                attempt(remaining, lastError: Self.cause(soError))
+                return
+            }
+            loop.update(fd, writable: false)
+            finishConnect(.success(()))
+            return
+        }
+        if writable { flush() }
+        if readable && !paused { drain() }
+    }
+
+    private func finishConnect(_ result: Result<Void, RelayError>) {
+        guard let completion = connectCompletion else { return }
+        connectCompletion = nil
+        completion(result)
+    }
+
+    private func drain() {
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while fd >= 0 && !paused {
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count > 0 {
+                delegate?.layerDidReceive(Array(buffer[0..<count]))
+                continue
+            }
+            if count == 0 {
+                loop.update(fd, readable: false, writable: !outbox.isEmpty)
+                delegate?.layerDidReceiveEOF()
+                return
+            }
+            if errno == EINTR { continue }
+            if errno == EAGAIN || errno == EWOULDBLOCK { return }
+            fail(Self.cause(errno))
+            return
+        }
+    }
+
+    public func send(_ bytes: [UInt8]) {
+        guard fd >= 0, !closed else { return }
+        outbox.append(contentsOf: bytes)
+        flush()
+    }
+
+    private func flush() {
+        while !outbox.isEmpty && fd >= 0 {
+            let count = outbox.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if count > 0 {
+                outbox.removeFirst(count)
+                continue
+            }
+            if count < 0 && errno == EINTR { continue }
+            if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { break }
+            fail(Self.cause(errno))
+            return
+        }
+        if fd >= 0 { loop.update(fd, readable: !paused, writable: !outbox.isEmpty) }
+    }
+
+    public func setReadingPaused(_ paused: Bool) {
+        guard self.paused != paused, fd >= 0 else { return }
+        self.paused = paused
+        loop.update(fd, readable: !paused, writable: !outbox.isEmpty)
+        if !paused { drain() }
+    }
+
+    public func close() {
+        guard !closed else { return }
+        closed = true
+        if fd >= 0 {
+            loop.deregister(fd)
+            Glibc.close(fd)
+            fd = -1
+        }
+    }
+
+    private func fail(_ cause: RelayError.Cause) {
+        let delegate = delegate
+        close()
+        delegate?.layerDidFail(RelayError(hop: hop, cause: cause))
+    }
+
+    private static func cause(_ code: Int32) -> RelayError.Cause {
+        code == ECONNREFUSED ? .connectionRefused : .connectFailed(String(cString: strerror(code)))
+    }
+
+    /// Resolves `host` to socket addresses (IP literals without a lookup).
+    static func resolve(host: String, port: UInt16) -> Result<[Data], ResolveFailure> {
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var list: UnsafeMutablePointer<addrinfo>?
+        let rc = getaddrinfo(host, String(port), &hints, &list)
+        guard rc == 0, let first = list else {
+            return .failure(ResolveFailure(reason: "\(host): \(String(cString: gai_strerror(rc)))"))
+        }
+        defer { freeaddrinfo(first) }
+        var addresses: [Data] = []
+        var cursor: UnsafeMutablePointer<addrinfo>? = first
+        while let entry = cursor {
+            addresses.append(Data(bytes: entry.pointee.ai_addr, count: Int(entry.pointee.ai_addrlen)))
+            cursor = entry.pointee.ai_next
+        }
+        return addresses.isEmpty ? .failure(ResolveFailure(reason: "\(host): no addresses")) : .success(addresses)
+    }
+}
+
+/// A relay host name that did not resolve.
+struct ResolveFailure: Error {
+    let reason: String
+}

@@ -1,0 +1,4 @@
+import Foundation
+import RelayFetchCLI
+
+exit(await CommandLineTool.run(Array(CommandLine.arguments.dropFirst())))

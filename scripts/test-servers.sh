@@ -1,0 +1,299 @@
+#!/usr/bin/env bash
+# Starts, stops and reports the real servers relayfetch's end-to-end tests talk to, all on
+# loopback: relay A (squid, HTTPS CONNECT) and two TLS + HTTP/2 origins (nginx).
+# Usage: scripts/test-servers.sh start|stop|status
+# State (PKI, rendered configs, logs, pids): ${RELAYFETCH_SERVERS_DIR:-<repo>/.build/test-servers}
+set -euo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+templates=$repo/Samples/servers
+dir=${RELAYFETCH_SERVERS_DIR:-$repo/.build/test-servers}
+pki=$dir/pki
+start_timeout=15
+
+servers=(squid nginx)
+declare -A server_ports=(
+  [squid]="127.0.0.11:3128 127.0.0.11:3129"
+  [nginx]="127.0.0.21:443 127.0.0.22:443"
+)
+declare -A server_logs=(
+  [squid]="squid/cache.log squid/stdout.log"
+  [nginx]="nginx/error.log nginx/stdout.log"
+)
+
+log() { printf 'test-servers: %s\n' "$*"; }
+die() { log "$*" >&2; exit 1; }
+
+pid_file() { printf '%s/run/%s.pid' "$dir" "$1"; }
+
+# Prints the pid of a server this script started, if that process still runs as that server.
+server_pid() {
+  local file pid
+  file=$(pid_file "$1")
+  [[ -s $file ]] || return 1
+  pid=$(<"$file")
+  [[ $pid =~ ^[0-9]+$ && -r /proc/$pid/comm && $(<"/proc/$pid/comm") == "$1" ]] || return 1
+  printf '%s\n' "$pid"
+}
+
+port_open() {
+  local host=${1%:*} port=${1##*:}
+  (exec 3<>"/dev/tcp/$host/$port") 2>/dev/null
+}
+
+# Listening sockets, as ADDRESS:PORT lines. Asking the kernel, not connecting, keeps readiness
+# probes out of squid's access log.
+listening() { ss -Hltn | awk '{print $4}'; }
+
+# quiet COMMAND...: runs it with its output shown only if it fails.
+quiet() {
+  local out
+  out=$("$@" 2>&1) || { printf '%s\n' "$out" >&2; return 1; }
+}
+
+lock_state_dir() {
+  exec 9>"$dir/.lock"
+  flock 9
+}
+
+# --- PKI -----------------------------------------------------------------------------------
+
+make_ca() {
+  log "pki: creating test CA $pki/ca.pem"
+  rm -f "$pki"/*.pem "$pki"/*.key
+  quiet openssl req -x509 -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+    -keyout "$pki/ca.key" -out "$pki/ca.pem" -days 3650 -subj "/CN=relayfetch test CA" \
+    -config <(printf '%s\n' '[req]' 'distinguished_name = dn' '[dn]' '[ca]' \
+      'basicConstraints = critical, CA:TRUE' 'keyUsage = critical, keyCertSign, cRLSign' \
+      'subjectKeyIdentifier = hash') \
+    -extensions ca
+  chmod 600 "$pki/ca.key"
+}
+
+# make_leaf NAME CN SAN: issues NAME.pem/NAME.key unless a valid pair exists.
+make_leaf() {
+  local name=$1 cn=$2 san=$3
+  if [[ -s $pki/$name.pem && -s $pki/$name.key ]] &&
+    openssl x509 -noout -checkend 86400 -in "$pki/$name.pem" >/dev/null; then
+    return
+  fi
+  log "pki: issuing $name.pem for $san"
+  quiet openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+    -keyout "$pki/$name.key" -subj "/CN=$cn" -out "$pki/$name.csr"
+  quiet openssl x509 -req -in "$pki/$name.csr" -CA "$pki/ca.pem" -CAkey "$pki/ca.key" \
+    -set_serial "0x$(openssl rand -hex 16)" -days 825 -out "$pki/$name.pem" \
+    -extfile <(printf '%s\n' 'basicConstraints = critical, CA:FALSE' \
+      'keyUsage = critical, digitalSignature' 'extendedKeyUsage = serverAuth' \
+      "subjectAltName = $san" 'subjectKeyIdentifier = hash' \
+      'authorityKeyIdentifier = keyid, issuer')
+  rm -f "$pki/$name.csr"
+  chmod 600 "$pki/$name.key"
+}
+
+make_pki() {
+  mkdir -p "$pki"
+  [[ -s $pki/ca.pem && -s $pki/ca.key ]] || make_ca
+  make_leaf relay relay.test "IP:127.0.0.11, IP:127.0.0.12, DNS:relay.test"
+  make_leaf origin origin.test \
+    "DNS:origin.test, DNS:origin2.test, DNS:www.origin.test, IP:127.0.0.21, IP:127.0.0.22"
+  # squid may re-read its key after dropping privileges to proxy.
+  if [[ $EUID -eq 0 ]]; then
+    chgrp proxy "$pki/relay.key"
+    chmod 640 "$pki/relay.key"
+  fi
+}
+
+# --- configs ------------------------------------------------------------------------------
+
+sed_escape() { printf '%s' "$1" | sed -e 's/[|&\\]/\\&/g'; }
+
+# render TEMPLATE OUTPUT: substitutes @DIR@ and @REPO@.
+render() {
+  sed -e "s|@DIR@|$(sed_escape "$dir")|g" -e "s|@REPO@|$(sed_escape "$repo")|g" \
+    "$templates/$1" >"$2"
+}
+
+prepare_squid() {
+  mkdir -p "$dir/squid"
+  render squid.conf.in "$dir/squid/squid.conf"
+  cp "$templates/squid.hosts" "$dir/squid/hosts"
+  [[ $EUID -ne 0 ]] || chown -R proxy:proxy "$dir/squid"
+}
+
+prepare_nginx() {
+  mkdir -p "$dir/nginx/tmp"
+  render nginx.conf.in "$dir/nginx/nginx.conf"
+  render origin-locations.conf.in "$dir/nginx/origin-locations.conf"
+  local big=$dir/nginx/big
+  if [[ ! -f $big || $(stat -c %s "$big") -ne 1048576 ]]; then
+    # Deterministic and incompressible: AES-CTR keystream with an all-zero key.
+    head -c 1048576 /dev/zero |
+      openssl enc -aes-128-ctr -nosalt -K 00000000000000000000000000000000 \
+        -iv 00000000000000000000000000000000 >"$big"
+  fi
+}
+
+# --- processes ----------------------------------------------------------------------------
+
+# launch NAME COMMAND...: runs a foreground server in its own session, logging to NAME/stdout.log.
+launch() {
+  local name=$1
+  shift
+  # Not a process group leader here, so setsid execs in place and $! is the server's pid.
+  setsid "$@" </dev/null >>"$dir/$name/stdout.log" 2>&1 &
+  echo $! >"$(pid_file "$name")"
+}
+
+show_logs() {
+  local name=$1 file
+  for file in ${server_logs[$name]}; do
+    [[ -s $dir/$file ]] || continue
+    printf -- '--- %s (last 30 lines) ---\n' "$dir/$file" >&2
+    tail -n 30 "$dir/$file" >&2
+  done
+}
+
+wait_ready() {
+  local deadline=$((${EPOCHREALTIME//[!0-9]/} + start_timeout * 1000000)) name port pending open
+  while :; do
+    pending=()
+    open=$(listening)
+    for name in "${servers[@]}"; do
+      if ! server_pid "$name" >/dev/null; then
+        log "$name exited during start-up" >&2
+        show_logs "$name"
+        return 1
+      fi
+      for port in ${server_ports[$name]}; do
+        grep -qxF "$port" <<<"$open" || pending+=("$name:$port")
+      done
+    done
+    [[ ${#pending[@]} -gt 0 ]] || return 0
+    if ((${EPOCHREALTIME//[!0-9]/} > deadline)); then
+      log "timed out after ${start_timeout}s waiting for ${pending[*]}" >&2
+      for name in "${servers[@]}"; do show_logs "$name"; done
+      return 1
+    fi
+    sleep 0.05
+  done
+}
+
+stop_server() {
+  local name=$1 pid children i
+  if pid=$(server_pid "$name"); then
+    children=$(pgrep -P "$pid" || true)
+    kill -TERM "$pid" 2>/dev/null || true
+    for ((i = 0; i < 100; i++)); do
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.1
+    done
+    if kill -0 "$pid" 2>/dev/null; then
+      log "$name (pid $pid) ignored SIGTERM for 10s; killing it"
+      # shellcheck disable=SC2086 # children is a list of pids
+      kill -KILL "$pid" $children 2>/dev/null || true
+    fi
+    log "stopped $name (pid $pid)"
+  fi
+  rm -f "$(pid_file "$name")"
+}
+
+stop_all() {
+  local name
+  for name in "${servers[@]}"; do stop_server "$name"; done
+}
+
+# --- commands -----------------------------------------------------------------------------
+
+print_summary() {
+  cat <<EOF
+test-servers: relay A   https://127.0.0.11:3129 (also http://127.0.0.11:3128)
+                        needs header 'Proxy-Authorization: Bearer relay-token-A', else 407
+test-servers: origin A  https://origin.test, https://www.origin.test (127.0.0.21:443, h2)
+test-servers: origin B  https://origin2.test (127.0.0.22:443, h2)
+                        origin names resolve through relay A only
+test-servers: CA        $pki/ca.pem
+test-servers: logs      $dir/squid/access.log $dir/nginx/origin-a.log $dir/nginx/origin-b.log
+EOF
+}
+
+cmd_start() {
+  local began=$EPOCHREALTIME name running=() port
+  [[ $dir != *[[:space:]]* && $repo != *[[:space:]]* ]] ||
+    die "squid and nginx configs cannot hold paths with spaces: $dir"
+  mkdir -p "$dir/run"
+  chmod o+x "$dir" # squid and nginx workers run as other users
+  lock_state_dir
+
+  for name in "${servers[@]}"; do
+    ! server_pid "$name" >/dev/null || running+=("$name")
+  done
+  if [[ ${#running[@]} -eq ${#servers[@]} ]]; then
+    log "already running (state in $dir)"
+    return 0
+  fi
+  if [[ ${#running[@]} -gt 0 ]] || compgen -G "$dir/run/*.pid" >/dev/null; then
+    log "found a partial or stale start; cleaning up"
+    stop_all
+  fi
+  for name in "${servers[@]}"; do
+    for port in ${server_ports[$name]}; do
+      ! port_open "$port" ||
+        die "$port is already taken by a process this script did not start (ss -ltnp shows which)"
+    done
+  done
+
+  trap 'log "start failed; stopping what was started" >&2; stop_all' EXIT
+  make_pki
+  prepare_squid
+  prepare_nginx
+  launch squid squid -N -f "$dir/squid/squid.conf"
+  launch nginx nginx -e "$dir/nginx/error.log" -p "$dir/nginx/" -c "$dir/nginx/nginx.conf"
+  wait_ready
+  trap - EXIT
+
+  print_summary
+  local elapsed=$((${EPOCHREALTIME//[!0-9]/} - ${began//[!0-9]/}))
+  log "started in $((elapsed / 1000)) ms"
+}
+
+cmd_stop() {
+  if [[ ! -d $dir/run ]]; then
+    log "nothing to stop (no state in $dir)"
+    return 0
+  fi
+  lock_state_dir
+  stop_all
+}
+
+cmd_status() {
+  local name pid port all=0 ports open
+  open=$(listening)
+  for name in "${servers[@]}"; do
+    if pid=$(server_pid "$name"); then
+      ports=()
+      for port in ${server_ports[$name]}; do
+        if grep -qxF "$port" <<<"$open"; then
+          ports+=("$port")
+        else
+          ports+=("$port(not listening)")
+          all=1
+        fi
+      done
+      log "$name running (pid $pid) on ${ports[*]}"
+    else
+      log "$name not running"
+      all=1
+    fi
+  done
+  return "$all"
+}
+
+case ${1:-} in
+  start) cmd_start ;;
+  stop) cmd_stop ;;
+  status) cmd_status ;;
+  *)
+    printf 'usage: %s start|stop|status\n' "$0" >&2
+    exit 2
+    ;;
+esac
