@@ -23,9 +23,11 @@ let package = Package(
         .target(name: "RelayFetchCLI", dependencies: ["RelayFetch"]),
         .executableTarget(name: "relayfetch", dependencies: ["RelayFetchCLI"]),
 
-        .testTarget(name: "RelayTransportTests", dependencies: ["RelayTransport"]),
-        .testTarget(name: "RelayFetchTests", dependencies: ["RelayFetch"]),
-        .testTarget(name: "RelayFetchCLITests", dependencies: ["RelayFetchCLI"]),
+        // Finds (and if needed starts) the real test servers; used by the end-to-end tests only.
+        .target(name: "RelayFetchTestSupport", dependencies: ["RelayFetch"], path: "Tests/RelayFetchTestSupport"),
+        .testTarget(name: "RelayTransportTests", dependencies: ["RelayTransport", "RelayFetchTestSupport"]),
+        .testTarget(name: "RelayFetchTests", dependencies: ["RelayFetch", "RelayFetchTestSupport"]),
+        .testTarget(name: "RelayFetchCLITests", dependencies: ["RelayFetchCLI", "RelayFetchTestSupport"]),
     ],
     swiftLanguageModes: [.v5]
 )

@@ -26,13 +26,24 @@ die() { log "$*" >&2; exit 1; }
 
 pid_file() { printf '%s/run/%s.pid' "$dir" "$1"; }
 
+# True while PID runs. A zombie counts as gone: servers outlive this script, so their parent is
+# init, which may take a second or more to reap them.
+alive() {
+  local stat
+  { read -r stat <"/proc/$1/stat"; } 2>/dev/null || return 1
+  stat=${stat##*) }
+  [[ ${stat:0:1} != Z ]]
+}
+
 # Prints the pid of a server this script started, if that process still runs as that server.
 server_pid() {
   local file pid
   file=$(pid_file "$1")
   [[ -s $file ]] || return 1
   pid=$(<"$file")
-  [[ $pid =~ ^[0-9]+$ && -r /proc/$pid/comm && $(<"/proc/$pid/comm") == "$1" ]] || return 1
+  [[ $pid =~ ^[0-9]+$ ]] && alive "$pid" || return 1
+  local comm
+  { read -r comm <"/proc/$pid/comm"; } 2>/dev/null && [[ $comm == "$1" ]] || return 1
   printf '%s\n' "$pid"
 }
 
@@ -51,8 +62,9 @@ quiet() {
   out=$("$@" 2>&1) || { printf '%s\n' "$out" >&2; return 1; }
 }
 
+# Serializes start and stop; servers are launched with this descriptor closed.
 lock_state_dir() {
-  exec 9>"$dir/.lock"
+  exec 9>"$dir/run/lock"
   flock 9
 }
 
@@ -133,73 +145,111 @@ prepare_nginx() {
   fi
 }
 
+templates_sum() { cat "$templates"/* | cksum; }
+
 # --- processes ----------------------------------------------------------------------------
 
 # launch NAME COMMAND...: runs a foreground server in its own session, logging to NAME/stdout.log.
+# It inherits no other descriptor: not our lock, nor a caller's pipe it would keep open forever.
 launch() {
   local name=$1
   shift
-  # Not a process group leader here, so setsid execs in place and $! is the server's pid.
-  setsid "$@" </dev/null >>"$dir/$name/stdout.log" 2>&1 &
+  (
+    for fd in /proc/$BASHPID/fd/*; do
+      fd=${fd##*/}
+      ((fd <= 2)) || eval "exec $fd>&-" 2>/dev/null || true
+    done
+    # Not a process group leader, so setsid execs in place and $! is the server's pid.
+    exec setsid "$@" </dev/null >>"$dir/$name/stdout.log" 2>&1
+  ) &
   echo $! >"$(pid_file "$name")"
+}
+
+# Log sizes before this start, so a failure shows only what this start wrote.
+declare -A log_offsets=()
+
+mark_logs() {
+  local name file
+  for name in "${servers[@]}"; do
+    for file in ${server_logs[$name]}; do
+      log_offsets[$file]=$(stat -c %s "$dir/$file" 2>/dev/null || echo 0)
+    done
+  done
 }
 
 show_logs() {
   local name=$1 file
   for file in ${server_logs[$name]}; do
-    [[ -s $dir/$file ]] || continue
-    printf -- '--- %s (last 30 lines) ---\n' "$dir/$file" >&2
-    tail -n 30 "$dir/$file" >&2
+    (($(stat -c %s "$dir/$file" 2>/dev/null || echo 0) > ${log_offsets[$file]:-0})) || continue
+    printf -- '--- %s (written by this start, last 40 lines) ---\n' "$dir/$file" >&2
+    tail -c "+$((${log_offsets[$file]:-0} + 1))" "$dir/$file" | tail -n 40 >&2
+  done
+}
+
+# Prints NAME:down for each server that is not running and NAME:ADDRESS:PORT for each port of a
+# running one that does not listen yet; prints nothing when all are up.
+not_ready() {
+  local open name port
+  open=$(listening)
+  for name in "${servers[@]}"; do
+    if ! server_pid "$name" >/dev/null; then
+      printf '%s:down\n' "$name"
+      continue
+    fi
+    for port in ${server_ports[$name]}; do
+      grep -qxF "$port" <<<"$open" || printf '%s:%s\n' "$name" "$port"
+    done
   done
 }
 
 wait_ready() {
-  local deadline=$((${EPOCHREALTIME//[!0-9]/} + start_timeout * 1000000)) name port pending open
-  while :; do
-    pending=()
-    open=$(listening)
+  local deadline=$((${EPOCHREALTIME//[!0-9]/} + start_timeout * 1000000)) pending name
+  while pending=$(not_ready) && [[ -n $pending ]]; do
     for name in "${servers[@]}"; do
-      if ! server_pid "$name" >/dev/null; then
+      if grep -qx "$name:down" <<<"$pending"; then
         log "$name exited during start-up" >&2
         show_logs "$name"
         return 1
       fi
-      for port in ${server_ports[$name]}; do
-        grep -qxF "$port" <<<"$open" || pending+=("$name:$port")
-      done
     done
-    [[ ${#pending[@]} -gt 0 ]] || return 0
     if ((${EPOCHREALTIME//[!0-9]/} > deadline)); then
-      log "timed out after ${start_timeout}s waiting for ${pending[*]}" >&2
-      for name in "${servers[@]}"; do show_logs "$name"; done
+      log "timed out after ${start_timeout}s waiting for" $pending >&2
+      for name in "${servers[@]}"; do
+        ! grep -q "^$name:" <<<"$pending" || show_logs "$name"
+      done
       return 1
     fi
     sleep 0.05
   done
 }
 
-stop_server() {
-  local name=$1 pid children i
-  if pid=$(server_pid "$name"); then
-    children=$(pgrep -P "$pid" || true)
+# Stops every server this script started: SIGTERM to all at once, since squid alone takes about
+# 2 s to exit, then SIGKILL (with the server's children) for any still there after 10 s.
+stop_all() {
+  local name pid i
+  local -A pids=() children=()
+  for name in "${servers[@]}"; do
+    pid=$(server_pid "$name") || continue
+    pids[$name]=$pid
+    children[$name]=$(pgrep -P "$pid" || true)
     kill -TERM "$pid" 2>/dev/null || true
-    for ((i = 0; i < 100; i++)); do
-      kill -0 "$pid" 2>/dev/null || break
-      sleep 0.1
+  done
+  for name in "${servers[@]}"; do
+    [[ -n ${pids[$name]:-} ]] || continue
+    pid=${pids[$name]}
+    for ((i = 0; i < 200; i++)); do
+      alive "$pid" || break
+      sleep 0.05
     done
-    if kill -0 "$pid" 2>/dev/null; then
+    if alive "$pid"; then
       log "$name (pid $pid) ignored SIGTERM for 10s; killing it"
-      # shellcheck disable=SC2086 # children is a list of pids
-      kill -KILL "$pid" $children 2>/dev/null || true
+      # shellcheck disable=SC2086 # a list of pids
+      kill -KILL "$pid" ${children[$name]} 2>/dev/null || true
     fi
     log "stopped $name (pid $pid)"
-  fi
-  rm -f "$(pid_file "$name")"
-}
-
-stop_all() {
-  local name
-  for name in "${servers[@]}"; do stop_server "$name"; done
+  done
+  [[ ${#pids[@]} -gt 0 ]] || log "nothing was running"
+  for name in "${servers[@]}"; do rm -f "$(pid_file "$name")"; done
 }
 
 # --- commands -----------------------------------------------------------------------------
@@ -217,21 +267,20 @@ EOF
 }
 
 cmd_start() {
-  local began=$EPOCHREALTIME name running=() port
+  local began=$EPOCHREALTIME name port
   [[ $dir != *[[:space:]]* && $repo != *[[:space:]]* ]] ||
     die "squid and nginx configs cannot hold paths with spaces: $dir"
   mkdir -p "$dir/run"
   chmod o+x "$dir" # squid and nginx workers run as other users
   lock_state_dir
 
-  for name in "${servers[@]}"; do
-    ! server_pid "$name" >/dev/null || running+=("$name")
-  done
-  if [[ ${#running[@]} -eq ${#servers[@]} ]]; then
+  if [[ -z $(not_ready) ]]; then
     log "already running (state in $dir)"
+    [[ $(templates_sum) == "$(cat "$dir/run/templates.sum" 2>/dev/null)" ]] ||
+      log "warning: Samples/servers changed since these servers started; run stop, then start"
     return 0
   fi
-  if [[ ${#running[@]} -gt 0 ]] || compgen -G "$dir/run/*.pid" >/dev/null; then
+  if compgen -G "$dir/run/*.pid" >/dev/null; then
     log "found a partial or stale start; cleaning up"
     stop_all
   fi
@@ -246,10 +295,13 @@ cmd_start() {
   make_pki
   prepare_squid
   prepare_nginx
-  launch squid squid -N -f "$dir/squid/squid.conf"
+  mark_logs
+  # squid names its /dev/shm segments after the service name: one per state directory.
+  launch squid squid -n "rf$(cksum <<<"$dir" | cut -d' ' -f1)" -N -f "$dir/squid/squid.conf"
   launch nginx nginx -e "$dir/nginx/error.log" -p "$dir/nginx/" -c "$dir/nginx/nginx.conf"
   wait_ready
   trap - EXIT
+  templates_sum >"$dir/run/templates.sum"
 
   print_summary
   local elapsed=$((${EPOCHREALTIME//[!0-9]/} - ${began//[!0-9]/}))
@@ -266,34 +318,32 @@ cmd_stop() {
 }
 
 cmd_status() {
-  local name pid port all=0 ports open
-  open=$(listening)
+  local name pid pending
+  pending=$(not_ready)
   for name in "${servers[@]}"; do
     if pid=$(server_pid "$name"); then
-      ports=()
-      for port in ${server_ports[$name]}; do
-        if grep -qxF "$port" <<<"$open"; then
-          ports+=("$port")
-        else
-          ports+=("$port(not listening)")
-          all=1
-        fi
-      done
-      log "$name running (pid $pid) on ${ports[*]}"
+      log "$name running (pid $pid) on ${server_ports[$name]}"
     else
       log "$name not running"
-      all=1
     fi
   done
-  return "$all"
+  [[ -n $pending ]] || return 0
+  log "not ready:" $pending
+  return 1
 }
 
-case ${1:-} in
-  start) cmd_start ;;
-  stop) cmd_stop ;;
-  status) cmd_status ;;
-  *)
-    printf 'usage: %s start|stop|status\n' "$0" >&2
-    exit 2
-    ;;
-esac
+main() {
+  case ${1:-} in
+    start) cmd_start ;;
+    stop) cmd_stop ;;
+    status) cmd_status ;;
+    *)
+      printf 'usage: %s start|stop|status\n' "$0" >&2
+      exit 2
+      ;;
+  esac
+}
+
+# On one line, so bash has read the whole script before running it: editing the file while a
+# start waits on the lock cannot change what that start does.
+main "$@"; exit

@@ -21,23 +21,27 @@ final class CurlEngine: @unchecked Sendable {
         thread.start()
     }
 
-    deinit { curl_multi_cleanup(multi) }
-
     /// Runs `transfer` to completion.
     func perform(_ transfer: CurlTransfer) async throws -> (Data, HTTPResponse) {
         try await withCheckedThrowingContinuation { continuation in
             transfer.continuation = continuation
+            // Waking the multi handle under the lock: once `stopping` is seen, it may be freed.
             lock.lock()
+            defer { lock.unlock() }
+            guard !stopping else {
+                continuation.resume(throwing: FetchError(.transfer("the session was invalidated")))
+                return
+            }
             incoming.append(transfer)
-            lock.unlock()
             curl_multi_wakeup(multi)
         }
     }
 
     func shutdown() {
         lock.lock()
+        defer { lock.unlock() }
+        guard !stopping else { return }
         stopping = true
-        lock.unlock()
         curl_multi_wakeup(multi)
     }
 
@@ -48,7 +52,10 @@ final class CurlEngine: @unchecked Sendable {
             incoming.removeAll()
             let stop = stopping
             lock.unlock()
-            if stop { break }
+            if stop {
+                for transfer in newTransfers { transfer.continuation?.resume(throwing: FetchError(.transfer("session ended"))) }
+                break
+            }
             for transfer in newTransfers {
                 running[transfer.easy] = transfer
                 curl_multi_add_handle(multi, transfer.easy)
@@ -63,6 +70,7 @@ final class CurlEngine: @unchecked Sendable {
             transfer.continuation?.resume(throwing: FetchError(.transfer("session ended")))
         }
         running.removeAll()
+        curl_multi_cleanup(multi)  // closes the session's connections; the thread ends after this
     }
 
     private func collectFinished() {

@@ -11,12 +11,14 @@ import RelayTransport
 final class TunnelOpener: @unchecked Sendable {
     let loop: EventLoop
     /// The abstract socket name libcurl connects to.
-    let listenerName: String
+    private(set) var listenerName: String
     private let builder: RelayChainBuilder
     private let connectTimeout: Double
     private var listener: LocalSocketListener?
     private let lock = NSLock()
     private var pending: [String: PendingTunnel] = [:]
+    /// Open tunnels, owned here until they close (loop thread only).
+    private var bridges: [ObjectIdentifier: TunnelSocketBridge] = [:]
     /// Called with each tunnel's hop reports (for `-v`), on the event loop.
     var onTunnelOpen: (@Sendable ([HopReport]) -> Void)?
 
@@ -31,12 +33,14 @@ final class TunnelOpener: @unchecked Sendable {
         self.loop = loop
         builder = RelayChainBuilder(loop: loop)
         self.connectTimeout = connectTimeout
+        listenerName = ""
         var made: Result<LocalSocketListener, SystemError>?
         let ready = DispatchSemaphore(value: 0)
-        var onAccept: ((Int32, String) -> Void)?
-        loop.execute {
+        // The listener's handler holds the opener strongly; shutdown() closes the listener,
+        // which drops the handler and so the cycle.
+        loop.execute { [self] in
             made = Result { () throws(SystemError) in
-                try LocalSocketListener(loop: loop) { fd, peer in onAccept?(fd, peer) }
+                try LocalSocketListener(loop: loop) { [self] fd, peer in accepted(fd, peer: peer) }
             }
             ready.signal()
         }
@@ -49,7 +53,6 @@ final class TunnelOpener: @unchecked Sendable {
             loop.shutdown()
             throw FetchError(.transfer("cannot start the local tunnel listener: \(error)"))
         }
-        loop.execute { onAccept = { [weak self] fd, peer in self?.accepted(fd, peer: peer) } }
     }
 
     /// Makes the socket libcurl will connect to the listener with, remembering which tunnel it
@@ -74,7 +77,10 @@ final class TunnelOpener: @unchecked Sendable {
             switch result {
             case .success(let (tunnel, hopReports)):
                 onTunnelOpen?(hopReports)
-                TunnelSocketBridge(loop: loop, fd: fd, tunnel: tunnel).start()
+                let bridge = TunnelSocketBridge(loop: loop, fd: fd, tunnel: tunnel)
+                let id = ObjectIdentifier(bridge)
+                bridges[id] = bridge
+                bridge.start { [weak self] in self?.bridges[id] = nil }
             case .failure(let error):
                 request.onFailure(error)
                 Glibc.close(fd)
@@ -82,11 +88,12 @@ final class TunnelOpener: @unchecked Sendable {
         }
     }
 
-    /// Stops listening and stops the event loop; open tunnels close with it.
+    /// Stops listening, closes every open tunnel, then stops the event loop.
     func shutdown() {
         loop.execute { [self] in
             listener?.close()
             listener = nil
+            for bridge in Array(bridges.values) { bridge.shutdown() }
         }
         loop.shutdown()
     }

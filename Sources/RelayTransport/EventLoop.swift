@@ -18,7 +18,7 @@ public final class EventLoop: @unchecked Sendable {
     private var timers: [(deadline: UInt64, id: UInt64, action: () -> Void)] = []
     private var nextTimerID: UInt64 = 0
     private var stopping = false
-    private var thread: Thread?
+    private var stopped = false  // guarded by lock: set once the loop takes no more work
     private var loopThreadID: pthread_t?
 
     /// Starts a loop on a new thread named `name`.
@@ -36,7 +36,6 @@ public final class EventLoop: @unchecked Sendable {
         }
         thread.name = name
         thread.stackSize = 1 << 20
-        self.thread = thread
         thread.start()
         started.wait()
     }
@@ -55,6 +54,10 @@ public final class EventLoop: @unchecked Sendable {
     /// Runs `work` on the loop thread, soon.
     public func execute(_ work: @escaping () -> Void) {
         lock.lock()
+        guard !stopped else {  // a stopped loop runs nothing more
+            lock.unlock()
+            return
+        }
         pending.append(work)
         lock.unlock()
         var one: UInt64 = 1
@@ -63,7 +66,12 @@ public final class EventLoop: @unchecked Sendable {
 
     /// Stops the loop after the work already queued; the thread then exits.
     public func shutdown() {
-        execute { [self] in stopping = true }
+        execute { [self] in
+            stopping = true
+            lock.lock()
+            stopped = true
+            lock.unlock()
+        }
     }
 
     // MARK: loop-thread API
@@ -134,6 +142,12 @@ public final class EventLoop: @unchecked Sendable {
             runExpiredTimers()
             runPending()
         }
+        // Drop what the stopped loop still holds, so the objects its closures captured go.
+        lock.lock()
+        pending.removeAll()
+        lock.unlock()
+        handlers.removeAll()
+        timers.removeAll()
     }
 
     private func nextTimeoutMillis() -> Int32 {

@@ -13,8 +13,7 @@ public final class TunnelSocketBridge: TransportLayerDelegate {
     private var closed = false
     private var tunnelEnded = false
     private let highWater = 1 << 20
-    /// Called once when the bridge closes; the owner drops its reference then.
-    var onClose: (() -> Void)?
+    private var onClose: (() -> Void)?
 
     /// Takes ownership of `fd` (non-blocking, our end of the socketpair) and of `tunnel`.
     public init(loop: EventLoop, fd: Int32, tunnel: TransportLayer) {
@@ -23,16 +22,15 @@ public final class TunnelSocketBridge: TransportLayerDelegate {
         self.tunnel = tunnel
     }
 
-    /// Starts pumping both ways; holds itself alive until either side closes.
-    public func start() {
+    /// Starts pumping both ways; `onClose` runs once when either side closes (the owner, which
+    /// keeps the bridge alive until then, drops it there).
+    public func start(onClose: @escaping () -> Void) {
+        self.onClose = onClose
         tunnel.delegate = self
-        var retained: TunnelSocketBridge? = self  // the registration closure keeps the bridge alive
-        onClose = { retained = nil }
         do {
-            try loop.register(fd, writable: false) { [self] readable, writable, _ in
-                if writable { flushToClient() }
-                if readable { readFromClient() }
-                _ = retained
+            try loop.register(fd, writable: false) { [weak self] readable, writable, _ in
+                if writable { self?.flushToClient() }
+                if readable { self?.readFromClient() }
             }
         } catch {
             shutdown()

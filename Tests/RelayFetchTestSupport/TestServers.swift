@@ -1,0 +1,98 @@
+import Foundation
+import RelayFetch
+
+/// The real servers the end-to-end tests run against, started by scripts/test-servers.sh:
+/// squid as relay A on 127.0.0.11, nginx origins on 127.0.0.21 (origin.test) and 127.0.0.22
+/// (origin2.test). `origin.test` resolves at the relay only.
+public enum TestServers {
+    public static let repository: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    public static let directory: URL = ProcessInfo.processInfo.environment["RELAYFETCH_SERVERS_DIR"]
+        .map { URL(fileURLWithPath: $0) } ?? repository.appendingPathComponent(".build/test-servers")
+
+    public static var caFile: String { directory.appendingPathComponent("pki/ca.pem").path }
+    public static let relayURL = URL(string: "https://127.0.0.11:3129")!
+    public static let relayToken = "Bearer relay-token-A"
+    /// A loopback address and port where nothing listens: a relay that is down.
+    public static let deadRelayURL = URL(string: "https://127.0.0.13:3129")!
+
+    public static var originALog: URL { directory.appendingPathComponent("nginx/origin-a.log") }
+    public static var originBLog: URL { directory.appendingPathComponent("nginx/origin-b.log") }
+    public static var relayLog: URL { directory.appendingPathComponent("squid/access.log") }
+
+    private static let startLock = NSLock()
+    nonisolated(unsafe) private static var started = false
+
+    /// Starts the servers once per test process (the script is idempotent).
+    public static func ensureRunning() throws {
+        startLock.lock()
+        defer { startLock.unlock() }
+        if started { return }
+        let result = try run(["/bin/bash", repository.appendingPathComponent("scripts/test-servers.sh").path, "start"])
+        guard result.status == 0 else {
+            throw TestServerError(description: "scripts/test-servers.sh start failed (\(result.status)):\n\(result.output)")
+        }
+        started = true
+    }
+
+    /// The relay hop as configured in tests: token header and test CA.
+    public static func relayHop(token: String? = relayToken, url: URL = relayURL, trustTestCA: Bool = true) -> ProxyConfiguration.RelayHop {
+        ProxyConfiguration.RelayHop(http2RelayEndpoint: url,
+                                    tlsOptions: .init(certificateAuthorityFile: trustTestCA ? caFile : nil),
+                                    additionalHTTPHeaderFields: token.map { ["Proxy-Authorization": $0] } ?? [:])
+    }
+
+    /// A session configuration through `hops` that trusts the test CA for origins.
+    public static func configuration(hops: [ProxyConfiguration.RelayHop], connectTimeout: Double = 5) -> Session.Configuration {
+        var configuration = Session.Configuration(proxyConfigurations: hops.isEmpty ? [] : [ProxyConfiguration(relayHops: hops)])
+        configuration.originCertificateAuthorityFile = caFile
+        configuration.connectTimeout = connectTimeout
+        return configuration
+    }
+
+    /// A query marker unique to one test, to find its requests in the logs.
+    public static func marker(_ label: String = "t") -> String { "\(label)-\(UUID().uuidString.prefix(8))" }
+
+    /// Access-log lines containing `marker`, as TAB-separated fields.
+    public static func logLines(_ log: URL, containing marker: String) -> [[String]] {
+        guard let text = try? String(contentsOf: log, encoding: .utf8) else { return [] }
+        return text.split(separator: "\n").filter { $0.contains(marker) }.map { $0.components(separatedBy: "\t") }
+    }
+
+    /// Waits up to `timeout` seconds for lines with `marker` beyond the first `skipping` ones
+    /// (squid logs a tunnel only when it closes); returns the new lines.
+    public static func waitForLogLines(_ log: URL, containing marker: String, skipping: Int, timeout: Double = 10) -> [[String]] {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            let lines = logLines(log, containing: marker)
+            if lines.count > skipping { return Array(lines.dropFirst(skipping)) }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        return []
+    }
+
+    /// Runs a program, returning its exit status and combined output.
+    public static func run(_ arguments: [String], environment: [String: String]? = nil) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: arguments[0])
+        process.arguments = Array(arguments.dropFirst())
+        if let environment { process.environment = environment }
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+}
+
+public struct TestServerError: Error, CustomStringConvertible {
+    public let description: String
+    public init(description: String) { self.description = description }
+}
+
+/// Origin access-log fields, in the order of Samples/servers/nginx.conf.in's log_format.
+public enum OriginLogField: Int {
+    case remoteAddress = 0, method, uri, status, serverProtocol, host, proxyAuthorization, authorization, relayToken, userAgent, bytes
+}

@@ -1,0 +1,84 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import XCTest
+import RelayFetch
+import RelayFetchTestSupport
+
+/// Invariant 1: traffic a relay configuration covers never goes direct, even with the relay down.
+final class FailClosedTests: XCTestCase {
+    override func setUpWithError() throws { try TestServers.ensureRunning() }
+
+    func testRelayDownFailsNamingHopOneAndNothingReachesTheOrigin() async throws {
+        let marker = TestServers.marker("down")
+        var hop = TestServers.relayHop(url: TestServers.deadRelayURL)
+        hop.tlsOptions = .init(certificateAuthorityFile: TestServers.caFile)
+        var proxy = ProxyConfiguration(relayHops: [hop])
+        proxy.allowFailover = true  // even asking for failover must not open a direct path
+        var configuration = TestServers.configuration(hops: [])
+        configuration.proxyConfigurations = [proxy]
+        configuration.connectTimeout = 3
+        let session = try Session(configuration: configuration)
+        defer { session.invalidate() }
+
+        let started = Date()
+        for url in ["https://origin.test/index.html?\(marker)", "https://127.0.0.21/index.html?\(marker)"] {
+            do {
+                _ = try await session.data(from: URL(string: url)!)
+                XCTFail("\(url) must not load with the relay down")
+            } catch let error as FetchError {
+                XCTAssertEqual(error.relayError?.hop.index, 1)
+                XCTAssertEqual(error.relayError?.cause, .connectionRefused)
+            }
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(started), 6)
+        XCTAssertTrue(TestServers.logLines(TestServers.originALog, containing: marker).isEmpty)
+    }
+
+    /// A relay that accepts TCP but never answers: the chain gives up at the connect timeout.
+    func testSilentRelayTimesOutWithinTheConnectTimeout() async throws {
+        let listener = try SilentListener(host: "127.0.0.14")
+        defer { listener.close() }
+        let marker = TestServers.marker("silent")
+        let hop = TestServers.relayHop(url: URL(string: "https://127.0.0.14:\(listener.port)")!)
+        let session = try Session(configuration: TestServers.configuration(hops: [hop], connectTimeout: 1))
+        defer { session.invalidate() }
+        let started = Date()
+        do {
+            _ = try await session.data(from: URL(string: "https://origin.test/index.html?\(marker)")!)
+            XCTFail("a silent relay must time out")
+        } catch let error as FetchError {
+            XCTAssertEqual(error.relayError?.hop.index, 1)
+            XCTAssertEqual(error.relayError?.cause, .timeout)
+        }
+        let elapsed = Date().timeIntervalSince(started)
+        XCTAssertGreaterThan(elapsed, 0.9)
+        XCTAssertLessThan(elapsed, 4)
+        XCTAssertTrue(TestServers.logLines(TestServers.originALog, containing: marker).isEmpty)
+    }
+}
+
+/// A TCP listener on loopback that never accepts or answers.
+final class SilentListener {
+    let fd: Int32
+    let port: UInt16
+
+    init(host: String) throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        self.fd = fd
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        inet_pton(AF_INET, host, &address.sin_addr)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Bool in
+                bind(fd, pointer, length) == 0 && listen(fd, 8) == 0 && getsockname(fd, pointer, &length) == 0
+            }
+        }
+        guard bound else { throw TestServerError(description: "cannot listen on \(host)") }
+        port = UInt16(bigEndian: address.sin_port)
+    }
+
+    func close() { _ = Glibc.close(fd) }
+}

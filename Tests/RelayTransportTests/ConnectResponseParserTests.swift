@@ -1,0 +1,44 @@
+import XCTest
+@testable import RelayTransport
+
+final class ConnectResponseParserTests: XCTestCase {
+    func testTwoHundredOpensTheTunnelAndKeepsEarlyBytes() {
+        var parser = ConnectResponseParser()
+        XCTAssertEqual(parser.feed(Array("HTTP/1.1 200 Connection estab".utf8)), .needMore)
+        XCTAssertEqual(parser.feed(Array("lished\r\nVia: x\r\n\r\nABC".utf8)),
+                       .established(status: 200, leftover: Array("ABC".utf8)))
+    }
+
+    func testAnyTwoHundredSomethingOpensTheTunnel() {
+        var parser = ConnectResponseParser()
+        XCTAssertEqual(parser.feed(Array("HTTP/1.0 204 No Content\r\n\r\n".utf8)), .established(status: 204, leftover: []))
+    }
+
+    func testInterimResponsesAreSkipped() {
+        var parser = ConnectResponseParser()
+        XCTAssertEqual(parser.feed(Array("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\n\r\n".utf8)),
+                       .established(status: 200, leftover: []))
+    }
+
+    func testRefusalsCarryStatusAndReason() {
+        for (line, status, reason) in [("HTTP/1.1 407 Proxy Authentication Required", 407, "Proxy Authentication Required"),
+                                       ("HTTP/1.1 403 Forbidden", 403, "Forbidden"),
+                                       ("HTTP/1.1 502 Bad Gateway", 502, "Bad Gateway")] {
+            var parser = ConnectResponseParser()
+            XCTAssertEqual(parser.feed(Array("\(line)\r\nContent-Length: 0\r\n\r\n".utf8)), .refused(status: status, reason: reason))
+        }
+    }
+
+    func testGarbageAndOversizedHeadsAreMalformed() {
+        var parser = ConnectResponseParser()
+        guard case .malformed = parser.feed(Array("SSH-2.0-OpenSSH\r\n\r\n".utf8)) else { return XCTFail() }
+        var big = ConnectResponseParser()
+        guard case .malformed = big.feed(Array(repeating: UInt8(ascii: "a"), count: 70_000)) else { return XCTFail() }
+    }
+
+    func testRequestHeadUsesAuthorityFormAndTheHopsHeaders() {
+        let head = String(decoding: ConnectRequest.head(authority: ConnectRequest.authority(host: "::1", port: 443),
+                                                        headers: [("Proxy-Authorization", "Bearer t")]), as: UTF8.self)
+        XCTAssertEqual(head, "CONNECT [::1]:443 HTTP/1.1\r\nHost: [::1]:443\r\nProxy-Authorization: Bearer t\r\n\r\n")
+    }
+}
