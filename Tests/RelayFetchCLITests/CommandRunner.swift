@@ -1,0 +1,35 @@
+import Foundation
+import RelayFetchCLI
+import RelayFetchTestSupport
+
+/// Runs `relayfetch` in-process with captured output.
+struct CommandRun {
+    let status: Int32
+    let stdout: Data
+    let stderr: String
+    var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
+
+    static func run(_ arguments: [String]) async -> CommandRun {
+        let sink = Sink()
+        let io = CommandIO(out: { sink.append(out: $0) }, err: { sink.append(err: $0) })
+        let status = await CommandLineTool.run(arguments, io: io)
+        return CommandRun(status: status, stdout: sink.out, stderr: sink.err)
+    }
+
+    /// The relay options that reach relay A with its token and the test CA.
+    static var relayArguments: [String] {
+        ["--relay", TestServers.relayURL.absoluteString, "--relay-header", "Proxy-Authorization: \(TestServers.relayToken)",
+         "--relay-cacert", TestServers.caFile, "--cacert", TestServers.caFile]
+    }
+
+    /// The built executable, for tests that need a real process (exit codes, strace).
+    static var executable: String { TestServers.repository.appendingPathComponent(".build/debug/relayfetch").path }
+}
+
+private final class Sink: @unchecked Sendable {
+    private let lock = NSLock()
+    private(set) var out = Data()
+    private(set) var err = ""
+    func append(out data: Data) { lock.lock(); out += data; lock.unlock() }
+    func append(err text: String) { lock.lock(); err += text; lock.unlock() }
+}

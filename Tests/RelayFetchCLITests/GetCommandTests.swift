@@ -1,0 +1,101 @@
+import Foundation
+import XCTest
+import RelayFetchTestSupport
+
+/// `relayfetch get` against the real relay and origins.
+final class GetCommandTests: XCTestCase {
+    override func setUpWithError() throws { try TestServers.ensureRunning() }
+
+    func testGetThroughTheRelayPrintsTheBody() async throws {
+        let marker = TestServers.marker("cli")
+        let run = await CommandRun.run(["get", "https://origin.test/index.html?\(marker)"] + CommandRun.relayArguments)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(run.stdoutText.contains("<title>relayfetch sample site</title>"))
+        XCTAssertEqual(run.stderr, "")
+        XCTAssertEqual(TestServers.logLines(TestServers.originALog, containing: marker).first?.first, "127.0.0.11")
+    }
+
+    func testIncludeVerboseAndOutputFile() async throws {
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("relayfetch-\(UUID().uuidString).txt")
+        defer { try? FileManager.default.removeItem(at: output) }
+        let run = await CommandRun.run(["get", "https://origin2.test/redirect", "-i", "-v", "-o", output.path] + CommandRun.relayArguments)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(run.stdout.isEmpty)
+        let saved = try String(contentsOf: output, encoding: .utf8)
+        XCTAssertTrue(saved.hasPrefix("HTTP/2 200\r\n"), saved)
+        XCTAssertTrue(saved.contains("\r\n\r\n<!DOCTYPE html>"))
+        XCTAssertTrue(run.stderr.contains("* route: https://127.0.0.11:3129 -> origin2.test"), run.stderr)
+        XCTAssertTrue(run.stderr.contains("* hop 1 (127.0.0.11:3129, HTTPS, HTTP/1.1 CONNECT): tunnel open after"), run.stderr)
+        XCTAssertTrue(run.stderr.contains("< HTTP/2 200 from https://origin2.test/index.html"), run.stderr)
+    }
+
+    func testFailFlagTurnsHTTPErrorsIntoExitOne() async {
+        let plain = await CommandRun.run(["get", "https://origin.test/status/404"] + CommandRun.relayArguments)
+        XCTAssertEqual(plain.status, 0)
+        let failing = await CommandRun.run(["get", "-f", "https://origin.test/status/404"] + CommandRun.relayArguments)
+        XCTAssertEqual(failing.status, 1)
+        XCTAssertTrue(failing.stderr.contains("the server answered 404"), failing.stderr)
+    }
+
+    func testRelayErrorsNameTheHopAndExitOne() async {
+        let cases: [([String], String)] = [
+            (["--relay", "https://127.0.0.11:3129", "--relay-cacert", TestServers.caFile],
+             "relayfetch: error: hop 1 (127.0.0.11:3129, HTTPS, HTTP/1.1 CONNECT): relay refused the tunnel: 407"),
+            (["--relay", "https://127.0.0.11:3129", "--relay-header", "Proxy-Authorization: \(TestServers.relayToken)"],
+             "relayfetch: error: hop 1 (127.0.0.11:3129, HTTPS, HTTP/1.1 CONNECT): TLS handshake failed: certificate verify failed"),
+            (["--relay", TestServers.deadRelayURL.absoluteString],
+             "relayfetch: error: hop 1 (127.0.0.13:3129, HTTPS, HTTP/1.1 CONNECT): connection refused"),
+        ]
+        for (relay, expected) in cases {
+            let run = await CommandRun.run(["get", "https://origin.test/"] + relay + ["--cacert", TestServers.caFile])
+            XCTAssertEqual(run.status, 1, "\(relay)")
+            XCTAssertTrue(run.stderr.hasPrefix(expected), "expected \(expected)\ngot \(run.stderr)")
+            XCTAssertEqual(run.stderr.split(separator: "\n").count, 1, "one error line: \(run.stderr)")
+            XCTAssertTrue(run.stdout.isEmpty)
+        }
+    }
+
+    /// An unknown relay host, run in a network namespace of its own so no DNS query leaves the
+    /// machine: a real process, exit status 1, one line naming hop 1.
+    func testUnknownRelayHostIsAClearErrorFromTheRealExecutable() throws {
+        let result = try TestServers.run(["/usr/bin/unshare", "-n", CommandRun.executable, "get", "https://origin.test/",
+                                          "--relay", "https://relay.invalid:3129"])
+        XCTAssertEqual(result.status, 1)
+        XCTAssertTrue(result.output.hasPrefix("relayfetch: error: hop 1 (relay.invalid:3129, HTTPS, HTTP/1.1 CONNECT): cannot resolve relay host: relay.invalid"),
+                      result.output)
+        let usage = try TestServers.run([CommandRun.executable, "get", "ftp://origin.test/"])
+        XCTAssertEqual(usage.status, 2, usage.output)
+    }
+
+    func testBadUsageExitsTwoWithOneClearLine() async {
+        let cases: [([String], String)] = [
+            (["get"], "get needs a URL"),
+            (["get", "not a url"], "malformed URL \"not a url\""),
+            (["get", "ftp://origin.test/file"], "unsupported URL scheme \"ftp\""),
+            (["get", "https://"], "malformed URL \"https://\""),
+            (["get", "https://origin.test/", "--relay-header", "X: y"], "--relay-header must follow the --relay it applies to"),
+            (["get", "https://origin.test/", "--relay", "socks5://r:1080"], "unsupported relay scheme \"socks5\""),
+            (["get", "https://origin.test/", "--relay", "https://r", "--relay-header", "no colon"], "needs the form 'Name: value'"),
+            (["get", "https://origin.test/", "--relay", "https://r", "--relay-cacert", "/nonexistent.pem"], "--relay-cacert /nonexistent.pem: no such readable file"),
+            (["get", "https://origin.test/", "--bogus"], "unknown option --bogus"),
+            (["get", "https://origin.test/", "--connect-timeout", "soon"], "--connect-timeout needs a positive number"),
+            (["frobnicate"], "unknown command \"frobnicate\""),
+        ]
+        for (arguments, expected) in cases {
+            let run = await CommandRun.run(arguments)
+            XCTAssertEqual(run.status, 2, "\(arguments)")
+            XCTAssertTrue(run.stderr.contains(expected), "expected \(expected)\ngot \(run.stderr)")
+            XCTAssertEqual(run.stderr.split(separator: "\n").count, 1, "one error line: \(run.stderr)")
+        }
+    }
+
+    /// `--help` output is part of the interface: pinned to files in Fixtures/.
+    func testHelpIsPinned() async throws {
+        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
+        for (arguments, file) in [(["--help"], "help.txt"), (["get", "--help"], "get-help.txt")] {
+            let run = await CommandRun.run(arguments)
+            XCTAssertEqual(run.status, 0)
+            XCTAssertEqual(run.stdoutText, try String(contentsOf: fixtures.appendingPathComponent(file), encoding: .utf8), file)
+        }
+    }
+}

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The whole test suite, set-up included: installs what is missing (scripts/setup.sh), builds
+# with warnings treated as failures in our own code, starts the real test servers on loopback,
+# runs `swift test`, and stops the servers it started.
+set -euo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$repo"
+
+bash scripts/setup.sh
+
+mkdir -p .build
+echo "test: building"
+swift build --build-tests 2>&1 | tee .build/build.log | grep -E "error|warning|Compiling|Build complete" | grep -v "^\[" || true
+if grep -E "^$repo/(Sources|Tests)/.*: warning:" .build/build.log; then
+    echo "test: the build has warnings in our code (above); fix them" >&2
+    exit 1
+fi
+grep -q "Build complete" .build/build.log || { cat .build/build.log >&2; echo "test: build failed" >&2; exit 1; }
+
+started_servers=0
+if ! bash scripts/test-servers.sh status >/dev/null 2>&1; then
+    bash scripts/test-servers.sh start
+    started_servers=1
+fi
+stop_servers() { [[ $started_servers -eq 1 ]] && bash scripts/test-servers.sh stop || true; }
+trap stop_servers EXIT
+
+echo "test: running swift test"
+swift test --skip-build "$@"
