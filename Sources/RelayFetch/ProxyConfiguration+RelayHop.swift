@@ -4,9 +4,9 @@ import RelayTransport
 extension ProxyConfiguration {
     /// One relay in a chain, shaped like Apple's `ProxyConfiguration.RelayHop`.
     ///
-    /// Until HTTP/2 and HTTP/3 relays land, every hop is reached with HTTP/1.1 CONNECT: over TLS
-    /// for an https:// endpoint, in the clear for http://. The HTTP/2 endpoint is used when given,
-    /// else the HTTP/3 endpoint's URL.
+    /// A hop is reached over TLS for an https:// endpoint (in the clear for http://) and spoken to
+    /// with HTTP/2 or HTTP/1.1 CONNECT as `relayProtocol` says. Until HTTP/3 relays land, the
+    /// HTTP/2 endpoint is used when given, else the HTTP/3 endpoint's URL over TCP.
     public struct RelayHop: Sendable, Hashable {
         public var http3RelayEndpoint: URL?
         public var http2RelayEndpoint: URL?
@@ -14,6 +14,9 @@ extension ProxyConfiguration {
         /// Header fields sent to this hop only (e.g. `Proxy-Authorization`); never to the origin
         /// or another hop.
         public var additionalHTTPHeaderFields: [String: String]
+        /// The HTTP version spoken to this relay: `.automatic` (ALPN h2 or http/1.1, the relay
+        /// picks), `.http1`, or `.http2` (fails if the relay does not offer it). Not in Apple's API.
+        public var relayProtocol: RelayProtocol = .automatic
 
         public init(http3RelayEndpoint: URL?, http2RelayEndpoint: URL? = nil, tlsOptions: TLSOptions = TLSOptions(),
                     additionalHTTPHeaderFields: [String: String] = [:]) {
@@ -37,9 +40,13 @@ extension ProxyConfiguration {
     public struct TLSOptions: Sendable, Hashable {
         /// PEM file with the CA certificates to trust for this relay; nil means the system store.
         public var certificateAuthorityFile: String?
+        /// SHA-256 digests of the relay's SubjectPublicKeyInfo (like Apple's RawPublicKeys); when
+        /// set, the relay is trusted if its key matches one, whatever signed its certificate.
+        public var pinnedPublicKeySHA256: [Data]
 
-        public init(certificateAuthorityFile: String? = nil) {
+        public init(certificateAuthorityFile: String? = nil, pinnedPublicKeySHA256: [Data] = []) {
             self.certificateAuthorityFile = certificateAuthorityFile
+            self.pinnedPublicKeySHA256 = pinnedPublicKeySHA256
         }
     }
 }
@@ -63,7 +70,9 @@ extension ProxyConfiguration.RelayHop {
         }
         let fields = additionalHTTPHeaderFields.sorted { $0.key < $1.key }.map { HeaderField(name: $0.key, value: $0.value) }
         return RelayEndpoint(host: Self.unbracketed(host), port: UInt16(port), usesTLS: scheme == "https",
-                             trust: TLSTrust(caFile: tlsOptions.certificateAuthorityFile), headerFields: fields)
+                             trust: TLSTrust(caFile: tlsOptions.certificateAuthorityFile,
+                                              pinnedPublicKeys: tlsOptions.pinnedPublicKeySHA256.map { [UInt8]($0) }),
+                             headerFields: fields, relayProtocol: relayProtocol)
     }
 
     private static func unbracketed(_ host: String) -> String {

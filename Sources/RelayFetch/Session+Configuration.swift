@@ -11,6 +11,8 @@ extension Session {
         public var originCertificateAuthorityFile: String?
         /// Seconds to build the relay chain (or connect directly).
         public var connectTimeout: Double = 15
+        /// Seconds an HTTP/2 relay connection with no open tunnel stays open.
+        public var relayIdleTimeout: Double = 60
         /// Seconds for a whole request, redirects included.
         public var requestTimeout: Double = 120
         /// Redirects followed before giving up; 0 turns following off.

@@ -11,7 +11,7 @@ public final class Session: @unchecked Sendable {
     /// Starts the session's threads; throws if its local tunnel listener cannot be created.
     public init(configuration: Configuration = .ephemeral) throws {
         self.configuration = configuration
-        opener = try TunnelOpener(connectTimeout: configuration.connectTimeout)
+        opener = try TunnelOpener(connectTimeout: configuration.connectTimeout, idleTimeout: configuration.relayIdleTimeout)
         engine = CurlEngine()
     }
 
@@ -26,6 +26,12 @@ public final class Session: @unchecked Sendable {
     /// Receives each relay tunnel's per-hop timings as it opens (for verbose output).
     public func onTunnelOpen(_ handler: @escaping @Sendable ([HopReport]) -> Void) {
         opener.loop.execute { [opener] in opener.onTunnelOpen = handler }
+    }
+
+    /// How many connections this session has opened to each relay hop (1 = nearest the client).
+    /// HTTP/2 hops multiplex, so many tunnels share one connection.
+    public func relayConnectionsOpened() async -> [Int: Int] {
+        await opener.connectionsOpened()
     }
 
     /// Fetches `url` with GET; returns the body and the response after redirects.

@@ -28,10 +28,10 @@ final class TunnelOpener: @unchecked Sendable {
         let onFailure: @Sendable (RelayError) -> Void
     }
 
-    init(connectTimeout: Double) throws(FetchError) {
+    init(connectTimeout: Double, idleTimeout: Double) throws(FetchError) {
         let loop = EventLoop(name: "relayfetch.transport")
         self.loop = loop
-        builder = RelayChainBuilder(loop: loop)
+        builder = RelayChainBuilder(loop: loop, idleTimeout: idleTimeout)
         self.connectTimeout = connectTimeout
         listenerName = ""
         var made: Result<LocalSocketListener, SystemError>?
@@ -88,12 +88,20 @@ final class TunnelOpener: @unchecked Sendable {
         }
     }
 
+    /// Connections opened so far to each hop, by 1-based hop index.
+    func connectionsOpened() async -> [Int: Int] {
+        await withCheckedContinuation { continuation in
+            loop.execute { [builder] in continuation.resume(returning: builder.connectionsOpened) }
+        }
+    }
+
     /// Stops listening, closes every open tunnel, then stops the event loop.
     func shutdown() {
         loop.execute { [self] in
             listener?.close()
             listener = nil
             for bridge in Array(bridges.values) { bridge.shutdown() }
+            builder.closeAll()
         }
         loop.shutdown()
     }

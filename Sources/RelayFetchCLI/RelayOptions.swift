@@ -6,9 +6,13 @@ import RelayFetch
 struct RelayOptions {
     static let help = """
       --relay URL              relay to tunnel through (https:// or http://); repeat for a chain,
-                               first = nearest the client. HTTP/1.1 CONNECT is used for now.
+                               first = nearest the client
       --relay-header 'N: v'    header sent to the preceding --relay only (e.g. Proxy-Authorization)
       --relay-cacert FILE      PEM CA file to verify the preceding --relay's certificate
+      --relay-pin sha256//B64  trust the preceding --relay by its public key (SHA-256 of the SPKI,
+                               base64, as curl's --pinnedpubkey); repeatable
+      --relay-protocol P       for the preceding --relay: auto (default: ALPN h2 or http/1.1, the
+                               relay picks), h1, h2 (fail if not offered) or h3 (not available yet)
       --cacert FILE            PEM CA file to verify origin certificates (default: system store)
       --match-domain D         relay only D and its subdomains (repeatable; default: everything)
       --exclude-domain D       never relay D and its subdomains (repeatable; wins over match)
@@ -19,6 +23,8 @@ struct RelayOptions {
         var url: URL
         var headers: [String: String] = [:]
         var caFile: String?
+        var pins: [Data] = []
+        var relayProtocol: RelayProtocol = .automatic
     }
 
     private var hops: [PendingHop] = []
@@ -49,6 +55,21 @@ struct RelayOptions {
             guard !hops.isEmpty else { throw UsageError("--relay-cacert must follow the --relay it applies to") }
             try Self.requireReadable(path, option: "--relay-cacert")
             hops[hops.count - 1].caFile = path
+        case "--relay-pin":
+            let text = try scanner.value()
+            guard !hops.isEmpty else { throw UsageError("--relay-pin must follow the --relay it applies to") }
+            let base64 = text.hasPrefix("sha256//") ? String(text.dropFirst(8)) : text
+            guard let digest = Data(base64Encoded: base64), digest.count == 32 else {
+                throw UsageError("--relay-pin needs sha256//BASE64 of a 32-byte SHA-256 digest, not \"\(text)\"")
+            }
+            hops[hops.count - 1].pins.append(digest)
+        case "--relay-protocol":
+            let text = try scanner.value()
+            guard !hops.isEmpty else { throw UsageError("--relay-protocol must follow the --relay it applies to") }
+            guard let value = RelayProtocol(rawValue: text.lowercased()) else {
+                throw UsageError("--relay-protocol must be auto, h1, h2 or h3, not \"\(text)\"")
+            }
+            hops[hops.count - 1].relayProtocol = value
         case "--cacert":
             let path = try scanner.value()
             try Self.requireReadable(path, option: "--cacert")
@@ -66,9 +87,11 @@ struct RelayOptions {
         var configuration = Session.Configuration.ephemeral
         if !hops.isEmpty {
             var proxy = ProxyConfiguration(relayHops: hops.map {
-                ProxyConfiguration.RelayHop(http2RelayEndpoint: $0.url,
-                                            tlsOptions: .init(certificateAuthorityFile: $0.caFile),
-                                            additionalHTTPHeaderFields: $0.headers)
+                var hop = ProxyConfiguration.RelayHop(http2RelayEndpoint: $0.url,
+                                                      tlsOptions: .init(certificateAuthorityFile: $0.caFile, pinnedPublicKeySHA256: $0.pins),
+                                                      additionalHTTPHeaderFields: $0.headers)
+                hop.relayProtocol = $0.relayProtocol
+                return hop
             })
             proxy.matchDomains = matchDomains
             proxy.excludedDomains = excludedDomains

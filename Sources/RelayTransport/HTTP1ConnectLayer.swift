@@ -6,14 +6,18 @@ public final class HTTP1ConnectLayer: TransportLayer, TransportLayerDelegate {
     private let lower: TransportLayer
     private let authority: String
     private let headers: [(String, String)]
+    private let nextHop: HopDescription?
     private var parser = ConnectResponseParser()
     private var completion: ((Result<Void, RelayError>) -> Void)?
     private var open = false
 
     /// - Parameters:
     ///   - headers: this hop's own header fields; they are sent on this CONNECT only.
-    init(over lower: TransportLayer, targetHost: String, targetPort: UInt16, headers: [(String, String)], hop: HopDescription) {
+    ///   - nextHop: the relay the tunnel leads to, if any, so that "cannot reach it" names it.
+    init(over lower: TransportLayer, targetHost: String, targetPort: UInt16, headers: [(String, String)], hop: HopDescription,
+         nextHop: HopDescription? = nil) {
         self.lower = lower
+        self.nextHop = nextHop
         self.authority = ConnectRequest.authority(host: targetHost, port: targetPort)
         self.headers = headers
         self.hop = hop
@@ -42,7 +46,7 @@ public final class HTTP1ConnectLayer: TransportLayer, TransportLayerDelegate {
             finish(.success(()))
             if !leftover.isEmpty { delegate?.layerDidReceive(leftover) }
         case .refused(let status, let reason):
-            finish(.failure(RelayError(hop: hop, cause: .tunnelRefused(status: status, reason: reason))))
+            finish(.failure(ConnectRefusal.error(status: status, reason: reason, hop: hop, nextHop: nextHop)))
         case .malformed(let why):
             finish(.failure(RelayError(hop: hop, cause: .protocolError(why))))
         }

@@ -1,87 +1,167 @@
-/// Builds a tunnel through a chain of relays, one layer at a time, bottom first:
+/// Builds tunnels through a chain of relays, one hop at a time, nearest the client first:
 /// TCP(hop 1) -> TLS(hop 1) -> CONNECT(hop 2) -> TLS(hop 2) -> ... -> CONNECT(target).
-/// It is the only code that opens sockets for relayed traffic, and it has no path that reaches
-/// the target without the relays: an empty chain is refused, a failed hop fails the whole build.
+/// Each hop speaks HTTP/1.1 or HTTP/2 CONNECT, as negotiated by ALPN or insisted on. HTTP/2
+/// connections are pooled per chain prefix, so all tunnels through the same first hop share one
+/// connection, and tunnels to the same second hop through it share one connection to that hop.
+///
+/// It is the only code that opens sockets for relayed traffic, and it has no path that reaches a
+/// target without the relays: an empty chain is refused and a failed hop fails the whole build.
+/// A builder (its pool, TLS contexts and session state) belongs to one session. Loop thread only.
 public final class RelayChainBuilder {
     private let loop: EventLoop
     private var contexts: [TLSTrust: TLSContext] = [:]
+    private let pool: RelayConnectionPool
 
-    /// Contexts (and so TLS session state) belong to this builder; give each session its own.
-    public init(loop: EventLoop) {
+    /// - Parameter idleTimeout: seconds an HTTP/2 relay connection with no tunnels stays open.
+    public init(loop: EventLoop, idleTimeout: Double = 60) {
         self.loop = loop
+        pool = RelayConnectionPool(loop: loop, idleTimeout: idleTimeout)
     }
 
-    /// Builds a tunnel to `target` through `hops`. Runs on the loop; `completion` is called once
-    /// on the loop with the top layer, connected, or the error of the hop that failed.
+    /// How many connections this builder has opened to each hop (by 1-based index), for tests
+    /// and benchmarks.
+    public var connectionsOpened: [Int: Int] { pool.connectionsOpened }
+
+    /// Closes every pooled relay connection (tunnels on them fail).
+    public func closeAll() { pool.closeAll() }
+
+    /// Builds a tunnel to `target` through `hops`; `completion` is called once on the loop with the
+    /// top layer, connected, or the error of the hop that failed (or timed out).
     public func build(hops: [RelayEndpoint], to target: TunnelTarget, connectTimeout: Double,
                       completion: @escaping (Result<(TransportLayer, [HopReport]), RelayError>) -> Void) {
         precondition(!hops.isEmpty, "a relayed tunnel needs at least one hop")
-        let started = EventLoop.nowNanos()
-        var steps: [(HopDescription, (TransportLayer?) throws -> TransportLayer)] = []
-        for (offset, relay) in hops.enumerated() {
-            let hop = HopDescription(index: offset + 1, endpoint: relay.authority,
-                                     protocolName: relay.usesTLS ? "HTTPS, HTTP/1.1 CONNECT" : "HTTP/1.1 CONNECT")
-            if offset == 0 {
-                steps.append((hop, { [loop] _ in TCPLayer(loop: loop, host: relay.host, port: relay.port, hop: hop) }))
-            }
-            if relay.usesTLS {
-                steps.append((hop, { [unowned self] lower in
-                    try TLSLayer(over: lower!, context: context(for: relay.trust), serverName: relay.host,
-                                 alpn: ["http/1.1"], hop: hop)
-                }))
-            }
-            let next = offset + 1 < hops.count ? TunnelTarget(host: hops[offset + 1].host, port: hops[offset + 1].port) : target
-            let fields = relay.headerFields.map { ($0.name, $0.value) }
-            steps.append((hop, { lower in
-                HTTP1ConnectLayer(over: lower!, targetHost: next.host, targetPort: next.port, headers: fields, hop: hop)
-            }))
-        }
-
-        var finished = false
-        var top: TransportLayer?
-        var currentHop = steps[0].0
-        var reports: [HopReport] = []
-        func finish(_ result: Result<(TransportLayer, [HopReport]), RelayError>) {
-            guard !finished else { return }
-            finished = true
-            if case .failure = result { top?.close() }
-            completion(result)
-        }
+        let attempt = ChainAttempt(hops: hops, started: EventLoop.nowNanos())
         let timer = loop.schedule(after: connectTimeout) {
-            finish(.failure(RelayError(hop: currentHop, cause: .timeout)))
+            attempt.finish(.failure(RelayError(hop: attempt.currentHop, cause: .timeout)))
         }
-        func run(_ index: Int) {
-            guard !finished else { return }
-            guard index < steps.count else {
-                loop.cancelTimer(timer)
-                finish(.success((top!, reports)))
-                return
+        attempt.onFinish = { [loop] result in
+            loop.cancelTimer(timer)
+            switch result {
+            case .success(let layer): completion(.success((layer, attempt.reports)))
+            case .failure(let error): completion(.failure(error))
             }
-            let (hop, make) = steps[index]
-            currentHop = hop
-            let layer: TransportLayer
-            do {
-                layer = try make(top)
-            } catch {
-                loop.cancelTimer(timer)
-                finish(.failure(RelayError(hop: hop, cause: .tls(String(describing: error)))))
-                return
-            }
-            top = layer
-            layer.connect { result in
-                switch result {
-                case .success:
-                    if layer is HTTP1ConnectLayer {
-                        reports.append(HopReport(hop: hop, connectedAfter: Double(EventLoop.nowNanos() - started) / 1e9))
+        }
+        openTunnel(through: hops.count, to: target, attempt: attempt) { result in attempt.finish(result) }
+    }
+
+    /// Opens a tunnel through the first `count` hops of the attempt's chain to `target`.
+    private func openTunnel(through count: Int, to target: TunnelTarget, attempt: ChainAttempt,
+                            completion: @escaping (Result<TransportLayer, RelayError>) -> Void) {
+        let relay = attempt.hops[count - 1]
+        let key = RelayConnectionPool.Key(attempt.hops[0..<count])
+        let nextHop = count < attempt.hops.count ? attempt.description(ofHop: count + 1, negotiated: nil) : nil
+        if relay.relayProtocol == .http3 {
+            return completion(.failure(RelayError(hop: attempt.description(ofHop: count, negotiated: nil),
+                                                  cause: .unsupported("HTTP/3 relays are not available yet; use --relay-protocol h2 or auto"))))
+        }
+        if let connection = pool.usableConnection(for: key) {
+            attempt.note(hop: count, protocolName: "HTTPS, HTTP/2 CONNECT", reused: true)
+            let stream = connection.makeStream(authority: target.description, headers: relay.fieldPairs, nextHop: nextHop)
+            return connect(stream, hop: count, attempt: attempt, completion: completion)
+        }
+        if pool.isEstablishing(key) {
+            // Another tunnel is already connecting to this hop: wait and share its connection.
+            pool.wait(for: key) { [self] in openTunnel(through: count, to: target, attempt: attempt, completion: completion) }
+            return
+        }
+        let mayMultiplex = relay.usesTLS && relay.relayProtocol != .http1 && !pool.speaksHTTP1(key)
+        if mayMultiplex { pool.beginEstablishing(key) }
+        connectToHop(count, attempt: attempt) { [self] result in
+            switch result {
+            case .failure(let error):
+                if mayMultiplex { pool.endEstablishing(key, connection: nil, speaksHTTP1: false) }
+                completion(.failure(error))
+            case .success(let (layer, alpn)):
+                if alpn == "h2" {
+                    let hop = attempt.description(ofHop: count, negotiated: "h2")
+                    do {
+                        let connection = try HTTP2RelayConnection(over: layer, hop: hop)
+                        connection.start()
+                        pool.endEstablishing(key, connection: connection, speaksHTTP1: false)
+                        let stream = connection.makeStream(authority: target.description, headers: relay.fieldPairs, nextHop: nextHop)
+                        connect(stream, hop: count, attempt: attempt, completion: completion)
+                    } catch {
+                        layer.close()
+                        pool.endEstablishing(key, connection: nil, speaksHTTP1: false)
+                        completion(.failure(RelayError(hop: hop, cause: .protocolError("\(error)"))))
                     }
-                    run(index + 1)
-                case .failure(let error):
-                    self.loop.cancelTimer(timer)
-                    finish(.failure(error))
+                } else {
+                    if mayMultiplex { pool.endEstablishing(key, connection: nil, speaksHTTP1: true) }
+                    let hop = attempt.description(ofHop: count, negotiated: "http/1.1")
+                    let tunnel = HTTP1ConnectLayer(over: layer, targetHost: target.host, targetPort: target.port,
+                                                   headers: relay.fieldPairs, hop: hop, nextHop: nextHop)
+                    connect(tunnel, hop: count, attempt: attempt, completion: completion)
                 }
             }
         }
-        run(0)
+    }
+
+    /// Connects the tunnel layer of hop `index`, recording its report on success.
+    private func connect(_ layer: TransportLayer, hop index: Int, attempt: ChainAttempt,
+                         completion: @escaping (Result<TransportLayer, RelayError>) -> Void) {
+        attempt.currentHop = layer.hop
+        layer.connect { result in
+            switch result {
+            case .success:
+                attempt.recordOpen(hop: index, description: layer.hop)
+                completion(.success(layer))
+            case .failure(let error):
+                layer.close()
+                completion(.failure(error))
+            }
+        }
+    }
+
+    /// A fresh connection to hop `index`, TLS done when the hop uses it; returns the layer and the
+    /// ALPN protocol chosen ("http/1.1" for plain relays).
+    private func connectToHop(_ index: Int, attempt: ChainAttempt,
+                              completion: @escaping (Result<(TransportLayer, String), RelayError>) -> Void) {
+        let relay = attempt.hops[index - 1]
+        let hop = attempt.description(ofHop: index, negotiated: nil)
+        let withTransport: (Result<TransportLayer, RelayError>) -> Void = { [self] result in
+            guard case .success(let transport) = result else {
+                if case .failure(let error) = result { completion(.failure(error)) }
+                return
+            }
+            pool.countConnection(toHop: index)
+            guard relay.usesTLS else {
+                if relay.relayProtocol == .http2 {
+                    transport.close()
+                    return completion(.failure(RelayError(hop: hop, cause: .unsupported("HTTP/2 to a relay needs an https:// relay URL"))))
+                }
+                return completion(.success((transport, "http/1.1")))
+            }
+            let tls: TLSLayer
+            do {
+                tls = try TLSLayer(over: transport, context: context(for: relay.trust), serverName: relay.host,
+                                   alpn: relay.relayProtocol.alpn, hop: hop)
+            } catch {
+                transport.close()
+                return completion(.failure(RelayError(hop: hop, cause: .tls(String(describing: error)))))
+            }
+            attempt.currentHop = hop
+            tls.connect { outcome in
+                switch outcome {
+                case .failure(let error):
+                    completion(.failure(error))
+                case .success:
+                    let alpn = tls.negotiatedALPN ?? "http/1.1"
+                    if relay.relayProtocol == .http2 && alpn != "h2" {
+                        tls.close()
+                        completion(.failure(RelayError(hop: hop, cause: .protocolNotOffered(wanted: "HTTP/2 (h2)", offered: alpn))))
+                    } else {
+                        completion(.success((tls, alpn)))
+                    }
+                }
+            }
+        }
+        if index == 1 {
+            attempt.currentHop = hop
+            let tcp = TCPLayer(loop: loop, host: relay.host, port: relay.port, hop: hop)
+            tcp.connect { result in withTransport(result.map { tcp }) }
+        } else {
+            openTunnel(through: index - 1, to: TunnelTarget(host: relay.host, port: relay.port), attempt: attempt, completion: withTransport)
+        }
     }
 
     private func context(for trust: TLSTrust) throws -> TLSContext {
@@ -90,4 +170,8 @@ public final class RelayChainBuilder {
         contexts[trust] = context
         return context
     }
+}
+
+extension RelayEndpoint {
+    var fieldPairs: [(String, String)] { headerFields.map { ($0.name, $0.value) } }
 }

@@ -7,17 +7,41 @@ public struct RelayEndpoint: Sendable, Hashable {
     public var trust: TLSTrust
     /// Header fields sent to this relay only, on each CONNECT.
     public var headerFields: [HeaderField]
+    /// Which HTTP version to speak to the relay.
+    public var relayProtocol: RelayProtocol
 
-    public init(host: String, port: UInt16, usesTLS: Bool = true, trust: TLSTrust = .system, headerFields: [HeaderField] = []) {
+    public init(host: String, port: UInt16, usesTLS: Bool = true, trust: TLSTrust = .system, headerFields: [HeaderField] = [],
+                relayProtocol: RelayProtocol = .automatic) {
         self.host = host
         self.port = port
         self.usesTLS = usesTLS
         self.trust = trust
         self.headerFields = headerFields
+        self.relayProtocol = relayProtocol
     }
 
     /// "host:port" as written in a CONNECT request.
     public var authority: String { ConnectRequest.authority(host: host, port: port) }
+}
+
+/// The HTTP version spoken to one relay.
+public enum RelayProtocol: String, Sendable, Hashable, CaseIterable {
+    /// Offer h2 and http/1.1 by ALPN and speak whichever the relay picks (as curl and Chromium do).
+    case automatic = "auto"
+    /// HTTP/1.1 CONNECT only.
+    case http1 = "h1"
+    /// HTTP/2 CONNECT only; fails when the relay does not offer h2.
+    case http2 = "h2"
+    /// HTTP/3 (MASQUE); not available yet.
+    case http3 = "h3"
+
+    var alpn: [String] {
+        switch self {
+        case .automatic: return ["h2", "http/1.1"]
+        case .http2: return ["h2"]
+        case .http1, .http3: return ["http/1.1"]
+        }
+    }
 }
 
 /// A header field name and value, in order.
@@ -46,7 +70,9 @@ public struct HopReport: Sendable, CustomStringConvertible {
     public let hop: HopDescription
     /// Seconds from the start of the chain until this hop's tunnel was open.
     public let connectedAfter: Double
+    /// True when the tunnel went over an HTTP/2 connection that was already open.
+    public let reusedConnection: Bool
     public var description: String {
-        "\(hop): tunnel open after \(Int((connectedAfter * 1000).rounded())) ms"
+        "\(hop): tunnel open after \(Int((connectedAfter * 1000).rounded())) ms" + (reusedConnection ? " (reused connection)" : "")
     }
 }

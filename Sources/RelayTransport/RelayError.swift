@@ -31,6 +31,12 @@ public struct RelayError: Error, Sendable, CustomStringConvertible {
         case tunnelRefused(status: Int, reason: String)
         case closedDuringSetup
         case protocolError(String)
+        /// The previous hop could not reach this one (it answered the CONNECT with 502, 503 or 504).
+        case unreachable(via: Int, status: Int, reason: String)
+        /// The relay did not offer the protocol this hop insists on.
+        case protocolNotOffered(wanted: String, offered: String)
+        case publicKeyPinMismatch
+        case unsupported(String)
     }
 
     public let hop: HopDescription
@@ -56,6 +62,12 @@ public struct RelayError: Error, Sendable, CustomStringConvertible {
             return "relay refused the tunnel: \(status) \(reason)\(hint)"
         case .closedDuringSetup: return "relay closed the connection during setup"
         case .protocolError(let why): return "protocol error: \(why)"
+        case .unreachable(let via, let status, let reason):
+            return "unreachable: hop \(via) answered \(status) \(reason) when connecting to it"
+        case .protocolNotOffered(let wanted, let offered):
+            return "relay does not offer \(wanted) (ALPN chose \(offered))"
+        case .publicKeyPinMismatch: return "the relay's public key matches none of the pinned keys"
+        case .unsupported(let what): return what
         }
     }
 }

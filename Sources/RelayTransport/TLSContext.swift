@@ -4,8 +4,15 @@ internal import COpenSSL
 public struct TLSTrust: Sendable, Hashable {
     /// PEM file of trusted CAs; nil means the system store.
     public var caFile: String?
+    /// SHA-256 digests of acceptable SubjectPublicKeyInfo DER encodings (like Apple's
+    /// RawPublicKeys). When set, the peer is trusted if and only if its key matches one; the CA
+    /// chain is not consulted.
+    public var pinnedPublicKeys: [[UInt8]]
 
-    public init(caFile: String? = nil) { self.caFile = caFile }
+    public init(caFile: String? = nil, pinnedPublicKeys: [[UInt8]] = []) {
+        self.caFile = caFile
+        self.pinnedPublicKeys = pinnedPublicKeys
+    }
 
     public static let system = TLSTrust()
 }
@@ -13,17 +20,22 @@ public struct TLSTrust: Sendable, Hashable {
 /// Owns one OpenSSL `SSL_CTX`: TLS 1.2+, peer verification on, trust from a CA file or the system.
 final class TLSContext {
     let pointer: OpaquePointer
+    let pins: [[UInt8]]
 
     init(trust: TLSTrust) throws(TLSSetupError) {
         guard let ctx = SSL_CTX_new(TLS_client_method()) else { throw TLSSetupError(reason: TLSContext.lastError()) }
         pointer = ctx
+        pins = trust.pinnedPublicKeys
         _ = rf_SSL_CTX_set_min_proto_version(ctx, rf_TLS1_2_VERSION())
-        SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, nil)
+        // With pins the key is checked after the handshake (TLSLayer) instead of the chain.
+        SSL_CTX_set_verify(ctx, trust.pinnedPublicKeys.isEmpty ? SSL_VERIFY_PEER : SSL_VERIFY_NONE, nil)
         _ = rf_SSL_CTX_set_mode(ctx, Int(SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER))
         // Tickets and sessions stay in memory, owned by this context; nothing goes to disk.
         _ = rf_SSL_CTX_set_session_cache_mode(ctx, Int(SSL_SESS_CACHE_OFF))
         let loaded: Int32
-        if let caFile = trust.caFile {
+        if !trust.pinnedPublicKeys.isEmpty {
+            loaded = 1
+        } else if let caFile = trust.caFile {
             loaded = SSL_CTX_load_verify_locations(ctx, caFile, nil)
         } else {
             loaded = SSL_CTX_set_default_verify_paths(ctx)
@@ -34,6 +46,20 @@ final class TLSContext {
     }
 
     deinit { SSL_CTX_free(pointer) }
+
+    /// SHA-256 of the DER SubjectPublicKeyInfo of the peer's certificate on `ssl`.
+    static func peerPublicKeyDigest(_ ssl: OpaquePointer) -> [UInt8]? {
+        guard let certificate = SSL_get1_peer_certificate(ssl) else { return nil }
+        defer { X509_free(certificate) }
+        guard let key = X509_get0_pubkey(certificate) else { return nil }
+        var der: UnsafeMutablePointer<UInt8>?
+        let length = i2d_PUBKEY(key, &der)
+        guard length > 0, let der else { return nil }
+        defer { CRYPTO_free(der, #file, #line) }
+        var digest = [UInt8](repeating: 0, count: 32)
+        guard SHA256(der, Int(length), &digest) != nil else { return nil }
+        return digest
+    }
 
     /// Pops OpenSSL's error queue into one readable line.
     static func lastError() -> String {

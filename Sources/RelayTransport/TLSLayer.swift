@@ -18,6 +18,7 @@ public final class TLSLayer: TransportLayer, TransportLayerDelegate {
     private var paused = false
     private var closed = false
     private var pendingPlaintext: [UInt8] = []
+    private let pins: [[UInt8]]
 
     /// The ALPN protocol the peer selected, after connect.
     public private(set) var negotiatedALPN: String?
@@ -31,6 +32,7 @@ public final class TLSLayer: TransportLayer, TransportLayerDelegate {
         self.context = context
         self.ssl = ssl
         self.hop = hop
+        self.pins = context.pins
         readBIO = BIO_new(BIO_s_mem())
         writeBIO = BIO_new(BIO_s_mem())
         SSL_set_bio(ssl, readBIO, writeBIO)  // ssl now owns both BIOs
@@ -62,6 +64,15 @@ public final class TLSLayer: TransportLayer, TransportLayerDelegate {
         let rc = SSL_do_handshake(ssl)
         flushOutput()
         if rc == 1 {
+            if !pins.isEmpty {
+                guard let digest = TLSContext.peerPublicKeyDigest(ssl), pins.contains(digest) else {
+                    let completion = handshakeCompletion
+                    handshakeCompletion = nil
+                    close()
+                    completion?(.failure(RelayError(hop: hop, cause: .publicKeyPinMismatch)))
+                    return
+                }
+            }
             handshakeDone = true
             var data: UnsafePointer<UInt8>?
             var length: UInt32 = 0

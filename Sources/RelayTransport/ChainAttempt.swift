@@ -1,0 +1,47 @@
+/// The state of one tunnel build: the chain, which hop is in progress (for timeout errors), the
+/// per-hop reports for `-v`, and the single completion.
+final class ChainAttempt {
+    let hops: [RelayEndpoint]
+    let started: UInt64
+    var currentHop: HopDescription
+    private(set) var reports: [HopReport] = []
+    private var reused: [Int: Bool] = [:]
+    private var finished = false
+    var onFinish: ((Result<TransportLayer, RelayError>) -> Void)?
+
+    init(hops: [RelayEndpoint], started: UInt64) {
+        self.hops = hops
+        self.started = started
+        currentHop = HopDescription(index: 1, endpoint: hops[0].authority, protocolName: hops[0].usesTLS ? "HTTPS" : "HTTP")
+    }
+
+    /// How hop `index` is described: its endpoint and, once known, the protocol spoken to it.
+    func description(ofHop index: Int, negotiated alpn: String?) -> HopDescription {
+        let relay = hops[index - 1]
+        var name = relay.usesTLS ? "HTTPS" : "HTTP"
+        switch alpn {
+        case "h2"?: name += ", HTTP/2 CONNECT"
+        case .some: name += ", HTTP/1.1 CONNECT"
+        case nil: if !relay.usesTLS { name += ", HTTP/1.1 CONNECT" }
+        }
+        return HopDescription(index: index, endpoint: relay.authority, protocolName: name)
+    }
+
+    func note(hop index: Int, protocolName: String, reused: Bool) { self.reused[index] = reused }
+
+    func recordOpen(hop index: Int, description: HopDescription) {
+        reports.append(HopReport(hop: description, connectedAfter: Double(EventLoop.nowNanos() - started) / 1e9,
+                                 reusedConnection: reused[index] ?? false))
+    }
+
+    /// Completes the attempt once; a layer that arrives after a timeout is closed.
+    func finish(_ result: Result<TransportLayer, RelayError>) {
+        guard !finished else {
+            if case .success(let layer) = result { layer.close() }
+            return
+        }
+        finished = true
+        onFinish?(result)
+        onFinish = nil
+    }
+}

@@ -1,0 +1,242 @@
+internal import CNghttp2
+
+/// One HTTP/2 connection to a relay (RFC 9113), over a TLS layer that negotiated h2. It carries
+/// many CONNECT streams (§8.5), each a byte stream of its own (`HTTP2ConnectStream`).
+/// Flow control is manual: a stream's received bytes are acknowledged (WINDOW_UPDATE) only
+/// while its reader is not paused, so a slow reader cannot make us buffer without bound.
+final class HTTP2RelayConnection: TransportLayerDelegate {
+    let hop: HopDescription
+    private let lower: TransportLayer
+    private var session: OpaquePointer?
+    private var streams: [Int32: HTTP2ConnectStream] = [:]
+    private var closed = false
+    /// True once the relay sent GOAWAY or the connection failed: no new streams.
+    private(set) var isDraining = false
+    /// Called (on the loop) whenever the last stream ends, and when the connection dies.
+    var onIdle: (() -> Void)?
+    var onClose: (() -> Void)?
+
+    static let streamWindow: Int32 = 1 << 20
+    static let connectionWindow: Int32 = 16 << 20
+
+    init(over lower: TransportLayer, hop: HopDescription) throws(TLSSetupError) {
+        self.lower = lower
+        self.hop = hop
+        var callbacks: OpaquePointer?
+        var option: OpaquePointer?
+        guard nghttp2_session_callbacks_new(&callbacks) == 0, nghttp2_option_new(&option) == 0 else {
+            throw TLSSetupError(reason: "nghttp2: out of memory")
+        }
+        defer {
+            nghttp2_session_callbacks_del(callbacks)
+            nghttp2_option_del(option)
+        }
+        nghttp2_session_callbacks_set_on_header_callback(callbacks, h2OnHeader)
+        nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, h2OnFrameReceived)
+        nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, h2OnDataChunk)
+        nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, h2OnStreamClose)
+        nghttp2_option_set_no_auto_window_update(option, 1)
+        // The session's user data is this connection, unretained: the connection owns the session.
+        let rc = nghttp2_session_client_new2(&session, callbacks, Unmanaged.passUnretained(self).toOpaque(), option)
+        guard rc == 0 else { throw TLSSetupError(reason: "nghttp2: \(String(cString: nghttp2_strerror(rc)))") }
+        lower.delegate = self
+    }
+
+    deinit { nghttp2_session_del(session) }
+
+    /// Sends the connection preface and our SETTINGS.
+    func start() {
+        var settings = [
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_ENABLE_PUSH.rawValue), value: 0),
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), value: UInt32(Self.streamWindow)),
+        ]
+        nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count)
+        nghttp2_session_set_local_window_size(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0, Self.connectionWindow)
+        flush()
+    }
+
+    var activeStreams: Int { streams.count }
+    var isUsable: Bool { !closed && !isDraining }
+
+    /// A new CONNECT stream to `authority` with this hop's header fields; `connect` sends it.
+    func makeStream(authority: String, headers: [(String, String)], nextHop: HopDescription?) -> HTTP2ConnectStream {
+        HTTP2ConnectStream(connection: self, authority: authority, headers: headers, nextHop: nextHop)
+    }
+
+    // MARK: used by streams
+
+    func submit(_ stream: HTTP2ConnectStream) -> Bool {
+        guard isUsable else { return false }
+        var fields: [(String, String)] = [(":method", "CONNECT"), (":authority", stream.authority)]
+        fields += stream.headers.map { ($0.0.lowercased(), $0.1) }
+        let storage = fields.map { (Array($0.0.utf8), Array($0.1.utf8)) }
+        var provider = nghttp2_data_provider()
+        provider.read_callback = h2ReadStreamData
+        let id: Int32 = withNameValues(storage) { pointer, count in
+            nghttp2_submit_request(session, nil, pointer, count, &provider, nil)
+        }
+        guard id > 0 else { return false }
+        stream.streamID = id
+        streams[id] = stream
+        flush()
+        return true
+    }
+
+    func resume(_ stream: HTTP2ConnectStream) {
+        guard stream.streamID > 0, !closed else { return }
+        nghttp2_session_resume_data(session, stream.streamID)
+        flush()
+    }
+
+    func consume(_ stream: HTTP2ConnectStream, count: Int) {
+        guard stream.streamID > 0, count > 0, !closed else { return }
+        nghttp2_session_consume(session, stream.streamID, count)
+        flush()
+    }
+
+    func reset(_ stream: HTTP2ConnectStream) {
+        guard stream.streamID > 0, !closed, streams[stream.streamID] != nil else { return }
+        nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream.streamID, NGHTTP2_CANCEL.rawValue)
+        flush()
+    }
+
+    /// Ends the connection: GOAWAY, then closes the layers below; open streams fail.
+    func close() {
+        guard !closed else { return }
+        nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0, NGHTTP2_NO_ERROR.rawValue, nil, 0)
+        flush()
+        shutDown(RelayError(hop: hop, cause: .protocolError("relay connection closed")))
+    }
+
+    private func shutDown(_ error: RelayError) {
+        guard !closed else { return }
+        closed = true
+        isDraining = true
+        lower.close()
+        let open = streams.values
+        streams.removeAll()
+        for stream in open { stream.connectionFailed(error) }
+        onClose?()
+    }
+
+    private func flush() {
+        guard !closed, let session else { return }
+        while true {
+            var data: UnsafePointer<UInt8>?
+            let count = nghttp2_session_mem_send(session, &data)
+            if count < 0 {
+                shutDown(RelayError(hop: hop, cause: .protocolError("HTTP/2: \(String(cString: nghttp2_strerror(Int32(count))))")))
+                return
+            }
+            guard count > 0, let data else { return }
+            lower.send(Array(UnsafeBufferPointer(start: data, count: count)))
+        }
+    }
+
+    // MARK: TransportLayerDelegate (bytes from the relay)
+
+    func layerDidReceive(_ bytes: [UInt8]) {
+        guard !closed else { return }
+        let rc = bytes.withUnsafeBufferPointer { nghttp2_session_mem_recv(session, $0.baseAddress, $0.count) }
+        if rc < 0 {
+            shutDown(RelayError(hop: hop, cause: .protocolError("HTTP/2: \(String(cString: nghttp2_strerror(Int32(rc))))")))
+            return
+        }
+        flush()
+    }
+
+    func layerDidReceiveEOF() {
+        shutDown(RelayError(hop: hop, cause: .protocolError("relay closed the HTTP/2 connection")))
+    }
+
+    func layerDidFail(_ error: RelayError) { shutDown(error) }
+
+    // MARK: nghttp2 callbacks (dispatched from the C functions below)
+
+    fileprivate func stream(_ id: Int32) -> HTTP2ConnectStream? { streams[id] }
+
+    fileprivate func goAway(lastStreamID: Int32, code: UInt32) {
+        isDraining = true
+        for (id, stream) in streams where id > lastStreamID {
+            streams[id] = nil
+            stream.connectionFailed(RelayError(hop: hop, cause: .protocolError("relay sent GOAWAY (\(Self.codeName(code))) before the stream started")))
+        }
+        if streams.isEmpty { onIdle?() }
+    }
+
+    fileprivate func streamClosed(_ id: Int32, code: UInt32) {
+        guard let stream = streams.removeValue(forKey: id) else { return }
+        stream.streamClosed(code: code)
+        if streams.isEmpty { onIdle?() }
+    }
+
+    static func codeName(_ code: UInt32) -> String {
+        let names: [UInt32: String] = [0: "NO_ERROR", 1: "PROTOCOL_ERROR", 2: "INTERNAL_ERROR", 3: "FLOW_CONTROL_ERROR",
+                                       7: "REFUSED_STREAM", 8: "CANCEL", 0xa: "CONNECT_ERROR", 0xb: "ENHANCE_YOUR_CALM"]
+        return "\(names[code] ?? "error") 0x\(String(code, radix: 16))"
+    }
+}
+
+/// Calls `body` with a C array of nghttp2_nv pointing into `fields`.
+private func withNameValues<R>(_ fields: [([UInt8], [UInt8])], _ body: (UnsafePointer<nghttp2_nv>, Int) -> R) -> R {
+    var copies = fields  // mutable storage the C structs point into, alive for the call
+    return copies.withUnsafeMutableBufferPointer { buffer in
+        var values: [nghttp2_nv] = []
+        for index in buffer.indices {
+            let name = buffer[index].0.withUnsafeMutableBufferPointer { $0.baseAddress! }
+            let value = buffer[index].1.withUnsafeMutableBufferPointer { $0.baseAddress ?? name }
+            values.append(nghttp2_nv(name: name, value: value, namelen: buffer[index].0.count,
+                                     valuelen: buffer[index].1.count, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)))
+        }
+        return values.withUnsafeBufferPointer { body($0.baseAddress!, $0.count) }
+    }
+}
+
+// nghttp2's C callbacks. `user` is the HTTP2RelayConnection, unretained (it owns the session).
+private func connection(_ user: UnsafeMutableRawPointer?) -> HTTP2RelayConnection {
+    Unmanaged<HTTP2RelayConnection>.fromOpaque(user!).takeUnretainedValue()
+}
+
+private func h2OnHeader(_ session: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ name: UnsafePointer<UInt8>?, _ nameLength: Int,
+                        _ value: UnsafePointer<UInt8>?, _ valueLength: Int, _ flags: UInt8, _ user: UnsafeMutableRawPointer?) -> Int32 {
+    guard let frame, let name, let value, let stream = connection(user).stream(frame.pointee.hd.stream_id) else { return 0 }
+    let headerName = String(decoding: UnsafeBufferPointer(start: name, count: nameLength), as: UTF8.self)
+    if headerName == ":status" {
+        stream.receivedStatus(Int(String(decoding: UnsafeBufferPointer(start: value, count: valueLength), as: UTF8.self)) ?? 0)
+    }
+    return 0
+}
+
+private func h2OnFrameReceived(_ session: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ user: UnsafeMutableRawPointer?) -> Int32 {
+    guard let frame else { return 0 }
+    let owner = connection(user)
+    switch UInt32(frame.pointee.hd.type) {
+    case NGHTTP2_HEADERS.rawValue:
+        owner.stream(frame.pointee.hd.stream_id)?.headersComplete()
+    case NGHTTP2_GOAWAY.rawValue:
+        owner.goAway(lastStreamID: frame.pointee.goaway.last_stream_id, code: frame.pointee.goaway.error_code)
+    default:
+        break
+    }
+    return 0
+}
+
+private func h2OnDataChunk(_ session: OpaquePointer?, _ flags: UInt8, _ streamID: Int32, _ data: UnsafePointer<UInt8>?,
+                           _ length: Int, _ user: UnsafeMutableRawPointer?) -> Int32 {
+    guard let data, let stream = connection(user).stream(streamID) else { return 0 }
+    stream.receivedData(Array(UnsafeBufferPointer(start: data, count: length)))
+    return 0
+}
+
+private func h2OnStreamClose(_ session: OpaquePointer?, _ streamID: Int32, _ code: UInt32, _ user: UnsafeMutableRawPointer?) -> Int32 {
+    connection(user).streamClosed(streamID, code: code)
+    return 0
+}
+
+private func h2ReadStreamData(_ session: OpaquePointer?, _ streamID: Int32, _ buffer: UnsafeMutablePointer<UInt8>?, _ length: Int,
+                              _ flags: UnsafeMutablePointer<UInt32>?, _ source: UnsafeMutablePointer<nghttp2_data_source>?,
+                              _ user: UnsafeMutableRawPointer?) -> Int {
+    guard let buffer, let stream = connection(user).stream(streamID) else { return Int(NGHTTP2_ERR_DEFERRED.rawValue) }
+    let count = stream.takeOutgoing(into: buffer, capacity: length)
+    return count > 0 ? count : Int(NGHTTP2_ERR_DEFERRED.rawValue)
+}
