@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Starts, stops and reports the real servers relayfetch's end-to-end tests talk to, all on
-# loopback: relay A (squid, HTTPS CONNECT) and two TLS + HTTP/2 origins (nginx).
+# loopback: relays A and B (squid: HTTPS CONNECT, each fronted by nghttpx for HTTP/2 CONNECT)
+# and two TLS + HTTP/2 origins (nginx).
 # Usage: scripts/test-servers.sh start|stop|status
 # State (PKI, rendered configs, logs, pids): ${RELAYFETCH_SERVERS_DIR:-<repo>/.build/test-servers}
 set -euo pipefail
@@ -11,15 +12,28 @@ dir=${RELAYFETCH_SERVERS_DIR:-$repo/.build/test-servers}
 pki=$dir/pki
 start_timeout=15
 
-servers=(squid nginx)
+# Each server has a state subdirectory of its own name (relay A's squid keeps "squid").
+servers=(squid squid-b nghttpx-a nghttpx-b nginx)
+declare -A server_comm=(
+  [squid]=squid [squid-b]=squid [nghttpx-a]=nghttpx [nghttpx-b]=nghttpx [nginx]=nginx
+)
 declare -A server_ports=(
   [squid]="127.0.0.11:3128 127.0.0.11:3129"
+  [squid-b]="127.0.0.12:3128 127.0.0.12:3129"
+  [nghttpx-a]="127.0.0.11:4433"
+  [nghttpx-b]="127.0.0.12:4433"
   [nginx]="127.0.0.21:443 127.0.0.22:443"
 )
 declare -A server_logs=(
   [squid]="squid/cache.log squid/stdout.log"
+  [squid-b]="squid-b/cache.log squid-b/stdout.log"
+  [nghttpx-a]="nghttpx-a/stdout.log"
+  [nghttpx-b]="nghttpx-b/stdout.log"
   [nginx]="nginx/error.log nginx/stdout.log"
 )
+# Relays: letter, address, token.
+declare -A relay_addr=([a]=127.0.0.11 [b]=127.0.0.12)
+declare -A relay_token=([a]=relay-token-A [b]=relay-token-B)
 
 log() { printf 'test-servers: %s\n' "$*"; }
 die() { log "$*" >&2; exit 1; }
@@ -43,7 +57,8 @@ server_pid() {
   pid=$(<"$file")
   [[ $pid =~ ^[0-9]+$ ]] && alive "$pid" || return 1
   local comm
-  { read -r comm <"/proc/$pid/comm"; } 2>/dev/null && [[ $comm == "$1" ]] || return 1
+  { read -r comm <"/proc/$pid/comm"; } 2>/dev/null || return 1
+  [[ $comm == "${server_comm[$1]}" ]] || return 1
   printf '%s\n' "$pid"
 }
 
@@ -119,17 +134,39 @@ make_pki() {
 
 sed_escape() { printf '%s' "$1" | sed -e 's/[|&\\]/\\&/g'; }
 
-# render TEMPLATE OUTPUT: substitutes @DIR@ and @REPO@.
+# render TEMPLATE OUTPUT [KEY=VALUE...]: substitutes @DIR@, @REPO@ and each @KEY@.
 render() {
-  sed -e "s|@DIR@|$(sed_escape "$dir")|g" -e "s|@REPO@|$(sed_escape "$repo")|g" \
-    "$templates/$1" >"$2"
+  local template=$1 output=$2 pair
+  shift 2
+  local args=(-e "s|@DIR@|$(sed_escape "$dir")|g" -e "s|@REPO@|$(sed_escape "$repo")|g")
+  for pair in "$@"; do
+    args+=(-e "s|@${pair%%=*}@|$(sed_escape "${pair#*=}")|g")
+  done
+  sed "${args[@]}" "$templates/$template" >"$output"
 }
 
+# relay_vars LETTER: the template substitutions for relay A or B.
+relay_vars() {
+  local name=${1^^}
+  printf '%s\n' "NAME=$name" "ADDR=${relay_addr[$1]}" "TOKEN=${relay_token[$1]}"
+}
+
+# prepare_squid STATE LETTER
 prepare_squid() {
-  mkdir -p "$dir/squid"
-  render squid.conf.in "$dir/squid/squid.conf"
-  cp "$templates/squid.hosts" "$dir/squid/hosts"
-  [[ $EUID -ne 0 ]] || chown -R proxy:proxy "$dir/squid"
+  local state=$dir/$1 vars
+  mkdir -p "$state"
+  mapfile -t vars < <(relay_vars "$2")
+  render squid.conf.in "$state/squid.conf" STATE="$state" "${vars[@]}"
+  cp "$templates/squid.hosts" "$state/hosts"
+  [[ $EUID -ne 0 ]] || chown -R proxy:proxy "$state"
+}
+
+# prepare_nghttpx STATE LETTER
+prepare_nghttpx() {
+  local state=$dir/$1 vars
+  mkdir -p "$state"
+  mapfile -t vars < <(relay_vars "$2")
+  render nghttpx.conf.in "$state/nghttpx.conf" STATE="$state" "${vars[@]}"
 }
 
 prepare_nginx() {
@@ -256,13 +293,19 @@ stop_all() {
 
 print_summary() {
   cat <<EOF
-test-servers: relay A   https://127.0.0.11:3129 (also http://127.0.0.11:3128)
+test-servers: relay A   https://127.0.0.11:3129 (squid, HTTP/1.1; also http://127.0.0.11:3128)
+                        https://127.0.0.11:4433 (nghttpx, h2 or HTTP/1.1, in front of :3128)
                         needs header 'Proxy-Authorization: Bearer relay-token-A', else 407
+test-servers: relay B   https://127.0.0.12:3129 (squid, HTTP/1.1; also http://127.0.0.12:3128)
+                        https://127.0.0.12:4433 (nghttpx, h2 or HTTP/1.1, in front of :3128)
+                        needs header 'Proxy-Authorization: Bearer relay-token-B', else 407
 test-servers: origin A  https://origin.test, https://www.origin.test (127.0.0.21:443, h2)
 test-servers: origin B  https://origin2.test (127.0.0.22:443, h2)
-                        origin names resolve through relay A only
-test-servers: CA        $pki/ca.pem
-test-servers: logs      $dir/squid/access.log $dir/nginx/origin-a.log $dir/nginx/origin-b.log
+                        origin names resolve through the relays only
+test-servers: CA        $pki/ca.pem (relay and origin certificates)
+test-servers: logs      relay A  $dir/squid/access.log $dir/nghttpx-a/access.log
+                        relay B  $dir/squid-b/access.log $dir/nghttpx-b/access.log
+                        origins  $dir/nginx/origin-a.log $dir/nginx/origin-b.log
 EOF
 }
 
@@ -293,11 +336,20 @@ cmd_start() {
 
   trap 'log "start failed; stopping what was started" >&2; stop_all' EXIT
   make_pki
-  prepare_squid
+  prepare_squid squid a
+  prepare_squid squid-b b
+  prepare_nghttpx nghttpx-a a
+  prepare_nghttpx nghttpx-b b
   prepare_nginx
   mark_logs
-  # squid names its /dev/shm segments after the service name: one per state directory.
-  launch squid squid -n "rf$(cksum <<<"$dir" | cut -d' ' -f1)" -N -f "$dir/squid/squid.conf"
+  # squid names its /dev/shm segments after the service name (letters and digits only): one per
+  # state directory and relay.
+  local service
+  service=rf$(cksum <<<"$dir" | cut -d' ' -f1)
+  launch squid squid -n "$service" -N -f "$dir/squid/squid.conf"
+  launch squid-b squid -n "${service}b" -N -f "$dir/squid-b/squid.conf"
+  launch nghttpx-a nghttpx --conf "$dir/nghttpx-a/nghttpx.conf"
+  launch nghttpx-b nghttpx --conf "$dir/nghttpx-b/nghttpx.conf"
   launch nginx nginx -e "$dir/nginx/error.log" -p "$dir/nginx/" -c "$dir/nginx/nginx.conf"
   wait_ready
   trap - EXIT

@@ -59,6 +59,7 @@ final class CurlTransfer: @unchecked Sendable {
         setString(CURLOPT_NOPROXY, "*")
         setLong(CURLOPT_FOLLOWLOCATION, 0)
         setLong(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
+        setLong(CURLOPT_PIPEWAIT, 1)  // wait for a connection that may multiplex rather than open another tunnel
         setLong(CURLOPT_SSL_VERIFYPEER, 1)
         setLong(CURLOPT_SSL_VERIFYHOST, 2)
         setString(CURLOPT_PROTOCOLS_STR, "http,https")

@@ -148,7 +148,7 @@ public final class RelayChainBuilder {
                     let alpn = tls.negotiatedALPN ?? "http/1.1"
                     if relay.relayProtocol == .http2 && alpn != "h2" {
                         tls.close()
-                        completion(.failure(RelayError(hop: hop, cause: .protocolNotOffered(wanted: "HTTP/2 (h2)", offered: alpn))))
+                        completion(.failure(RelayError(hop: hop, cause: .protocolNotOffered(wanted: "HTTP/2 (h2)", offered: tls.negotiatedALPN ?? "none"))))
                     } else {
                         completion(.success((tls, alpn)))
                     }

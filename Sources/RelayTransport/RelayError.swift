@@ -65,7 +65,7 @@ public struct RelayError: Error, Sendable, CustomStringConvertible {
         case .unreachable(let via, let status, let reason):
             return "unreachable: hop \(via) answered \(status) \(reason) when connecting to it"
         case .protocolNotOffered(let wanted, let offered):
-            return "relay does not offer \(wanted) (ALPN chose \(offered))"
+            return "relay does not offer \(wanted) (its ALPN answer: \(offered))"
         case .publicKeyPinMismatch: return "the relay's public key matches none of the pinned keys"
         case .unsupported(let what): return what
         }

@@ -16,6 +16,18 @@ public enum TestServers {
     /// A loopback address and port where nothing listens: a relay that is down.
     public static let deadRelayURL = URL(string: "https://127.0.0.13:3129")!
 
+    /// Relay B (squid on 127.0.0.12) and the HTTP/2 fronts (nghttpx) of both relays.
+    public static let relayBURL = URL(string: "https://127.0.0.12:3129")!
+    public static let relayBToken = "Bearer relay-token-B"
+    public static let http2RelayAURL = URL(string: "https://127.0.0.11:4433")!
+    public static let http2RelayBURL = URL(string: "https://127.0.0.12:4433")!
+    public static var relayBLog: URL { directory.appendingPathComponent("squid-b/access.log") }
+    public static var http2RelayALog: URL { directory.appendingPathComponent("nghttpx-a/access.log") }
+    public static var http2RelayBLog: URL { directory.appendingPathComponent("nghttpx-b/access.log") }
+
+    /// All lines of a log, as TAB-separated fields.
+    public static func allLogLines(_ log: URL) -> [[String]] { logLines(log, containing: "") }
+
     public static var originALog: URL { directory.appendingPathComponent("nginx/origin-a.log") }
     public static var originBLog: URL { directory.appendingPathComponent("nginx/origin-b.log") }
     public static var relayLog: URL { directory.appendingPathComponent("squid/access.log") }
@@ -36,10 +48,13 @@ public enum TestServers {
     }
 
     /// The relay hop as configured in tests: token header and test CA.
-    public static func relayHop(token: String? = relayToken, url: URL = relayURL, trustTestCA: Bool = true) -> ProxyConfiguration.RelayHop {
-        ProxyConfiguration.RelayHop(http2RelayEndpoint: url,
-                                    tlsOptions: .init(certificateAuthorityFile: trustTestCA ? caFile : nil),
-                                    additionalHTTPHeaderFields: token.map { ["Proxy-Authorization": $0] } ?? [:])
+    public static func relayHop(token: String? = relayToken, url: URL = relayURL, trustTestCA: Bool = true,
+                                relayProtocol: RelayProtocol = .automatic) -> ProxyConfiguration.RelayHop {
+        var hop = ProxyConfiguration.RelayHop(http2RelayEndpoint: url,
+                                              tlsOptions: .init(certificateAuthorityFile: trustTestCA ? caFile : nil),
+                                              additionalHTTPHeaderFields: token.map { ["Proxy-Authorization": $0] } ?? [:])
+        hop.relayProtocol = relayProtocol
+        return hop
     }
 
     /// A session configuration through `hops` that trusts the test CA for origins.
@@ -50,13 +65,24 @@ public enum TestServers {
         return configuration
     }
 
+    /// SHA-256 of the relay certificate's SubjectPublicKeyInfo, computed with the openssl CLI.
+    public static func relayPublicKeySHA256() throws -> Data {
+        let pem = directory.appendingPathComponent("pki/relay.pem").path
+        let script = "openssl x509 -in '\(pem)' -pubkey -noout | openssl pkey -pubin -outform DER | openssl dgst -sha256 -binary | base64"
+        let result = try run(["/bin/sh", "-c", script])
+        guard result.status == 0, let digest = Data(base64Encoded: result.output.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw TestServerError(description: "cannot compute the relay key pin: \(result.output)")
+        }
+        return digest
+    }
+
     /// A query marker unique to one test, to find its requests in the logs.
     public static func marker(_ label: String = "t") -> String { "\(label)-\(UUID().uuidString.prefix(8))" }
 
     /// Access-log lines containing `marker`, as TAB-separated fields.
     public static func logLines(_ log: URL, containing marker: String) -> [[String]] {
         guard let text = try? String(contentsOf: log, encoding: .utf8) else { return [] }
-        return text.split(separator: "\n").filter { $0.contains(marker) }.map { $0.components(separatedBy: "\t") }
+        return text.split(separator: "\n").filter { marker.isEmpty || $0.contains(marker) }.map { $0.components(separatedBy: "\t") }
     }
 
     /// Waits up to `timeout` seconds for lines with `marker` beyond the first `skipping` ones

@@ -1,0 +1,170 @@
+import Foundation
+import XCTest
+import RelayFetch
+import RelayFetchTestSupport
+
+/// Two- and three-hop chains through real relays: nghttpx (HTTP/2 CONNECT) in front of squid on
+/// A (127.0.0.11) and B (127.0.0.12). Who sees what, header scope, and failures per hop.
+final class RelayChainTests: XCTestCase {
+    override func setUpWithError() throws { try TestServers.ensureRunning() }
+
+    private var hopA: ProxyConfiguration.RelayHop { TestServers.relayHop(url: TestServers.http2RelayAURL, relayProtocol: .http2) }
+    private var hopB: ProxyConfiguration.RelayHop {
+        TestServers.relayHop(token: TestServers.relayBToken, url: TestServers.http2RelayBURL, relayProtocol: .http2)
+    }
+
+    func testTwoHTTP2HopsEachSeeOnlyTheirNeighbours() async throws {
+        let marker = TestServers.marker("chain")
+        let before = (a: TestServers.allLogLines(TestServers.http2RelayALog).count, b: TestServers.allLogLines(TestServers.http2RelayBLog).count,
+                      squidA: TestServers.allLogLines(TestServers.relayLog).count)
+        let session = try Session(configuration: TestServers.configuration(hops: [hopA, hopB]))
+        let (body, response) = try await session.data(from: URL(string: "https://origin.test/echo-headers?\(marker)")!)
+        let opened = await session.relayConnectionsOpened()
+        session.invalidate()  // the relays log tunnels when they close
+
+        XCTAssertEqual(response.statusCode, 200)
+        XCTAssertEqual(response.relayHops, ["127.0.0.11:4433", "127.0.0.12:4433"])
+        XCTAssertEqual(opened, [1: 1, 2: 1])
+        // The origin sees B only, and neither hop's token.
+        let origin = TestServers.logLines(TestServers.originALog, containing: marker)
+        XCTAssertEqual(origin.first?[OriginLogField.remoteAddress.rawValue], "127.0.0.12")
+        XCTAssertEqual(origin.first?[OriginLogField.proxyAuthorization.rawValue], "-")
+        XCTAssertFalse(String(decoding: body, as: UTF8.self).contains("Bearer"), "the origin saw a hop's token")
+
+        // A: the client connected, asked for B; A never learns the origin's name; only A's token.
+        let linesA = TestServers.waitForLogLines(TestServers.http2RelayALog, containing: "", skipping: before.a)
+        XCTAssertFalse(linesA.isEmpty)
+        XCTAssertTrue(linesA.allSatisfy { $0.contains("127.0.0.1") && $0.contains(TestServers.relayToken) }, "\(linesA)")
+        XCTAssertTrue(linesA.contains { $0.joined().contains("127.0.0.12:4433") }, "\(linesA)")
+        let squidA = TestServers.waitForLogLines(TestServers.relayLog, containing: "", skipping: before.squidA)
+        for line in linesA + squidA {
+            XCTAssertFalse(line.joined().contains("origin.test"), "A saw the origin's name: \(line)")
+            XCTAssertFalse(line.joined().contains("relay-token-B"), "A saw B's token: \(line)")
+        }
+        // B: A connected (never the client), asked for the origin; only B's token.
+        let linesB = TestServers.waitForLogLines(TestServers.http2RelayBLog, containing: "", skipping: before.b)
+        XCTAssertFalse(linesB.isEmpty)
+        for line in linesB {
+            XCTAssertEqual(line[1], "127.0.0.11", "B must see A's address only: \(line)")
+            XCTAssertTrue(line.contains(TestServers.relayBToken), "\(line)")
+            XCTAssertFalse(line.joined().contains("relay-token-A"), "B saw A's token: \(line)")
+        }
+        XCTAssertTrue(linesB.contains { $0.joined().contains("origin.test:443") }, "\(linesB)")
+    }
+
+    func testFiftyConcurrentFetchesShareOneConnectionPerHop() async throws {
+        let session = try Session(configuration: TestServers.configuration(hops: [hopA, hopB]))
+        defer { session.invalidate() }
+        let tunnels = TunnelCounter()
+        session.onTunnelOpen { _ in tunnels.increment() }
+        let hosts = ["origin.test", "www.origin.test", "origin2.test", "127.0.0.21", "127.0.0.22"]
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<50 {
+                group.addTask {
+                    try await session.data(from: URL(string: "https://\(hosts[index % hosts.count])/index.html?n=\(index)")!).1.statusCode
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        XCTAssertEqual(statuses, Array(repeating: 200, count: 50))
+        XCTAssertGreaterThanOrEqual(tunnels.value, hosts.count, "each origin needs a tunnel of its own")
+        let opened = await session.relayConnectionsOpened()
+        XCTAssertEqual(opened, [1: 1, 2: 1], "one connection to A, and one to B through it")
+    }
+
+    func testMixedHTTP1AndHTTP2HopsAndThreeHops() async throws {
+        let squidA = TestServers.relayHop()                       // HTTP/1.1 (squid offers no h2)
+        let chains: [([ProxyConfiguration.RelayHop], String)] = [
+            ([squidA, hopB], "127.0.0.12"),
+            ([hopA, TestServers.relayHop(token: TestServers.relayBToken, url: TestServers.relayBURL)], "127.0.0.12"),
+            ([squidA, hopB, TestServers.relayHop(url: TestServers.http2RelayAURL)], "127.0.0.11"),
+        ]
+        for (hops, egress) in chains {
+            let marker = TestServers.marker("mixed")
+            let session = try Session(configuration: TestServers.configuration(hops: hops))
+            defer { session.invalidate() }
+            let (body, response) = try await session.data(from: URL(string: "https://origin2.test/big?\(marker)")!)
+            XCTAssertEqual(response.statusCode, 200)
+            XCTAssertEqual(body.count, 1 << 20, "1 MiB through \(hops.count) hops needs flow control to work")
+            XCTAssertEqual(TestServers.logLines(TestServers.originBLog, containing: marker).first?.first, egress)
+        }
+    }
+
+    func testSecondHopDownIsAnErrorNamingHopTwo() async throws {
+        let marker = TestServers.marker("bdown")
+        let deadB = TestServers.relayHop(token: TestServers.relayBToken, url: URL(string: "https://127.0.0.12:4499")!)
+        for first in [hopA, TestServers.relayHop()] {
+            let session = try Session(configuration: TestServers.configuration(hops: [first, deadB]))
+            defer { session.invalidate() }
+            do {
+                _ = try await session.data(from: URL(string: "https://origin.test/index.html?\(marker)")!)
+                XCTFail("B is down")
+            } catch let error as FetchError {
+                XCTAssertEqual(error.relayError?.hop.index, 2, error.description)
+                XCTAssertTrue(error.description.hasPrefix("hop 2 (127.0.0.12:4499"), error.description)
+            }
+        }
+        XCTAssertTrue(TestServers.logLines(TestServers.originALog, containing: marker).isEmpty)
+    }
+
+    func testEveryHopDownReachesNoOrigin() async throws {
+        let marker = TestServers.marker("alldown")
+        let deadA = TestServers.relayHop(url: URL(string: "https://127.0.0.11:4499")!)
+        let deadB = TestServers.relayHop(token: TestServers.relayBToken, url: URL(string: "https://127.0.0.12:4499")!)
+        let session = try Session(configuration: TestServers.configuration(hops: [deadA, deadB]))
+        defer { session.invalidate() }
+        do {
+            _ = try await session.data(from: URL(string: "https://origin.test/index.html?\(marker)")!)
+            XCTFail("every hop is down")
+        } catch let error as FetchError {
+            XCTAssertEqual(error.relayError?.hop.index, 1)
+            XCTAssertEqual(error.relayError?.cause, .connectionRefused)
+        }
+        XCTAssertTrue(TestServers.logLines(TestServers.originALog, containing: marker).isEmpty)
+    }
+
+    func testInsistingOnHTTP2FailsClearlyWhenTheRelayOffersOnlyHTTP1() async throws {
+        let session = try Session(configuration: TestServers.configuration(hops: [TestServers.relayHop(relayProtocol: .http2)]))
+        defer { session.invalidate() }
+        do {
+            _ = try await session.data(from: URL(string: "https://origin.test/")!)
+            XCTFail("squid's https_port offers no h2")
+        } catch let error as FetchError {
+            XCTAssertEqual(error.relayError?.hop.index, 1)
+            XCTAssertTrue(error.description.contains("relay does not offer HTTP/2"), error.description)
+        }
+    }
+
+    func testAutomaticProtocolPicksHTTP2WhenOffered() async throws {
+        let session = try Session(configuration: TestServers.configuration(hops: [TestServers.relayHop(url: TestServers.http2RelayAURL)]))
+        defer { session.invalidate() }
+        let reports = ReportCollector()
+        session.onTunnelOpen { reports.add($0) }
+        _ = try await session.data(from: URL(string: "https://origin.test/")!)
+        XCTAssertEqual(reports.all.first?.hop.protocolName, "HTTPS, HTTP/2 CONNECT")
+    }
+
+    func testPinnedPublicKeyTrustsTheRelayWithoutItsCA() async throws {
+        let digest = try TestServers.relayPublicKeySHA256()
+        for (pins, shouldWork) in [([digest], true), ([Data(repeating: 7, count: 32)], false)] {
+            var hop = TestServers.relayHop(url: TestServers.http2RelayAURL, trustTestCA: false)
+            hop.tlsOptions.pinnedPublicKeySHA256 = pins
+            let session = try Session(configuration: TestServers.configuration(hops: [hop]))
+            defer { session.invalidate() }
+            do {
+                _ = try await session.data(from: URL(string: "https://origin.test/")!)
+                XCTAssertTrue(shouldWork)
+            } catch let error as FetchError {
+                XCTAssertFalse(shouldWork, error.description)
+                XCTAssertEqual(error.relayError?.cause, .publicKeyPinMismatch)
+            }
+        }
+    }
+}
+
+final class ReportCollector: @unchecked Sendable {
+    private let lock = NSLock()
+    private var reports: [HopReport] = []
+    func add(_ new: [HopReport]) { lock.lock(); reports += new; lock.unlock() }
+    var all: [HopReport] { lock.lock(); defer { lock.unlock() }; return reports }
+}
