@@ -100,7 +100,7 @@ make_ca() {
 # make_leaf NAME CN SAN: issues NAME.pem/NAME.key unless a valid pair exists.
 make_leaf() {
   local name=$1 cn=$2 san=$3
-  if [[ -s $pki/$name.pem && -s $pki/$name.key ]] &&
+  if [[ -s $pki/$name.pem && -s $pki/$name.key && $(cat "$pki/$name.san" 2>/dev/null) == "$san" ]] &&
     openssl x509 -noout -checkend 86400 -in "$pki/$name.pem" >/dev/null; then
     return
   fi
@@ -114,6 +114,7 @@ make_leaf() {
       "subjectAltName = $san" 'subjectKeyIdentifier = hash' \
       'authorityKeyIdentifier = keyid, issuer')
   rm -f "$pki/$name.csr"
+  printf '%s' "$san" >"$pki/$name.san"
   chmod 600 "$pki/$name.key"
 }
 
@@ -122,7 +123,7 @@ make_pki() {
   [[ -s $pki/ca.pem && -s $pki/ca.key ]] || make_ca
   make_leaf relay relay.test "IP:127.0.0.11, IP:127.0.0.12, DNS:relay.test"
   make_leaf origin origin.test \
-    "DNS:origin.test, DNS:origin2.test, DNS:www.origin.test, IP:127.0.0.21, IP:127.0.0.22"
+    "DNS:origin.test, DNS:origin2.test, DNS:www.origin.test, DNS:*.origin.test, IP:127.0.0.21, IP:127.0.0.22"
   # squid may re-read its key after dropping privileges to proxy.
   if [[ $EUID -eq 0 ]]; then
     chgrp proxy "$pki/relay.key"

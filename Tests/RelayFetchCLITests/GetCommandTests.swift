@@ -99,3 +99,48 @@ final class GetCommandTests: XCTestCase {
         }
     }
 }
+
+/// `relayfetch get` through a two-hop chain, with per-hop options.
+final class GetChainCommandTests: XCTestCase {
+    override func setUpWithError() throws { try TestServers.ensureRunning() }
+
+    func testTwoHopChainFromTheCommandLine() async {
+        let marker = TestServers.marker("clichain")
+        let run = await CommandRun.run([
+            "get", "https://origin2.test/index.html?\(marker)", "-v", "-o", "/dev/null", "--cacert", TestServers.caFile,
+            "--relay", TestServers.http2RelayAURL.absoluteString, "--relay-protocol", "h2",
+            "--relay-header", "Proxy-Authorization: \(TestServers.relayToken)", "--relay-cacert", TestServers.caFile,
+            "--relay", TestServers.relayBURL.absoluteString, "--relay-protocol", "h1",
+            "--relay-header", "Proxy-Authorization: \(TestServers.relayBToken)", "--relay-cacert", TestServers.caFile,
+        ])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(run.stderr.contains("* route: https://127.0.0.11:4433 -> https://127.0.0.12:3129 -> origin2.test"), run.stderr)
+        XCTAssertTrue(run.stderr.contains("* hop 1 (127.0.0.11:4433, HTTPS, HTTP/2 CONNECT): tunnel open after"), run.stderr)
+        XCTAssertTrue(run.stderr.contains("* hop 2 (127.0.0.12:3129, HTTPS, HTTP/1.1 CONNECT): tunnel open after"), run.stderr)
+        XCTAssertEqual(TestServers.logLines(TestServers.originBLog, containing: marker).first?.first, "127.0.0.12")
+    }
+
+    func testPinAndProtocolOptions() async throws {
+        let pin = "sha256//" + (try TestServers.relayPublicKeySHA256()).base64EncodedString()
+        let pinned = await CommandRun.run(["get", "https://origin.test/", "-o", "/dev/null", "--cacert", TestServers.caFile,
+                                           "--relay", TestServers.http2RelayAURL.absoluteString, "--relay-pin", pin,
+                                           "--relay-header", "Proxy-Authorization: \(TestServers.relayToken)"])
+        XCTAssertEqual(pinned.status, 0, pinned.stderr)
+        let wrongPin = await CommandRun.run(["get", "https://origin.test/", "--cacert", TestServers.caFile,
+                                             "--relay", TestServers.http2RelayAURL.absoluteString,
+                                             "--relay-pin", "sha256//" + Data(repeating: 1, count: 32).base64EncodedString()])
+        XCTAssertEqual(wrongPin.status, 1)
+        XCTAssertTrue(wrongPin.stderr.contains("hop 1 (127.0.0.11:4433, HTTPS): the relay's public key matches none of the pinned keys"), wrongPin.stderr)
+        let h2OnSquid = await CommandRun.run(["get", "https://origin.test/", "--cacert", TestServers.caFile] + [
+            "--relay", TestServers.relayURL.absoluteString, "--relay-protocol", "h2", "--relay-cacert", TestServers.caFile])
+        XCTAssertEqual(h2OnSquid.status, 1)
+        XCTAssertTrue(h2OnSquid.stderr.contains("hop 1 (127.0.0.11:3129, HTTPS): relay does not offer HTTP/2 (h2)"), h2OnSquid.stderr)
+        let h3 = await CommandRun.run(["get", "https://origin.test/", "--relay", TestServers.relayURL.absoluteString, "--relay-protocol", "h3"])
+        XCTAssertEqual(h3.status, 1)
+        XCTAssertTrue(h3.stderr.contains("HTTP/3 relays are not available yet"), h3.stderr)
+        for bad in [["--relay-protocol", "h9"], ["--relay-pin", "sha256//abc"]] {
+            let run = await CommandRun.run(["get", "https://origin.test/", "--relay", "https://r"] + bad)
+            XCTAssertEqual(run.status, 2, "\(bad): \(run.stderr)")
+        }
+    }
+}

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Runs a benchmark against the real test relays, with its peers measured in the same run.
+# Usage: Benchmarks/run.sh chains        (BENCH_ROUNDS=N to change the number of rounds)
+set -euo pipefail
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$repo"
+bash scripts/setup.sh >/dev/null
+swift build -c release --product relayfetch-bench 2>&1 | grep -E "error|warning:" || true
+started=0
+if ! bash scripts/test-servers.sh status >/dev/null 2>&1; then
+    bash scripts/test-servers.sh start >/dev/null
+    started=1
+fi
+trap '[[ $started -eq 1 ]] && bash scripts/test-servers.sh stop >/dev/null' EXIT
+"$repo/.build/release/relayfetch-bench" "${1:-chains}"
