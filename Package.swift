@@ -19,8 +19,10 @@ let package = Package(
         .systemLibrary(name: "CLinux"),
 
         .target(name: "RelayTransport", dependencies: ["CLinux", "COpenSSL", "CNghttp2", "CNgtcp2", "CNghttp3"]),
+        .target(name: "ObliviousHTTP", dependencies: ["COpenSSL"]),
         .target(name: "RelayFetch", dependencies: ["RelayTransport", "CCurl", "CLibXML2"]),
-        .target(name: "RelayFetchCLI", dependencies: ["RelayFetch"]),
+        .target(name: "RelayProfiles", dependencies: ["RelayFetch", "COpenSSL"]),
+        .target(name: "RelayFetchCLI", dependencies: ["RelayFetch", "RelayProfiles"]),
         .executableTarget(name: "relayfetch", dependencies: ["RelayFetchCLI"]),
         // Benchmarks against peers measured in the same run (Benchmarks/run.sh); not a test.
         .executableTarget(name: "relayfetch-bench", dependencies: ["RelayFetch"], path: "Benchmarks/RelayBench"),
@@ -29,6 +31,8 @@ let package = Package(
         .target(name: "RelayFetchTestSupport", dependencies: ["RelayFetch"], path: "Tests/RelayFetchTestSupport"),
         .testTarget(name: "RelayTransportTests", dependencies: ["RelayTransport", "RelayFetchTestSupport"]),
         .testTarget(name: "RelayFetchTests", dependencies: ["RelayFetch", "RelayFetchTestSupport"]),
+        .testTarget(name: "ObliviousHTTPTests", dependencies: ["ObliviousHTTP"], exclude: ["Vectors"]),
+        .testTarget(name: "RelayProfilesTests", dependencies: ["RelayProfiles", "RelayFetchTestSupport"]),
         .testTarget(name: "RelayFetchCLITests", dependencies: ["RelayFetchCLI", "RelayFetchTestSupport"],
                     exclude: ["Fixtures"]),
     ],

@@ -4,6 +4,11 @@
 #include <openssl/err.h>
 #include <openssl/x509v3.h>
 #include <openssl/evp.h>
+#include <openssl/cms.h>
+#include <openssl/pkcs12.h>
+#include <openssl/kdf.h>
+#include <openssl/rand.h>
+#include <openssl/sha.h>
 
 // These OpenSSL calls are macros over SSL_ctrl/SSL_CTX_ctrl, invisible to Swift; the wrappers
 // make them callable with their real types.
@@ -13,4 +18,7 @@ static inline long rf_SSL_CTX_set_mode(SSL_CTX *c, long m) { return SSL_CTX_set_
 static inline long rf_SSL_CTX_set_session_cache_mode(SSL_CTX *c, long m) { return SSL_CTX_set_session_cache_mode(c, m); }
 static inline long rf_SSL_CTX_set_options(SSL_CTX *c, long o) { return (long)SSL_CTX_set_options(c, (uint64_t)o); }
 static inline int rf_TLS1_2_VERSION(void) { return TLS1_2_VERSION; }
+
+// ---- Wrappers for ObliviousHTTP (HPKE) go below this line. ----
+
 #endif

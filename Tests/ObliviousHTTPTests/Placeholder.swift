@@ -1,0 +1,2 @@
+import XCTest
+final class PlaceholderOHTTPTests: XCTestCase { func testNothing() {} }

@@ -1,0 +1,2 @@
+import XCTest
+final class PlaceholderProfilesTests: XCTestCase { func testNothing() {} }
