@@ -18,6 +18,13 @@ static inline long rf_SSL_CTX_set_mode(SSL_CTX *c, long m) { return SSL_CTX_set_
 static inline long rf_SSL_CTX_set_session_cache_mode(SSL_CTX *c, long m) { return SSL_CTX_set_session_cache_mode(c, m); }
 static inline long rf_SSL_CTX_set_options(SSL_CTX *c, long o) { return (long)SSL_CTX_set_options(c, (uint64_t)o); }
 static inline int rf_TLS1_2_VERSION(void) { return TLS1_2_VERSION; }
+// STACK_OF(X509) accessors are macros.
+static inline int rf_sk_X509_num(const STACK_OF(X509) *s) { return sk_X509_num(s); }
+static inline X509 *rf_sk_X509_value(const STACK_OF(X509) *s, int i) { return sk_X509_value(s, i); }
+static inline void rf_sk_X509_free(STACK_OF(X509) *s) { sk_X509_free(s); }
+static inline void rf_sk_X509_pop_free(STACK_OF(X509) *s) { sk_X509_pop_free(s, X509_free); }
+static inline long rf_BIO_get_mem_data(BIO *b, char **p) { return BIO_get_mem_data(b, p); }
+static inline unsigned long rf_XN_FLAG_RFC2253(void) { return XN_FLAG_RFC2253; }
 
 // ---- Wrappers for ObliviousHTTP (HPKE) go below this line. ----
 

@@ -93,6 +93,14 @@ final class CurlTransfer: @unchecked Sendable {
             _ = rf_curl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, headers)
         }
 
+        if case .direct = route, let host = request.url.host {
+            let port = request.url.port ?? (request.url.scheme?.lowercased() == "http" ? 80 : 443)
+            if let address = configuration.directHostAddresses["\(host):\(port)"] {
+                let pin = curl_slist_append(nil, "\(host):\(port):\(address)")
+                lists.append(pin)
+                _ = rf_curl_easy_setopt_slist(easy, CURLOPT_RESOLVE, pin)
+            }
+        }
         if case .relayed(let relayed) = route {
             // libcurl connects to the session's abstract Unix socket, never to the origin, and so
             // never resolves the origin's name; TLS and Host still use the URL's host name.

@@ -43,10 +43,14 @@ extension ProxyConfiguration {
         /// SHA-256 digests of the relay's SubjectPublicKeyInfo (like Apple's RawPublicKeys); when
         /// set, the relay is trusted if its key matches one, whatever signed its certificate.
         public var pinnedPublicKeySHA256: [Data]
+        /// A client certificate to present to the relay (e.g. from a profile's PKCS#12 payload).
+        public var clientIdentity: TLSClientIdentity?
 
-        public init(certificateAuthorityFile: String? = nil, pinnedPublicKeySHA256: [Data] = []) {
+        public init(certificateAuthorityFile: String? = nil, pinnedPublicKeySHA256: [Data] = [],
+                    clientIdentity: TLSClientIdentity? = nil) {
             self.certificateAuthorityFile = certificateAuthorityFile
             self.pinnedPublicKeySHA256 = pinnedPublicKeySHA256
+            self.clientIdentity = clientIdentity
         }
     }
 }
@@ -71,7 +75,8 @@ extension ProxyConfiguration.RelayHop {
         let fields = additionalHTTPHeaderFields.sorted { $0.key < $1.key }.map { HeaderField(name: $0.key, value: $0.value) }
         return RelayEndpoint(host: Self.unbracketed(host), port: UInt16(port), usesTLS: scheme == "https",
                              trust: TLSTrust(caFile: tlsOptions.certificateAuthorityFile,
-                                              pinnedPublicKeys: tlsOptions.pinnedPublicKeySHA256.map { [UInt8]($0) }),
+                                              pinnedPublicKeys: tlsOptions.pinnedPublicKeySHA256.map { [UInt8]($0) },
+                                              clientIdentity: tlsOptions.clientIdentity),
                              headerFields: fields, relayProtocol: relayProtocol)
     }
 

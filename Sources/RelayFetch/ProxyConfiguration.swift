@@ -12,6 +12,11 @@ public struct ProxyConfiguration: Sendable, Hashable {
     public var matchDomains: [String] = []
     /// Domains it never covers; excluded wins over matched.
     public var excludedDomains: [String] = []
+    /// Host names covered exactly (no subdomains), as managed profiles' `MatchFQDNs` say.
+    /// When both match lists are empty, every host is covered.
+    public var matchFQDNs: [String] = []
+    /// Host names never covered (exact), as profiles' `Excluded FQDNs` say; wins over matched.
+    public var excludedFQDNs: [String] = []
 
     /// A configuration that sends all traffic through `relayHops`.
     public init(relayHops: [RelayHop]) {
@@ -20,16 +25,21 @@ public struct ProxyConfiguration: Sendable, Hashable {
 
     /// True when `host` is routed through this configuration's relays.
     public func covers(host: String) -> Bool {
-        DomainMatcher.covers(host: host, match: matchDomains, exclude: excludedDomains)
+        DomainMatcher.covers(host: host, match: matchDomains, exclude: excludedDomains,
+                             matchExactly: matchFQDNs, excludeExactly: excludedFQDNs)
     }
 }
 
 /// Suffix matching of host names on label boundaries, as Apple's relay domains are matched.
 enum DomainMatcher {
-    static func covers(host: String, match: [String], exclude: [String]) -> Bool {
+    static func covers(host: String, match: [String], exclude: [String],
+                       matchExactly: [String] = [], excludeExactly: [String] = []) -> Bool {
         let name = normalize(host)
         if exclude.contains(where: { isWithin(name, domain: normalize($0)) }) { return false }
-        return match.isEmpty || match.contains(where: { isWithin(name, domain: normalize($0)) })
+        if excludeExactly.contains(where: { normalize($0) == name }) { return false }
+        if match.isEmpty && matchExactly.isEmpty { return true }
+        return match.contains(where: { isWithin(name, domain: normalize($0)) })
+            || matchExactly.contains(where: { normalize($0) == name })
     }
 
     /// `name` equals `domain` or ends with "." + `domain`.

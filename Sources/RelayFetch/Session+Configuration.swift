@@ -20,6 +20,10 @@ extension Session {
         /// Largest body accepted, in bytes.
         public var maximumResponseSize: Int = 50 << 20
         public var userAgent: String = "relayfetch/0.1"
+        /// Fixed addresses for hosts reached directly (not through a relay), like curl's
+        /// `--resolve`: "host:port" -> address. Relayed names are never resolved locally, so
+        /// entries for them are ignored.
+        public var directHostAddresses: [String: String] = [:]
 
         public init(proxyConfigurations: [ProxyConfiguration] = [], dataStore: WebsiteDataStore = .nonPersistent()) {
             self.proxyConfigurations = proxyConfigurations

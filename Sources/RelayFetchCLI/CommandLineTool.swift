@@ -12,6 +12,8 @@ public enum CommandLineTool {
 
     Commands:
       get URL        fetch one resource (like curl); see relayfetch get --help
+      profile check|show FILE
+                     explain a com.apple.relay.managed profile; see relayfetch profile --help
       version        print the versions of relayfetch and the libraries it uses
 
     Options:
@@ -39,6 +41,12 @@ public enum CommandLineTool {
                     return 0
                 }
                 return await get.run(io: io)
+            case "profile":
+                guard let profile = try ProfileCommand.parse(rest) else {
+                    io.print(ProfileCommand.help)
+                    return 0
+                }
+                return profile.run(io: io)
             default:
                 throw UsageError("unknown command \"\(command)\" (see relayfetch --help)")
             }

@@ -60,6 +60,7 @@ struct GetCommand {
                                                  : "get takes one URL, got \(positionals.count)")
         }
         command.url = try Self.validatedURL(positionals[0])
+        try relay.validate()
         command.relay = relay
         return command
     }
@@ -80,7 +81,7 @@ struct GetCommand {
     func run(io: CommandIO) async -> Int32 {
         let session: Session
         do {
-            session = try Session(configuration: relay.sessionConfiguration())
+            session = try Session(configuration: relay.sessionConfiguration(warn: io.log))
         } catch {
             io.log("relayfetch: error: \(error)")
             return 1

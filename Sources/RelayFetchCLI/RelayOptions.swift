@@ -1,5 +1,6 @@
 import Foundation
 import RelayFetch
+import RelayProfiles
 
 /// The relay options every fetching command shares. `--relay-header` and `--relay-cacert`
 /// apply to the `--relay` before them.
@@ -17,6 +18,10 @@ struct RelayOptions {
       --match-domain D         relay only D and its subdomains (repeatable; default: everything)
       --exclude-domain D       never relay D and its subdomains (repeatable; wins over match)
       --connect-timeout SECS   time to build the relay chain (default 15)
+      --profile FILE           take relays and domains from a com.apple.relay.managed profile
+                               (.mobileconfig: XML, binary or CMS-signed); not with --relay
+      --profile-cacert FILE    PEM CA file to check a signed profile's signer (default: system)
+      --resolve HOST:PORT:ADDR use ADDR for HOST:PORT when it is reached directly (not relayed)
     """
 
     private struct PendingHop {
@@ -32,6 +37,9 @@ struct RelayOptions {
     var matchDomains: [String] = []
     var excludedDomains: [String] = []
     var connectTimeout: Double?
+    var profilePath: String?
+    var profileCAFile: String?
+    var directAddresses: [String: String] = [:]
 
     /// Consumes the current option if it is a relay option; returns false otherwise.
     mutating func parse(_ scanner: inout ArgumentScanner) throws -> Bool {
@@ -77,14 +85,46 @@ struct RelayOptions {
         case "--match-domain": matchDomains.append(try scanner.value())
         case "--exclude-domain": excludedDomains.append(try scanner.value())
         case "--connect-timeout": connectTimeout = try scanner.number()
+        case "--profile":
+            let path = try scanner.value()
+            try Self.requireReadable(path, option: "--profile")
+            profilePath = path
+        case "--profile-cacert":
+            let path = try scanner.value()
+            try Self.requireReadable(path, option: "--profile-cacert")
+            profileCAFile = path
+        case "--resolve":
+            let text = try scanner.value()
+            let parts = text.split(separator: ":", maxSplits: 2).map(String.init)
+            guard parts.count == 3, !parts[0].isEmpty, let port = Int(parts[1]), (1...65535).contains(port), !parts[2].isEmpty else {
+                throw UsageError("--resolve needs HOST:PORT:ADDRESS, not \"\(text)\"")
+            }
+            directAddresses["\(parts[0].lowercased()):\(port)"] = parts[2]
         default: return false
         }
         return true
     }
 
-    /// The session configuration these options describe.
-    func sessionConfiguration() -> Session.Configuration {
+    /// Refuses combinations that make no sense; call after parsing.
+    func validate() throws {
+        if profilePath != nil && !hops.isEmpty {
+            throw UsageError("use either --profile or --relay, not both")
+        }
+        if profilePath != nil && !(matchDomains.isEmpty && excludedDomains.isEmpty) {
+            throw UsageError("--match-domain and --exclude-domain apply to --relay; a profile has its own domains")
+        }
+    }
+
+    /// The session configuration these options describe; loads the profile, if any, and reports
+    /// its warnings through `warn`.
+    func sessionConfiguration(warn: (String) -> Void = { _ in }) throws -> Session.Configuration {
         var configuration = Session.Configuration.ephemeral
+        if let profilePath {
+            let profile = try ManagedRelayProfileReader.read(contentsOf: URL(fileURLWithPath: profilePath), signerCAFile: profileCAFile)
+            for warning in profile.warnings { warn("relayfetch: warning: \(profilePath): \(warning)") }
+            configuration.proxyConfigurations = profile.proxyConfigurations
+        }
+        configuration.directHostAddresses = directAddresses
         if !hops.isEmpty {
             var proxy = ProxyConfiguration(relayHops: hops.map {
                 var hop = ProxyConfiguration.RelayHop(http2RelayEndpoint: $0.url,

@@ -8,13 +8,27 @@ public struct TLSTrust: Sendable, Hashable {
     /// RawPublicKeys). When set, the peer is trusted if and only if its key matches one; the CA
     /// chain is not consulted.
     public var pinnedPublicKeys: [[UInt8]]
+    /// A client certificate and key to authenticate us to the peer, if it asks.
+    public var clientIdentity: TLSClientIdentity?
 
-    public init(caFile: String? = nil, pinnedPublicKeys: [[UInt8]] = []) {
+    public init(caFile: String? = nil, pinnedPublicKeys: [[UInt8]] = [], clientIdentity: TLSClientIdentity? = nil) {
         self.caFile = caFile
         self.pinnedPublicKeys = pinnedPublicKeys
+        self.clientIdentity = clientIdentity
     }
 
     public static let system = TLSTrust()
+}
+
+/// A TLS client certificate (DER) and its private key (DER, PKCS#8 or traditional), held in
+/// memory only.
+public struct TLSClientIdentity: Sendable, Hashable {
+    public var certificateDER: [UInt8]
+    public var privateKeyDER: [UInt8]
+    public init(certificateDER: [UInt8], privateKeyDER: [UInt8]) {
+        self.certificateDER = certificateDER
+        self.privateKeyDER = privateKeyDER
+    }
 }
 
 /// Owns one OpenSSL `SSL_CTX`: TLS 1.2+, peer verification on, trust from a CA file or the system.
@@ -43,9 +57,27 @@ final class TLSContext {
         if loaded != 1 {
             throw TLSSetupError(reason: "cannot load CA \(trust.caFile ?? "system store"): \(TLSContext.lastError())")
         }
+        if let identity = trust.clientIdentity {
+            try Self.use(identity, in: ctx)
+        }
     }
 
     deinit { SSL_CTX_free(pointer) }
+
+    private static func use(_ identity: TLSClientIdentity, in ctx: OpaquePointer) throws(TLSSetupError) {
+        let certificateOK = identity.certificateDER.withUnsafeBufferPointer {
+            SSL_CTX_use_certificate_ASN1(ctx, Int32($0.count), $0.baseAddress) == 1
+        }
+        let keyOK = identity.privateKeyDER.withUnsafeBufferPointer { buffer -> Bool in
+            var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
+            guard let key = d2i_AutoPrivateKey(nil, &cursor, buffer.count) else { return false }
+            defer { EVP_PKEY_free(key) }
+            return SSL_CTX_use_PrivateKey(ctx, key) == 1 && SSL_CTX_check_private_key(ctx) == 1
+        }
+        guard certificateOK, keyOK else {
+            throw TLSSetupError(reason: "cannot use the client identity: \(lastError())")
+        }
+    }
 
     /// SHA-256 of the DER SubjectPublicKeyInfo of the peer's certificate on `ssl`.
     static func peerPublicKeyDigest(_ ssl: OpaquePointer) -> [UInt8]? {
