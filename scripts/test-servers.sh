@@ -18,8 +18,8 @@ declare -A server_comm=(
   [squid]=squid [squid-b]=squid [nghttpx-a]=nghttpx [nghttpx-b]=nghttpx [nginx]=nginx
 )
 declare -A server_ports=(
-  [squid]="127.0.0.11:3128 127.0.0.11:3129"
-  [squid-b]="127.0.0.12:3128 127.0.0.12:3129"
+  [squid]="127.0.0.11:3128 127.0.0.11:3129 127.0.0.11:3130"
+  [squid-b]="127.0.0.12:3128 127.0.0.12:3129 127.0.0.12:3130"
   [nghttpx-a]="127.0.0.11:4433"
   [nghttpx-b]="127.0.0.12:4433"
   [nginx]="127.0.0.21:443 127.0.0.22:443"
@@ -123,7 +123,7 @@ make_pki() {
   [[ -s $pki/ca.pem && -s $pki/ca.key ]] || make_ca
   make_leaf relay relay.test "IP:127.0.0.11, IP:127.0.0.12, DNS:relay.test"
   make_leaf origin origin.test \
-    "DNS:origin.test, DNS:origin2.test, DNS:www.origin.test, DNS:*.origin.test, IP:127.0.0.21, IP:127.0.0.22"
+    "DNS:origin.test, DNS:origin2.test, DNS:www.origin.test, DNS:*.origin.test, DNS:internal.test, DNS:public.test, IP:127.0.0.21, IP:127.0.0.22"
   # squid may re-read its key after dropping privileges to proxy.
   if [[ $EUID -eq 0 ]]; then
     chgrp proxy "$pki/relay.key"

@@ -1,0 +1,74 @@
+import Foundation
+import XCTest
+import RelayFetchTestSupport
+
+/// `relayfetch profile check|show` on the samples in Profiles/, and `--profile` on `get`.
+final class ProfileCommandTests: XCTestCase {
+    private let profiles = TestServers.repository.appendingPathComponent("Profiles").path
+    private var sampleCA: String { "\(profiles)/certs/sample-ca.pem" }
+
+    func testCheckExplainsEverySample() async {
+        let expectations: [(String, [String])] = [
+            ("two-hop-corporate.mobileconfig", ["hop 1: HTTP/2 https://ingress.corp.example.com:443, HTTP/3 https://ingress.corp.example.com:443",
+                                                "hop 2: HTTP/2 https://egress.relay.example.net:443",
+                                                "headers: Proxy-Authorization (values not shown)",
+                                                "covers: domains corp.example.com, internal.example.com; except www.corp.example.com (and subdomains)",
+                                                "warning: the profile is not signed"]),
+            ("split-domains.mobileconfig", ["relay payload 2 (com.example.relay.split.partner):",
+                                            "hosts wiki.example.com; except public.internal.example.com (and subdomains), status.internal.example.com"]),
+            ("client-certificate.mobileconfig", ["client identity: O=Example Corp,CN=relay client alice", "pinned key: sha256//"]),
+            ("two-hop-corporate.signed.mobileconfig", ["signature: signed by O=Example Corp,CN=Example Corp Profile Signing, trusted"]),
+        ]
+        for (file, lines) in expectations {
+            let run = await CommandRun.run(["profile", "check", "\(profiles)/\(file)", "--profile-cacert", sampleCA])
+            XCTAssertEqual(run.status, 0, run.stderr)
+            for line in lines { XCTAssertTrue(run.stdoutText.contains(line), "\(file) lacks \(line):\n\(run.stdoutText)") }
+            XCTAssertFalse(run.stdoutText.contains("token="), "header values must not be printed")
+        }
+    }
+
+    func testInvalidProfileExitsOneWithTheKeyPath() async {
+        let run = await CommandRun.run(["profile", "check", "\(profiles)/invalid/plain-http-relay.mobileconfig"])
+        XCTAssertEqual(run.status, 1)
+        XCTAssertTrue(run.stderr.contains("plain-http-relay.mobileconfig: PayloadContent[0].Relays[0].HTTP2RelayURL: not an https URL"), run.stderr)
+        let missing = await CommandRun.run(["profile", "check", "/nonexistent.mobileconfig"])
+        XCTAssertEqual(missing.status, 1)
+        let usage = await CommandRun.run(["profile", "show", "\(profiles)/split-domains.mobileconfig"])
+        XCTAssertEqual(usage.status, 2)
+    }
+
+    func testShowPrintsJSON() async throws {
+        let run = await CommandRun.run(["profile", "show", "\(profiles)/split-domains.mobileconfig", "--json"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: run.stdout) as? [String: Any])
+        let payloads = try XCTUnwrap(object["relayPayloads"] as? [[String: Any]])
+        XCTAssertEqual(payloads.count, 2)
+        XCTAssertEqual(payloads[0]["excludedFQDNs"] as? [String], ["status.internal.example.com"])
+        let relays = try XCTUnwrap(payloads[0]["relays"] as? [[String: Any]])
+        XCTAssertEqual(relays[0]["headerNames"] as? [String], ["Proxy-Authorization"])
+    }
+
+    func testGetWithAProfileRoutesByDomain() async throws {
+        try TestServers.ensureRunning()
+        let spki = try TestServers.run(["/bin/sh", "-c", "openssl x509 -in '\(TestServers.directory.path)/pki/relay.pem' -pubkey -noout | openssl pkey -pubin -outform DER | base64 -w0"])
+        let plist: [String: Any] = ["PayloadType": "Configuration", "PayloadContent": [[
+            "PayloadType": "com.apple.relay.managed", "MatchDomains": ["internal.test"],
+            "Relays": [["HTTP2RelayURL": "https://127.0.0.11:4433", "RawPublicKeys": [Data(base64Encoded: spki.output)!],
+                        "AdditionalHTTPHeaderFields": ["Proxy-Authorization": TestServers.relayToken]]],
+        ]]]
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("relayfetch-cli-\(UUID().uuidString).mobileconfig")
+        try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let marker = TestServers.marker("cliprofile")
+        let relayed = await CommandRun.run(["get", "https://internal.test/index.html?\(marker)", "--profile", file.path, "--cacert", TestServers.caFile, "-o", "/dev/null"])
+        XCTAssertEqual(relayed.status, 0, relayed.stderr)
+        XCTAssertTrue(relayed.stderr.contains("relayfetch: warning: \(file.path): the profile is not signed"), relayed.stderr)
+        let direct = await CommandRun.run(["get", "https://public.test/index.html?\(marker)", "--profile", file.path, "--cacert", TestServers.caFile,
+                                           "--resolve", "public.test:443:127.0.0.22", "-o", "/dev/null"])
+        XCTAssertEqual(direct.status, 0, direct.stderr)
+        XCTAssertEqual(TestServers.logLines(TestServers.originALog, containing: marker).first?.first, "127.0.0.11")
+        XCTAssertEqual(TestServers.logLines(TestServers.originBLog, containing: marker).first?.first, "127.0.0.1")
+        let both = await CommandRun.run(["get", "https://internal.test/", "--profile", file.path, "--relay", "https://r"])
+        XCTAssertEqual(both.status, 2)
+    }
+}

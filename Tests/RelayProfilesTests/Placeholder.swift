@@ -1,2 +1,0 @@
-import XCTest
-final class PlaceholderProfilesTests: XCTestCase { func testNothing() {} }
