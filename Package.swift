@@ -22,7 +22,9 @@ let package = Package(
         .target(name: "ObliviousHTTP", dependencies: ["COpenSSL"]),
         .target(name: "RelayFetch", dependencies: ["RelayTransport", "CCurl", "CLibXML2"]),
         .target(name: "RelayProfiles", dependencies: ["RelayFetch", "COpenSSL"]),
-        .target(name: "RelayFetchCLI", dependencies: ["RelayFetch", "RelayProfiles"]),
+        .target(name: "HeadlessPage", dependencies: ["RelayFetch", "CLibXML2"]),
+        .target(name: "WebArchive", dependencies: ["HeadlessPage"]),
+        .target(name: "RelayFetchCLI", dependencies: ["RelayFetch", "RelayProfiles", "HeadlessPage", "WebArchive"]),
         .executableTarget(name: "relayfetch", dependencies: ["RelayFetchCLI"]),
         // Benchmarks against peers measured in the same run (Benchmarks/run.sh); not a test.
         .executableTarget(name: "relayfetch-bench", dependencies: ["RelayFetch"], path: "Benchmarks/RelayBench"),
@@ -32,6 +34,7 @@ let package = Package(
         .testTarget(name: "RelayTransportTests", dependencies: ["RelayTransport", "RelayFetchTestSupport"]),
         .testTarget(name: "RelayFetchTests", dependencies: ["RelayFetch", "RelayFetchTestSupport"]),
         .testTarget(name: "ObliviousHTTPTests", dependencies: ["ObliviousHTTP"], exclude: ["Vectors"]),
+        .testTarget(name: "HeadlessPageTests", dependencies: ["HeadlessPage", "WebArchive", "RelayFetchTestSupport"]),
         .testTarget(name: "RelayProfilesTests", dependencies: ["RelayProfiles", "RelayFetchTestSupport"]),
         .testTarget(name: "RelayFetchCLITests", dependencies: ["RelayFetchCLI", "RelayFetchTestSupport"],
                     exclude: ["Fixtures"]),

@@ -8,6 +8,13 @@
 #include <libxml/HTMLparser.h>
 #include <libxml/xpath.h>
 #include <libxml/tree.h>
+#include <libxml/parserInternals.h>
+#include <libxml/encoding.h>
+
+// The parser context is only touched through these accessors, never as a struct in Swift.
+static inline xmlDocPtr rf_html_ctxt_take_doc(htmlParserCtxtPtr ctxt) { xmlDocPtr doc = ctxt->myDoc; ctxt->myDoc = NULL; return doc; }
+// xmlFree is a global function-pointer variable; call it through a function.
+static inline void rf_xmlFree(void *p) { xmlFree(p); }
 
 // LIBXML_DOTTED_VERSION is a string macro; Swift sees it through this function.
 static inline const char *rf_libxml_dotted_version(void) { return LIBXML_DOTTED_VERSION; }

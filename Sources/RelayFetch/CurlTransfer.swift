@@ -156,11 +156,33 @@ final class CurlTransfer: @unchecked Sendable {
         _ = rf_curl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
         var version = 0
         _ = rf_curl_easy_getinfo_long(easy, CURLINFO_HTTP_VERSION, &version)
-        let response = HTTPResponse(statusCode: status,
+        var response = HTTPResponse(statusCode: status,
                                     httpVersion: version == Int(CURL_HTTP_VERSION_2_0) ? "HTTP/2" : "HTTP/1.1",
                                     headerFields: Self.parseHeaderFields(headerLines),
                                     url: request.url, relayHops: route.hopNames)
+        response.timings = timings()
         return .success((body, response))
+    }
+
+    /// libcurl's cumulative phase times turned into HAR's per-phase durations.
+    private func timings() -> HTTPTimings {
+        func seconds(_ info: CURLINFO) -> Double {
+            var value: curl_off_t = 0
+            _ = rf_curl_easy_getinfo_off(easy, info, &value)
+            return Double(value) / 1_000_000
+        }
+        let dns = seconds(CURLINFO_NAMELOOKUP_TIME_T), connect = seconds(CURLINFO_CONNECT_TIME_T)
+        let tls = seconds(CURLINFO_APPCONNECT_TIME_T), sent = seconds(CURLINFO_PRETRANSFER_TIME_T)
+        let firstByte = seconds(CURLINFO_STARTTRANSFER_TIME_T), total = seconds(CURLINFO_TOTAL_TIME_T)
+        var timings = HTTPTimings()
+        timings.dns = dns > 0 ? dns : -1
+        timings.connect = connect > dns ? connect - dns : -1
+        timings.ssl = tls > connect ? tls - connect : -1
+        timings.send = max(0, sent - max(tls, connect, dns))
+        timings.wait = max(0, firstByte - sent)
+        timings.receive = max(0, total - firstByte)
+        timings.total = total
+        return timings
     }
 
     static func parseHeaderFields(_ lines: [String]) -> [(name: String, value: String)] {

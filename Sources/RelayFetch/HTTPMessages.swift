@@ -25,9 +25,25 @@ public struct HTTPResponse: Sendable {
     public let url: URL
     /// The relay hops that carried the final exchange (empty for a direct one).
     public let relayHops: [String]
+    /// How long each phase of the final exchange took.
+    public var timings = HTTPTimings()
 
     /// The first value of `name`, compared case-insensitively.
     public func value(forHeaderField name: String) -> String? {
         headerFields.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
     }
+}
+
+/// Phases of one exchange in seconds, as HAR reports them; -1 where a phase did not happen
+/// (e.g. no connect on a reused connection).
+public struct HTTPTimings: Sendable, Codable {
+    public var blocked: Double = -1
+    public var dns: Double = -1
+    public var connect: Double = -1
+    public var ssl: Double = -1
+    public var send: Double = 0
+    public var wait: Double = 0
+    public var receive: Double = 0
+    public var total: Double = 0
+    public init() {}
 }

@@ -19,6 +19,8 @@ public final class CommandIO: @unchecked Sendable {
     func print(_ text: String) { out(Data((text + "\n").utf8)) }
     /// One line to standard error.
     func log(_ text: String) { err(text + "\n") }
+    /// Raw text to standard error (progress lines that rewrite themselves).
+    func progress(_ text: String) { err(text) }
 }
 
 /// Bad command-line usage: exit code 2, with a sentence saying what to fix.

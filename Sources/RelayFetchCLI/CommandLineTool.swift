@@ -12,6 +12,7 @@ public enum CommandLineTool {
 
     Commands:
       get URL        fetch one resource (like curl); see relayfetch get --help
+      page URL       load a page and every subresource (like a browser); see relayfetch page --help
       profile check|show FILE
                      explain a com.apple.relay.managed profile; see relayfetch profile --help
       version        print the versions of relayfetch and the libraries it uses
@@ -41,6 +42,12 @@ public enum CommandLineTool {
                     return 0
                 }
                 return await get.run(io: io)
+            case "page":
+                guard let page = try PageCommand.parse(rest) else {
+                    io.print(PageCommand.help)
+                    return 0
+                }
+                return await page.run(io: io)
             case "profile":
                 guard let profile = try ProfileCommand.parse(rest) else {
                     io.print(ProfileCommand.help)

@@ -1,0 +1,75 @@
+import Foundation
+import HeadlessPage
+import RelayFetch
+
+/// Writes a page load as HAR 1.2 (the format Chromium DevTools and haralyzer read), with a
+/// `_relayChain` field per entry naming the relay hops that carried it.
+public enum HARWriter {
+    public static func data(for page: Page, creatorVersion: String = RelayFetchVersion.current) throws -> Data {
+        let pageID = "page_1"
+        let entries = ([page.main] + page.resources).map { entry($0, pageID: pageID) }
+        let log: [String: Any] = [
+            "log": [
+                "version": "1.2",
+                "creator": ["name": "relayfetch", "version": creatorVersion],
+                "pages": [[
+                    "startedDateTime": iso8601(page.startedAt),
+                    "id": pageID,
+                    "title": page.document.title ?? page.url.absoluteString,
+                    "pageTimings": ["onContentLoad": -1, "onLoad": milliseconds(page.loadTime)],
+                ] as [String: Any]],
+                "entries": entries,
+            ] as [String: Any],
+        ]
+        return try JSONSerialization.data(withJSONObject: log, options: [.prettyPrinted, .sortedKeys])
+    }
+
+    private static func entry(_ resource: PageResource, pageID: String) -> [String: Any] {
+        let timings = resource.timings
+        let components = URLComponents(url: resource.url, resolvingAgainstBaseURL: false)
+        var content: [String: Any] = ["size": resource.size, "mimeType": resource.mimeType ?? "x-unknown"]
+        if let body = resource.body { content["text"] = body.base64EncodedString(); content["encoding"] = "base64" }
+        var entry: [String: Any] = [
+            "pageref": pageID,
+            "startedDateTime": iso8601(resource.startedAt),
+            "time": milliseconds(resource.duration),
+            "request": [
+                "method": "GET", "url": resource.url.absoluteString, "httpVersion": resource.httpVersion ?? "HTTP/1.1",
+                "cookies": [], "headers": headers(resource.requestHeaderFields),
+                "queryString": (components?.queryItems ?? []).map { ["name": $0.name, "value": $0.value ?? ""] },
+                "headersSize": -1, "bodySize": 0,
+            ] as [String: Any],
+            "response": [
+                "status": resource.statusCode ?? 0, "statusText": "", "httpVersion": resource.httpVersion ?? "",
+                "cookies": [], "headers": headers(resource.responseHeaderFields), "content": content,
+                "redirectURL": resource.responseHeaderFields.first { $0.name.lowercased() == "location" }?.value ?? "",
+                "headersSize": -1, "bodySize": resource.size,
+            ] as [String: Any],
+            "cache": [:] as [String: Any],
+            "timings": [
+                "blocked": milliseconds(timings.blocked), "dns": milliseconds(timings.dns), "connect": milliseconds(timings.connect),
+                "ssl": milliseconds(timings.ssl), "send": milliseconds(timings.send), "wait": milliseconds(timings.wait),
+                "receive": milliseconds(timings.receive),
+            ],
+            "_relayChain": resource.relayChain,
+            "_resourceType": resource.kind.rawValue,
+        ]
+        if let error = resource.error { entry["_error"] = error }
+        return entry
+    }
+
+    private static func headers(_ fields: [(name: String, value: String)]) -> [[String: String]] {
+        fields.map { ["name": $0.name, "value": $0.value] }
+    }
+
+    /// HAR times are milliseconds; -1 stays -1 ("does not apply").
+    private static func milliseconds(_ seconds: Double) -> Double {
+        seconds < 0 ? -1 : (seconds * 1_000_000).rounded() / 1000
+    }
+
+    static func iso8601(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: date)
+    }
+}
