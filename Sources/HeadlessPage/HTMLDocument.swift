@@ -6,9 +6,17 @@ internal import CLibXML2
 public final class HTMLDocument: @unchecked Sendable {
     let doc: xmlDocPtr
 
-    /// Parses `data` as HTML. `charset` (from the Content-Type header) wins; otherwise a BOM or a
-    /// `<meta charset>` in the document decides, then UTF-8... as libxml2 detects it.
-    public init?(data: Data, url: URL, charset: String? = nil) {
+    /// Parses `data` as HTML. As in browsers, a byte-order mark wins, then `charset` (from the
+    /// Content-Type header), then a `<meta charset>` in the document (libxml2 detects it).
+    public init?(data input: Data, url: URL, charset headerCharset: String? = nil) {
+        var data = input
+        var charset = headerCharset
+        for (bom, name) in [([0xEF, 0xBB, 0xBF], "UTF-8"), ([0xFE, 0xFF], "UTF-16BE"), ([0xFF, 0xFE], "UTF-16LE")] as [([UInt8], String)]
+        where data.starts(with: bom) {
+            data = data.dropFirst(bom.count)
+            charset = name
+            break
+        }
         let options = Int32(HTML_PARSE_RECOVER.rawValue | HTML_PARSE_NOERROR.rawValue | HTML_PARSE_NOWARNING.rawValue
                             | HTML_PARSE_NONET.rawValue | HTML_PARSE_COMPACT.rawValue)
         guard let ctxt = htmlCreatePushParserCtxt(nil, nil, nil, 0, url.absoluteString, XML_CHAR_ENCODING_NONE) else { return nil }

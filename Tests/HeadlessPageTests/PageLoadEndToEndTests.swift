@@ -1,0 +1,75 @@
+import Foundation
+import XCTest
+import HeadlessPage
+import RelayFetch
+import WebArchive
+import RelayFetchTestSupport
+
+/// The complete sample site (Samples/site/full) through a relay: the origin's log shows every
+/// expected path exactly once, nothing else, and every request came from the relay.
+final class PageLoadEndToEndTests: XCTestCase {
+    override func setUpWithError() throws { try TestServers.ensureRunning() }
+
+    func testSampleSiteLoadsCompletelyThroughTheRelay() async throws {
+        let expected = try String(contentsOf: TestServers.repository.appendingPathComponent("Samples/site/full/EXPECTED.txt"), encoding: .utf8)
+            .split(separator: "\n").map(String.init)
+        let before = TestServers.allLogLines(TestServers.originALog).count
+        let hop = TestServers.relayHop(url: TestServers.http2RelayAURL)
+        let session = try Session(configuration: TestServers.configuration(hops: [hop]))
+        defer { session.invalidate() }
+        let page = try await PageLoader(session: session).load(URL(string: "https://origin.test/full/index.html")!)
+
+        XCTAssertEqual(page.statusCode, 200)
+        XCTAssertEqual(page.document.title, "relayfetch complete sample")
+        XCTAssertEqual(page.resources.count, expected.count - 1)
+        XCTAssertTrue(page.failedResources.isEmpty, "\(page.failedResources.map { "\($0.url) \($0.error ?? "")" })")
+        XCTAssertTrue(page.resources.allSatisfy { $0.relayChain == ["127.0.0.11:4433"] })
+
+        let lines = Array(TestServers.allLogLines(TestServers.originALog).dropFirst(before))
+        let paths = lines.map { $0[OriginLogField.uri.rawValue] }
+        XCTAssertEqual(paths.sorted(), expected.sorted(), "every expected path exactly once, nothing else")
+        XCTAssertTrue(lines.allSatisfy { $0[OriginLogField.remoteAddress.rawValue] == "127.0.0.11" })
+    }
+
+    func testHARHasAnEntryPerRequestWithItsRelayChain() async throws {
+        let session = try Session(configuration: TestServers.configuration(hops: [TestServers.relayHop()]))
+        defer { session.invalidate() }
+        let page = try await PageLoader(session: session).load(URL(string: "https://origin.test/full/index.html")!)
+        let har = try XCTUnwrap(try JSONSerialization.jsonObject(with: HARWriter.data(for: page)) as? [String: Any])
+        let log = try XCTUnwrap(har["log"] as? [String: Any])
+        XCTAssertEqual(log["version"] as? String, "1.2")
+        let entries = try XCTUnwrap(log["entries"] as? [[String: Any]])
+        XCTAssertEqual(entries.count, page.resources.count + 1)
+        for entry in entries {
+            XCTAssertEqual(entry["_relayChain"] as? [String], ["127.0.0.11:3129"])
+            let response = try XCTUnwrap(entry["response"] as? [String: Any])
+            XCTAssertEqual(response["status"] as? Int, 200)
+            let timings = try XCTUnwrap(entry["timings"] as? [String: Double])
+            XCTAssertEqual(Set(timings.keys), ["blocked", "dns", "connect", "ssl", "send", "wait", "receive"])
+            XCTAssertGreaterThanOrEqual(timings["wait"] ?? -1, 0)
+        }
+    }
+
+    func testFrameDepthLimitsNestedFrames() async throws {
+        let session = try Session(configuration: TestServers.configuration(hops: [TestServers.relayHop()]))
+        defer { session.invalidate() }
+        var options = PageLoader.Options()
+        options.frameDepth = 0
+        let page = try await PageLoader(session: session, options: options).load(URL(string: "https://origin.test/full/index.html")!)
+        let loaded = Set(page.resources.map(\.url.path))
+        XCTAssertTrue(loaded.contains("/full/frame.html"), "the frame document itself is a subresource")
+        XCTAssertFalse(loaded.contains("/full/img/in-frame.svg"), "depth 0: nothing inside frames")
+        XCTAssertFalse(loaded.contains("/full/frame2.html"))
+    }
+
+    func testPageThatCannotBeReachedFailsClosed() async throws {
+        let session = try Session(configuration: TestServers.configuration(hops: [TestServers.relayHop(url: TestServers.deadRelayURL)]))
+        defer { session.invalidate() }
+        do {
+            _ = try await PageLoader(session: session).load(URL(string: "https://origin.test/full/index.html")!)
+            XCTFail("the relay is down")
+        } catch let error as FetchError {
+            XCTAssertEqual(error.relayError?.hop.index, 1)
+        }
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import XCTest
+@testable import HeadlessPage
+
+final class SubresourceScannerTests: XCTestCase {
+    private func urls(_ html: String, base: String = "https://site.test/dir/page.html") -> [String] {
+        let document = HTMLDocument(data: Data(html.utf8), url: URL(string: base)!)!
+        return SubresourceScanner.references(in: document, baseURL: URL(string: base)!).map(\.url.absoluteString)
+    }
+
+    func testBaseHrefEntitiesAndSrcset() {
+        XCTAssertEqual(urls("""
+            <base href="https://cdn.test/assets/"><img src="a.png?x=1&amp;y=2" srcset="b.png 1x,  c.png 2x">
+            <picture><source srcset="d.webp 800w, e.webp"><img src="f.png"></picture>
+            """), ["https://cdn.test/assets/a.png?x=1&y=2", "https://cdn.test/assets/b.png", "https://cdn.test/assets/c.png",
+                   "https://cdn.test/assets/d.webp", "https://cdn.test/assets/e.webp", "https://cdn.test/assets/f.png"])
+    }
+
+    func testNeverLinksFormsCanonicalAlternateDataOrScriptStrings() {
+        XCTAssertEqual(urls("""
+            <link rel="canonical" href="/c"><link rel="alternate" href="/feed"><link rel="alternate stylesheet" href="/alt.css">
+            <a href="/next">n</a><form action="/post"></form><img src="data:image/png;base64,AAAA">
+            <script>var u = "/from-script.png";</script><svg><use href="#local"/></svg><img src="javascript:void(0)">
+            <link rel="stylesheet" href="/real.css">
+            """), ["https://site.test/real.css"])
+    }
+
+    func testEveryElementKind() {
+        let found = Set(urls("""
+            <script type="module" src="m.js"></script><link rel="modulepreload" href="mp.js"><link rel="preload" as="font" href="f.woff2">
+            <link rel="icon" href="i.ico"><link rel="apple-touch-icon" href="t.png"><link rel="manifest" href="m.json">
+            <style>@import 'imp.css'; .a { background: url( "bg.png" ) }</style><div style="background:url(st.png)"></div>
+            <iframe src="fr.html"></iframe><frame src="fr2.html"><video src="v.mp4" poster="p.jpg"><track src="t.vtt"></video>
+            <audio src="a.mp3"></audio><object data="o.svg"></object><embed src="e.svg"><input type="image" src="btn.png">
+            <svg><image href="si.png"/><use xlink:href="sprite.svg#x"/></svg>
+            """).map { $0.replacingOccurrences(of: "https://site.test/dir/", with: "") })
+        XCTAssertEqual(found, ["m.js", "mp.js", "f.woff2", "i.ico", "t.png", "m.json", "imp.css", "bg.png", "st.png", "fr.html",
+                               "fr2.html", "v.mp4", "p.jpg", "t.vtt", "a.mp3", "o.svg", "e.svg", "btn.png", "si.png", "sprite.svg"])
+    }
+
+    func testCSSReferences() {
+        let css = """
+            @import url("a.css"); @IMPORT 'b.css' screen;
+            /* url(commented.png) */
+            @font-face { src: url(f.woff2) format("woff2"), url('f.woff') format("woff"); }
+            .x { background: url( spaced.png ) , url("q\\"uote.png"); }
+            .y { --not-a-url: myurl(no.png); }
+            """
+        XCTAssertEqual(CSSURLScanner.references(in: css).map { "\($0.url)\($0.isImport ? "!" : "")" },
+                       ["a.css!", "b.css!", "f.woff2", "f.woff", "spaced.png", "q\"uote.png"])
+    }
+
+    func testCharsetFromHeaderAndFromMeta() {
+        let latin1 = Data([0x3C, 0x70, 0x3E, 0xE9, 0x74, 0xE9, 0x3C, 0x2F, 0x70, 0x3E])  // <p>été</p> in ISO-8859-1
+        let fromHeader = HTMLDocument(data: latin1, url: URL(string: "https://x.test/")!, charset: "iso-8859-1")!
+        XCTAssertEqual(fromHeader.xpath("//p").first?.text, "été")
+        let withMeta = Data("<html><head><meta charset=\"iso-8859-1\"></head><body><p>".utf8) + Data([0xE9, 0x74, 0xE9]) + Data("</p></body></html>".utf8)
+        XCTAssertEqual(HTMLDocument(data: withMeta, url: URL(string: "https://x.test/")!)!.xpath("//p").first?.text, "été")
+        let bom = Data([0xEF, 0xBB, 0xBF]) + Data("<p>ünï</p>".utf8)
+        XCTAssertEqual(HTMLDocument(data: bom, url: URL(string: "https://x.test/")!, charset: nil)!.xpath("//p").first?.text, "ünï")
+    }
+
+    func testSelectorsAndXPath() {
+        let document = HTMLDocument(data: Data("""
+            <div id="main" class="box wide"><p class="note">one</p><a href="/x" rel="next">x</a></div><p>two</p>
+            """.utf8), url: URL(string: "https://x.test/")!)!
+        XCTAssertEqual(document.select("p").map(\.text), ["one", "two"])
+        XCTAssertEqual(document.select("#main .note").map(\.text), ["one"])
+        XCTAssertEqual(document.select("div.box.wide a[rel=next]").first?.attribute("href"), "/x")
+        XCTAssertEqual(document.select("a[href]").count, 1)
+        XCTAssertEqual(document.xpath("//p[not(@class)]").first?.text, "two")
+        XCTAssertTrue(document.xpath("//[").isEmpty, "invalid XPath gives no elements, not a crash")
+    }
+
+    func testMetaRefreshTarget() {
+        let document = HTMLDocument(data: Data("<meta http-equiv=\"Refresh\" content=\"0; URL='/moved.html'\">".utf8),
+                                    url: URL(string: "https://x.test/a/")!)!
+        XCTAssertEqual(MetaRefresh.target(in: document, base: URL(string: "https://x.test/a/")!)?.absoluteString, "https://x.test/moved.html")
+    }
+}
