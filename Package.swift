@@ -17,10 +17,11 @@ let package = Package(
                        providers: [.apt(["libngtcp2-dev", "libngtcp2-crypto-gnutls-dev"])]),
         .systemLibrary(name: "CNghttp3", pkgConfig: "libnghttp3", providers: [.apt(["libnghttp3-dev"])]),
         .systemLibrary(name: "CLinux"),
+        .systemLibrary(name: "CPSL", pkgConfig: "libpsl", providers: [.apt(["libpsl-dev"])]),
 
         .target(name: "RelayTransport", dependencies: ["CLinux", "COpenSSL", "CNghttp2", "CNgtcp2", "CNghttp3"]),
         .target(name: "ObliviousHTTP", dependencies: ["COpenSSL"]),
-        .target(name: "RelayFetch", dependencies: ["RelayTransport", "CCurl", "CLibXML2"]),
+        .target(name: "RelayFetch", dependencies: ["RelayTransport", "CCurl", "CLibXML2", "CPSL"]),
         .target(name: "RelayProfiles", dependencies: ["RelayFetch", "COpenSSL"]),
         .target(name: "HeadlessPage", dependencies: ["RelayFetch", "CLibXML2"]),
         .target(name: "WebArchive", dependencies: ["HeadlessPage"]),

@@ -37,7 +37,7 @@ public final class PageLoader: @unchecked Sendable {
             (main, data, response) = try await fetchMain(target)
             document = try parse(data, response: response)
         }
-        let scheduler = SubresourceScheduler(loader: self, progress: progress)
+        let scheduler = SubresourceScheduler(loader: self, pageURL: response.url, progress: progress)
         scheduler.markSeen(response.url)
         let resources = await scheduler.run(initial: SubresourceScanner.references(in: document, baseURL: response.url).map {
             (reference: $0, referrer: response.url, depth: 0)

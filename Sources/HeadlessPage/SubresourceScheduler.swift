@@ -7,6 +7,7 @@ final class SubresourceScheduler: @unchecked Sendable {
     typealias Job = (reference: SubresourceReference, referrer: URL, depth: Int)
 
     private let loader: PageLoader
+    private let pageURL: URL
     private let progress: (@Sendable (PageProgress) -> Void)?
     private let lock = NSLock()
     private var seen: Set<URL> = []
@@ -14,8 +15,9 @@ final class SubresourceScheduler: @unchecked Sendable {
     private var discovered = 0
     private var bytes = 0
 
-    init(loader: PageLoader, progress: (@Sendable (PageProgress) -> Void)?) {
+    init(loader: PageLoader, pageURL: URL, progress: (@Sendable (PageProgress) -> Void)?) {
         self.loader = loader
+        self.pageURL = pageURL
         self.progress = progress
     }
 
@@ -55,7 +57,8 @@ final class SubresourceScheduler: @unchecked Sendable {
     private func load(_ job: Job) async -> [Job] {
         var resource = PageResource(url: job.reference.url, kind: job.reference.kind, referrer: job.referrer, startedAt: Date())
         var next: [Job] = []
-        let request = HTTPRequest(url: job.reference.url, headerFields: [("Referer", job.referrer.absoluteString)])
+        var request = HTTPRequest(url: job.reference.url, headerFields: [("Referer", job.referrer.absoluteString)])
+        request.siteForCookies = pageURL
         do {
             let (body, response) = try await loader.session.data(for: request)
             resource.record(response: response, body: body, request: request, keepBody: loader.options.keepBodies)

@@ -6,6 +6,8 @@ public struct HTTPRequest: Sendable {
     public var url: URL
     public var headerFields: [(name: String, value: String)]
     public var body: Data?
+    /// The top-level page this request is for; a cross-site request carries only SameSite=None cookies.
+    public var siteForCookies: URL?
 
     public init(url: URL, method: String = "GET", headerFields: [(name: String, value: String)] = [], body: Data? = nil) {
         self.url = url
@@ -27,6 +29,8 @@ public struct HTTPResponse: Sendable {
     public let relayHops: [String]
     /// How long each phase of the final exchange took.
     public var timings = HTTPTimings()
+    /// True when the body came from the session's cache (fresh, or revalidated with a 304).
+    public var fromCache = false
 
     /// The first value of `name`, compared case-insensitively.
     public func value(forHeaderField name: String) -> String? {

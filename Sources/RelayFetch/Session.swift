@@ -62,11 +62,35 @@ public final class Session: @unchecked Sendable {
         }
     }
 
-    /// One exchange, routed by the host's relay configuration.
-    private func exchange(_ request: HTTPRequest) async throws -> (Data, HTTPResponse) {
-        let route = try route(for: request.url)
+    /// One exchange, routed by the host's relay configuration, through the session's store:
+    /// cookies go out and come back, fresh responses come from the cache, stale ones revalidate.
+    private func exchange(_ original: HTTPRequest) async throws -> (Data, HTTPResponse) {
+        let route = try route(for: original.url)
+        let store = configuration.dataStore
+        var request = original
+        if !request.headerFields.contains(where: { $0.name.lowercased() == "cookie" }),
+           let cookies = store.cookieJar.cookieHeader(for: request.url, siteForCookies: request.siteForCookies) {
+            request.headerFields.append(("Cookie", cookies))
+        }
+        let lookup = store.httpCache.lookup(request)
+        if case .fresh(let entry) = lookup {
+            var response = entry.response
+            response.fromCache = true
+            response.timings = HTTPTimings()
+            return (entry.body, response)
+        }
+        if case .revalidate(_, let conditions) = lookup { request.headerFields += conditions }
         let transfer = try CurlTransfer(request: request, route: route, configuration: configuration)
-        return try await engine.perform(transfer)
+        let (body, response) = try await engine.perform(transfer)
+        let setCookies = response.headerFields.filter { $0.name.lowercased() == "set-cookie" }.map(\.value)
+        store.cookieJar.store(setCookieValues: setCookies, from: response.url)
+        if response.statusCode == 304, case .revalidate(let entry, _) = lookup {
+            var refreshed = store.httpCache.refresh(entry, with: response, for: request).response
+            refreshed.fromCache = true
+            return (entry.body, refreshed)
+        }
+        store.httpCache.store(request, response: response, body: body)
+        return (body, response)
     }
 
     /// The route for `url`: the first configuration that covers its host, else direct.

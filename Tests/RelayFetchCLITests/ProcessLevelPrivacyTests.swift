@@ -15,7 +15,7 @@ final class ProcessLevelPrivacyTests: XCTestCase {
         }
     }
 
-    private func traced(_ arguments: [String]) throws -> (status: Int32, output: String, trace: [String]) {
+    func traced(_ arguments: [String]) throws -> (status: Int32, output: String, trace: [String]) {
         let traceFile = FileManager.default.temporaryDirectory.appendingPathComponent("relayfetch-trace-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: traceFile) }
         let calls = "connect,sendto,sendmsg,open,openat,creat,rename,renameat,renameat2,link,linkat,symlink,unlink,unlinkat,mkdir,mkdirat,truncate"
@@ -52,5 +52,24 @@ final class ProcessLevelPrivacyTests: XCTestCase {
         }
         XCTAssertEqual(writes.count, 1, "\(writes)")
         XCTAssertTrue(writes.first?.contains("\"\(output.path)\"") == true, "\(writes)")
+    }
+}
+
+extension ProcessLevelPrivacyTests {
+    /// Invariant 3 for a page load: the page sets a cookie, its images are cacheable, and still
+    /// nothing but the requested HAR file is opened for writing, created or renamed.
+    func testPageLoadWithCookiesAndCacheWritesOnlyTheHAR() throws {
+        let har = FileManager.default.temporaryDirectory.appendingPathComponent("relayfetch-page-\(UUID().uuidString).har")
+        defer { try? FileManager.default.removeItem(at: har) }
+        let (status, text, trace) = try traced(["page", "https://origin.test/full/index.html", "--har", har.path] + CommandRun.relayArguments)
+        XCTAssertEqual(status, 0, text)
+        let writes = trace.filter { line in
+            (line.contains("open") && (line.contains("O_WRONLY") || line.contains("O_RDWR") || line.contains("O_CREAT")))
+                || ["creat(", "rename", "link(", "linkat(", "symlink", "unlink", "mkdir", "truncate("].contains { line.contains($0) }
+        }
+        XCTAssertEqual(writes.count, 1, "\(writes)")
+        XCTAssertTrue(writes.first?.contains("\"\(har.path)\"") == true, "\(writes)")
+        let entries = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(contentsOf: har)) as? [String: Any])?["log"] as? [String: Any])
+        XCTAssertEqual((entries["entries"] as? [Any])?.count, 39)
     }
 }

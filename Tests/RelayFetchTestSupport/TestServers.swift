@@ -120,5 +120,5 @@ public struct TestServerError: Error, CustomStringConvertible {
 
 /// Origin access-log fields, in the order of Samples/servers/nginx.conf.in's log_format.
 public enum OriginLogField: Int {
-    case remoteAddress = 0, method, uri, status, serverProtocol, host, proxyAuthorization, authorization, relayToken, userAgent, bytes
+    case remoteAddress = 0, method, uri, status, serverProtocol, host, proxyAuthorization, authorization, relayToken, userAgent, bytes, cookie
 }

@@ -1,0 +1,97 @@
+import Foundation
+
+/// A private, in-memory HTTP cache (RFC 9111 basics): fresh responses are reused, stale ones
+/// revalidated with ETag / Last-Modified. Only successful GETs without credentials are kept;
+/// `no-store` and `Vary` (other than Accept-Encoding) are not cached. Never written anywhere.
+final class HTTPCache: @unchecked Sendable {
+    struct Entry {
+        let response: HTTPResponse
+        let body: Data
+        let storedAt: Date
+        /// Seconds the response is fresh for; nil when it must be revalidated every time.
+        let freshFor: TimeInterval?
+        let etag: String?
+        let lastModified: String?
+    }
+
+    enum Lookup {
+        case miss
+        case fresh(Entry)
+        /// Stale: send these conditional header fields and, on 304, reuse the entry.
+        case revalidate(Entry, [(name: String, value: String)])
+    }
+
+    private let lock = NSLock()
+    private var entries: [String: Entry] = [:]
+    private let now: () -> Date
+    private let maximumBodySize: Int
+
+    init(maximumBodySize: Int = 8 << 20, clock: @escaping () -> Date = Date.init) {
+        self.maximumBodySize = maximumBodySize
+        now = clock
+    }
+
+    func lookup(_ request: HTTPRequest) -> Lookup {
+        guard Self.isCacheable(request), let entry = lock.withLock({ entries[request.url.absoluteString] }) else { return .miss }
+        if let freshFor = entry.freshFor, now().timeIntervalSince(entry.storedAt) < freshFor { return .fresh(entry) }
+        var conditions: [(name: String, value: String)] = []
+        if let etag = entry.etag { conditions.append(("If-None-Match", etag)) }
+        if let lastModified = entry.lastModified { conditions.append(("If-Modified-Since", lastModified)) }
+        return conditions.isEmpty ? .miss : .revalidate(entry, conditions)
+    }
+
+    func store(_ request: HTTPRequest, response: HTTPResponse, body: Data) {
+        guard Self.isCacheable(request), response.statusCode == 200, body.count <= maximumBodySize else { return }
+        let control = Self.directives(response.value(forHeaderField: "Cache-Control"))
+        if control.keys.contains("no-store") { return }
+        if let vary = response.value(forHeaderField: "Vary"),
+           vary.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces).lowercased() != "accept-encoding" }) { return }
+        let etag = response.value(forHeaderField: "ETag"), lastModified = response.value(forHeaderField: "Last-Modified")
+        var freshFor: TimeInterval?
+        if !control.keys.contains("no-cache") {
+            if let maxAge = control["max-age"].flatMap({ $0 }).flatMap(TimeInterval.init) {
+                freshFor = maxAge
+            } else if let expires = response.value(forHeaderField: "Expires").flatMap(HTTPDate.parse) {
+                freshFor = expires.timeIntervalSince(now())
+            }
+        }
+        guard freshFor.map({ $0 > 0 }) ?? false || etag != nil || lastModified != nil else { return }
+        let entry = Entry(response: response, body: body, storedAt: now(), freshFor: freshFor, etag: etag, lastModified: lastModified)
+        lock.withLock { entries[request.url.absoluteString] = entry }
+    }
+
+    /// After a 304: the stored entry, fresh again, with the new response's header fields merged in.
+    func refresh(_ entry: Entry, with notModified: HTTPResponse, for request: HTTPRequest) -> Entry {
+        var fields = entry.response.headerFields
+        for field in notModified.headerFields where !["content-length", "content-encoding"].contains(field.name.lowercased()) {
+            fields.removeAll { $0.name.caseInsensitiveCompare(field.name) == .orderedSame }
+            fields.append(field)
+        }
+        var response = HTTPResponse(statusCode: entry.response.statusCode, httpVersion: notModified.httpVersion, headerFields: fields,
+                                    url: notModified.url, relayHops: notModified.relayHops)
+        response.timings = notModified.timings
+        let control = Self.directives(response.value(forHeaderField: "Cache-Control"))
+        let freshFor = control.keys.contains("no-cache") ? nil : control["max-age"].flatMap({ $0 }).flatMap(TimeInterval.init)
+        let refreshed = Entry(response: response, body: entry.body, storedAt: now(), freshFor: freshFor ?? entry.freshFor,
+                              etag: response.value(forHeaderField: "ETag") ?? entry.etag,
+                              lastModified: response.value(forHeaderField: "Last-Modified") ?? entry.lastModified)
+        lock.withLock { entries[request.url.absoluteString] = refreshed }
+        return refreshed
+    }
+
+    private static func isCacheable(_ request: HTTPRequest) -> Bool {
+        request.method.uppercased() == "GET" && request.body == nil
+            && !request.headerFields.contains { ["authorization", "range"].contains($0.name.lowercased()) }
+    }
+
+    /// Cache-Control directives: name -> argument (nil when it has none).
+    static func directives(_ value: String?) -> [String: String?] {
+        var result: [String: String?] = [:]
+        for part in (value ?? "").split(separator: ",") {
+            let pieces = part.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard let name = pieces.first?.lowercased(), !name.isEmpty else { continue }
+            result[name] = pieces.count > 1 ? pieces[1].trimmingCharacters(in: CharacterSet(charactersIn: "\"")) : nil
+        }
+        return result
+    }
+}
