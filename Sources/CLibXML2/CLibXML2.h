@@ -13,6 +13,7 @@
 
 // The parser context is only touched through these accessors, never as a struct in Swift.
 static inline xmlDocPtr rf_html_ctxt_take_doc(htmlParserCtxtPtr ctxt) { xmlDocPtr doc = ctxt->myDoc; ctxt->myDoc = NULL; return doc; }
+static inline xmlDocPtr rf_html_ctxt_doc(htmlParserCtxtPtr ctxt) { return ctxt->myDoc; }
 // xmlFree is a global function-pointer variable; call it through a function.
 static inline void rf_xmlFree(void *p) { xmlFree(p); }
 

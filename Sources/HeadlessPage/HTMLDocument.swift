@@ -6,41 +6,34 @@ internal import CLibXML2
 public final class HTMLDocument: @unchecked Sendable {
     let doc: xmlDocPtr
 
+    private let ownsDocument: Bool
+
     /// Parses `data` as HTML. As in browsers, a byte-order mark wins, then `charset` (from the
     /// Content-Type header), then a `<meta charset>` in the document (libxml2 detects it).
-    public init?(data input: Data, url: URL, charset headerCharset: String? = nil) {
-        var data = input
-        var charset = headerCharset
-        for (bom, name) in [([0xEF, 0xBB, 0xBF], "UTF-8"), ([0xFE, 0xFF], "UTF-16BE"), ([0xFF, 0xFE], "UTF-16LE")] as [([UInt8], String)]
-        where data.starts(with: bom) {
-            data = data.dropFirst(bom.count)
-            charset = name
-            break
-        }
-        let options = Int32(HTML_PARSE_RECOVER.rawValue | HTML_PARSE_NOERROR.rawValue | HTML_PARSE_NOWARNING.rawValue
-                            | HTML_PARSE_NONET.rawValue | HTML_PARSE_COMPACT.rawValue)
-        guard let ctxt = htmlCreatePushParserCtxt(nil, nil, nil, 0, url.absoluteString, XML_CHAR_ENCODING_NONE) else { return nil }
-        defer { htmlFreeParserCtxt(ctxt) }
-        htmlCtxtUseOptions(ctxt, options)
-        if let charset, let handler = xmlFindCharEncodingHandler(charset) {
-            xmlSwitchToEncoding(ctxt, handler)
-        }
-        let chunk = 64 * 1024
-        data.withUnsafeBytes { raw in
-            let base = raw.bindMemory(to: CChar.self).baseAddress
-            var offset = 0
-            while offset < raw.count {
-                let count = min(chunk, raw.count - offset)
-                htmlParseChunk(ctxt, base! + offset, Int32(count), 0)
-                offset += count
-            }
-        }
-        htmlParseChunk(ctxt, nil, 0, 1)
-        guard let doc = rf_html_ctxt_take_doc(ctxt) else { return nil }
-        self.doc = doc
+    public convenience init?(data: Data, url: URL, charset: String? = nil) {
+        let parser = HTMLStreamParser(url: url, charset: charset)
+        parser.feed(data)
+        guard let document = parser.finish() else { return nil }
+        self.init(taking: document.doc)
+        document.release()
     }
 
-    deinit { xmlFreeDoc(doc) }
+    init(taking doc: xmlDocPtr) {
+        self.doc = doc
+        ownsDocument = true
+    }
+
+    /// A view of a document another owner frees (a parse still in progress).
+    init(borrowing doc: xmlDocPtr) {
+        self.doc = doc
+        ownsDocument = false
+    }
+
+    private var released = false
+    /// Gives up ownership (the document moved to another `HTMLDocument`).
+    func release() { released = true }
+
+    deinit { if ownsDocument && !released { xmlFreeDoc(doc) } }
 
     /// The root element.
     public var root: HTMLElement? { xmlDocGetRootElement(doc).map { HTMLElement(node: $0, document: self) } }

@@ -27,31 +27,33 @@ public final class PageLoader: @unchecked Sendable {
     }
 
     /// Loads `url` and everything it needs; throws only when the page itself cannot be loaded.
+    /// Subresource requests start while the HTML is still arriving.
     public func load(_ url: URL, progress: (@Sendable (PageProgress) -> Void)? = nil) async throws -> Page {
         let started = Date()
-        var (main, data, response) = try await fetchMain(url)
+        var target = url
         var refreshes = 0
-        var document = try parse(data, response: response)
-        while refreshes < options.maximumMetaRefreshes, let target = MetaRefresh.target(in: document, base: response.url) {
-            refreshes += 1
-            (main, data, response) = try await fetchMain(target)
-            document = try parse(data, response: response)
+        while true {
+            let scheduler = SubresourceScheduler(loader: self, pageURL: target, progress: progress)
+            let scanner = StreamingScanner { scheduler.submit($0) }
+            var main = PageResource(url: target, kind: .other, referrer: nil, startedAt: Date())
+            let request = HTTPRequest(url: target, headerFields: [("Accept", "text/html,application/xhtml+xml,*/*;q=0.8")])
+            let (data, response) = try await session.data(for: request) { scanner.feed($1, from: $0) }
+            await scanner.settle()
+            main.record(response: response, body: data, request: request, keepBody: options.keepBodies)
+            scheduler.markSeen(response.url)
+            let document = try parse(data, response: response)
+            // The complete document may name what the streaming pass could not see yet (the
+            // last chunk, or a page whose charset the header gave): submit it too; seen URLs are skipped.
+            scheduler.submit(SubresourceScanner.references(in: document, baseURL: response.url).map { ($0, response.url, 0) })
+            let resources = await scheduler.finish()
+            if refreshes < options.maximumMetaRefreshes, let next = MetaRefresh.target(in: document, base: response.url) {
+                refreshes += 1
+                target = next
+                continue
+            }
+            return Page(url: response.url, statusCode: response.statusCode, headerFields: response.headerFields, document: document,
+                        main: main, resources: resources, startedAt: started, loadTime: Date().timeIntervalSince(started))
         }
-        let scheduler = SubresourceScheduler(loader: self, pageURL: response.url, progress: progress)
-        scheduler.markSeen(response.url)
-        let resources = await scheduler.run(initial: SubresourceScanner.references(in: document, baseURL: response.url).map {
-            (reference: $0, referrer: response.url, depth: 0)
-        })
-        return Page(url: response.url, statusCode: response.statusCode, headerFields: response.headerFields, document: document,
-                    main: main, resources: resources, startedAt: started, loadTime: Date().timeIntervalSince(started))
-    }
-
-    private func fetchMain(_ url: URL) async throws -> (PageResource, Data, HTTPResponse) {
-        var resource = PageResource(url: url, kind: .other, referrer: nil, startedAt: Date())
-        let request = HTTPRequest(url: url, headerFields: [("Accept", "text/html,application/xhtml+xml,*/*;q=0.8")])
-        let (data, response) = try await session.data(for: request)
-        resource.record(response: response, body: data, request: request, keepBody: options.keepBodies)
-        return (resource, data, response)
     }
 
     func parse(_ data: Data, response: HTTPResponse) throws -> HTMLDocument {

@@ -1,57 +1,77 @@
 import Foundation
 import RelayFetch
 
-/// Loads subresources concurrently within the overall and per-origin limits; style sheets and
-/// frames it loads are scanned in turn. Each URL is loaded once per page.
+/// Loads subresources concurrently within the overall and per-origin limits, as they are
+/// submitted (while the HTML still streams in, and as style sheets and frames are scanned).
+/// Each URL is loaded once per page.
 final class SubresourceScheduler: @unchecked Sendable {
     typealias Job = (reference: SubresourceReference, referrer: URL, depth: Int)
 
     private let loader: PageLoader
     private let pageURL: URL
     private let progress: (@Sendable (PageProgress) -> Void)?
+    private let limits: ConcurrencyLimits
     private let lock = NSLock()
     private var seen: Set<URL> = []
     private var finished: [PageResource] = []
     private var discovered = 0
     private var bytes = 0
+    private var active = 0
+    private var closed = false
+    private var idle: CheckedContinuation<Void, Never>?
 
     init(loader: PageLoader, pageURL: URL, progress: (@Sendable (PageProgress) -> Void)?) {
         self.loader = loader
         self.pageURL = pageURL
         self.progress = progress
+        limits = ConcurrencyLimits(total: loader.options.maximumConcurrentRequests,
+                                   perOrigin: loader.options.maximumConcurrentRequestsPerOrigin)
     }
 
     func markSeen(_ url: URL) { lock.withLock { _ = seen.insert(url) } }
 
-    /// Loads `initial` and whatever they lead to; returns the resources in the order they finished.
-    func run(initial: [Job]) async -> [PageResource] {
-        let limits = ConcurrencyLimits(total: loader.options.maximumConcurrentRequests,
-                                       perOrigin: loader.options.maximumConcurrentRequestsPerOrigin)
-        await withTaskGroup(of: [Job].self) { group in
-            var pending = fresh(initial)
-            while true {
-                while let job = pending.first {
-                    pending.removeFirst()
-                    group.addTask { [self] in
-                        await limits.acquire(job.reference.url)
-                        defer { Task { await limits.release(job.reference.url) } }
-                        return await load(job)
-                    }
-                }
-                guard let more = await group.next() else { break }
-                pending += fresh(more)
+    /// Starts loading the jobs whose URLs were not seen before. Thread-safe.
+    func submit(_ jobs: [Job]) {
+        let fresh: [Job] = lock.withLock {
+            let new = jobs.filter { seen.insert($0.reference.url).inserted }
+            discovered += new.count
+            active += new.count
+            return new
+        }
+        for job in fresh {
+            Task { [self] in
+                await limits.acquire(job.reference.url)
+                let more = await load(job)
+                await limits.release(job.reference.url)
+                submit(more)
+                jobDone()
             }
+        }
+    }
+
+    /// Waits until everything submitted (and everything it led to) has loaded; no more
+    /// submissions are expected. Returns the resources in the order they finished.
+    func finish() async -> [PageResource] {
+        await withCheckedContinuation { continuation in
+            let done: Bool = lock.withLock {
+                closed = true
+                if active == 0 { return true }
+                idle = continuation
+                return false
+            }
+            if done { continuation.resume() }
         }
         return lock.withLock { finished }
     }
 
-    /// The jobs whose URLs were not loaded (or queued) before.
-    private func fresh(_ jobs: [Job]) -> [Job] {
-        lock.withLock {
-            let new = jobs.filter { seen.insert($0.reference.url).inserted }
-            discovered += new.count
-            return new
+    private func jobDone() {
+        let waiter: CheckedContinuation<Void, Never>? = lock.withLock {
+            active -= 1
+            guard active == 0, closed, let waiter = idle else { return nil }
+            idle = nil
+            return waiter
         }
+        waiter?.resume()
     }
 
     private func load(_ job: Job) async -> [Job] {

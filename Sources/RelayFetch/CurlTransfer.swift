@@ -27,6 +27,8 @@ final class CurlTransfer: @unchecked Sendable {
     private var tunnelFailure: RelayError?
 
     var continuation: CheckedContinuation<(Data, HTTPResponse), Error>?
+    /// Receives the body of a successful (2xx) final response as it arrives, on the curl thread.
+    var onBodyChunk: (@Sendable (URL, Data) -> Void)?
 
     init(request: HTTPRequest, route: Route, configuration: Session.Configuration) throws(FetchError) {
         guard let easy = curl_easy_init() else { throw FetchError(.transfer("libcurl could not create a handle")) }
@@ -120,6 +122,9 @@ final class CurlTransfer: @unchecked Sendable {
             return false
         }
         pointer.withMemoryRebound(to: UInt8.self, capacity: count) { body.append($0, count: count) }
+        if let onBodyChunk, Self.isSuccessStatusLine(headerLines.first) {
+            onBodyChunk(request.url, Data(bytes: pointer, count: count))
+        }
         return true
     }
 
@@ -183,6 +188,13 @@ final class CurlTransfer: @unchecked Sendable {
         timings.receive = max(0, total - firstByte)
         timings.total = total
         return timings
+    }
+
+    /// "HTTP/2 200", "HTTP/1.1 204 No Content"...
+    private static func isSuccessStatusLine(_ line: String?) -> Bool {
+        guard let line else { return false }
+        let parts = line.split(separator: " ")
+        return parts.count >= 2 && parts[1].hasPrefix("2")
     }
 
     static func parseHeaderFields(_ lines: [String]) -> [(name: String, value: String)] {

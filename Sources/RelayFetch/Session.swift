@@ -39,13 +39,15 @@ public final class Session: @unchecked Sendable {
         try await data(for: HTTPRequest(url: url))
     }
 
-    /// Sends `request`, following redirects as configured.
-    public func data(for request: HTTPRequest) async throws -> (Data, HTTPResponse) {
+    /// Sends `request`, following redirects as configured. `onBodyChunk` receives the final
+    /// response's URL and body piece by piece while it arrives (for streaming parsers), on
+    /// another thread.
+    public func data(for request: HTTPRequest, onBodyChunk: (@Sendable (URL, Data) -> Void)? = nil) async throws -> (Data, HTTPResponse) {
         var current = request
         var visited: Set<String> = [request.url.absoluteString]
         var redirects = 0
         while true {
-            let (body, response) = try await exchange(current)
+            let (body, response) = try await exchange(current, onBodyChunk: onBodyChunk)
             guard Self.isRedirect(response.statusCode), configuration.maximumRedirects > 0,
                   let location = response.value(forHeaderField: "Location"),
                   let next = URL(string: location, relativeTo: current.url)?.absoluteURL else {
@@ -64,7 +66,7 @@ public final class Session: @unchecked Sendable {
 
     /// One exchange, routed by the host's relay configuration, through the session's store:
     /// cookies go out and come back, fresh responses come from the cache, stale ones revalidate.
-    private func exchange(_ original: HTTPRequest) async throws -> (Data, HTTPResponse) {
+    private func exchange(_ original: HTTPRequest, onBodyChunk: (@Sendable (URL, Data) -> Void)?) async throws -> (Data, HTTPResponse) {
         let route = try route(for: original.url)
         let store = configuration.dataStore
         var request = original
@@ -77,16 +79,19 @@ public final class Session: @unchecked Sendable {
             var response = entry.response
             response.fromCache = true
             response.timings = HTTPTimings()
+            onBodyChunk?(request.url, entry.body)
             return (entry.body, response)
         }
         if case .revalidate(_, let conditions) = lookup { request.headerFields += conditions }
         let transfer = try CurlTransfer(request: request, route: route, configuration: configuration)
+        transfer.onBodyChunk = onBodyChunk
         let (body, response) = try await engine.perform(transfer)
         let setCookies = response.headerFields.filter { $0.name.lowercased() == "set-cookie" }.map(\.value)
         store.cookieJar.store(setCookieValues: setCookies, from: response.url)
         if response.statusCode == 304, case .revalidate(let entry, _) = lookup {
             var refreshed = store.httpCache.refresh(entry, with: response, for: request).response
             refreshed.fromCache = true
+            onBodyChunk?(request.url, entry.body)
             return (entry.body, refreshed)
         }
         store.httpCache.store(request, response: response, body: body)

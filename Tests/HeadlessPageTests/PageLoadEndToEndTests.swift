@@ -73,3 +73,23 @@ final class PageLoadEndToEndTests: XCTestCase {
         }
     }
 }
+
+/// The preload scanner: subresources named early in a slowly arriving page start before its
+/// last byte (Samples/site/slow trickles in at 16 KB/s).
+final class StreamingDiscoveryTests: XCTestCase {
+    override func setUpWithError() throws { try TestServers.ensureRunning() }
+
+    func testEarlySubresourcesStartWhileTheHTMLIsStillArriving() async throws {
+        let session = try Session(configuration: TestServers.configuration(hops: [TestServers.relayHop()]))
+        defer { session.invalidate() }
+        let page = try await PageLoader(session: session).load(URL(string: "https://origin.test/slow/index.html")!)
+        let htmlDone = page.main.startedAt.addingTimeInterval(page.main.duration)
+        XCTAssertGreaterThan(page.main.duration, 1.0, "the page should trickle in")
+        let early = try XCTUnwrap(page.resources.first { $0.url.path == "/slow/early.svg" })
+        let sheet = try XCTUnwrap(page.resources.first { $0.url.path == "/slow/early.css" })
+        XCTAssertLessThan(early.startedAt, htmlDone.addingTimeInterval(-0.5), "early.svg must start well before the HTML ends")
+        XCTAssertLessThan(sheet.startedAt.addingTimeInterval(sheet.duration), htmlDone, "early.css is done before the HTML is")
+        XCTAssertNotNil(page.resources.first { $0.url.path == "/slow/late.svg" })
+        XCTAssertEqual(page.resources.count, 3)
+    }
+}
