@@ -24,7 +24,7 @@ let package = Package(
         .target(name: "RelayFetch", dependencies: ["RelayTransport", "CCurl", "CLibXML2", "CPSL"]),
         .target(name: "RelayProfiles", dependencies: ["RelayFetch", "COpenSSL"]),
         .target(name: "HeadlessPage", dependencies: ["RelayFetch", "CLibXML2"]),
-        .target(name: "WebArchive", dependencies: ["HeadlessPage"]),
+        .target(name: "WebArchive", dependencies: ["HeadlessPage", "COpenSSL"]),
         .target(name: "RelayFetchCLI", dependencies: ["RelayFetch", "RelayProfiles", "HeadlessPage", "WebArchive"]),
         .executableTarget(name: "relayfetch", dependencies: ["RelayFetchCLI"]),
         // Benchmarks against peers measured in the same run (Benchmarks/run.sh); not a test.

@@ -19,6 +19,7 @@ struct PageCommand {
     Options:
       --json                   print a JSON summary (URL, status, every resource) to stdout
       --har FILE               write the load as HAR 1.2 (with a _relayChain per entry)
+      --warc FILE              write the load as WARC 1.1 (request and response records)
       --frame-depth N          how deep nested frames are loaded (default 2)
       -h, --help               show this help
     Relay options:
@@ -32,6 +33,7 @@ struct PageCommand {
     var relay = RelayOptions()
     var json = false
     var harPath: String?
+    var warcPath: String?
     var frameDepth = 2
 
     static func parse(_ arguments: [String]) throws -> PageCommand? {
@@ -45,6 +47,7 @@ struct PageCommand {
             case "-h", "--help": return nil
             case "--json": command.json = true
             case "--har": command.harPath = try scanner.value()
+            case "--warc": command.warcPath = try scanner.value()
             case "--frame-depth":
                 let text = try scanner.value()
                 guard let depth = Int(text), depth >= 0 else { throw UsageError("--frame-depth needs a number 0 or more, not \"\(text)\"") }
@@ -74,6 +77,7 @@ struct PageCommand {
         defer { session.invalidate() }
         var options = PageLoader.Options()
         options.frameDepth = frameDepth
+        options.keepBodies = warcPath != nil
         let showProgress = isatty(STDERR_FILENO) == 1
         let page: Page
         do {
@@ -85,11 +89,12 @@ struct PageCommand {
             io.log("relayfetch: error: \(error)")
             return 1
         }
-        if let harPath {
+        let archives: [(String?, () throws -> Data)] = [(harPath, { try HARWriter.data(for: page) }), (warcPath, { WARCWriter.data(for: page) })]
+        for case let (path?, make) in archives {
             do {
-                try HARWriter.data(for: page).write(to: URL(fileURLWithPath: harPath))
+                try make().write(to: URL(fileURLWithPath: path))
             } catch {
-                io.log("relayfetch: error: cannot write \(harPath): \(error.localizedDescription)")
+                io.log("relayfetch: error: cannot write \(path): \(error.localizedDescription)")
                 return 1
             }
         }

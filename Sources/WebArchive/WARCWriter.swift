@@ -1,0 +1,95 @@
+import Foundation
+import HeadlessPage
+import RelayFetch
+internal import COpenSSL
+
+/// Writes a page load as WARC 1.1 (ISO 28500:2017): a warcinfo record, then a request and a
+/// response record per exchange, with WARC-Target-URI, WARC-Date and SHA-1 block and payload
+/// digests. Bodies are stored decoded, so Content-Encoding is dropped and Content-Length fixed.
+public enum WARCWriter {
+    public static func data(for page: Page, software: String = "relayfetch/\(RelayFetchVersion.current)") -> Data {
+        var output = Data()
+        let fields = "software: \(software)\r\nformat: WARC File Format 1.1\r\nconformsTo: http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/\r\n"
+        output += record(type: "warcinfo", headers: [("Content-Type", "application/warc-fields")], block: Data(fields.utf8), date: page.startedAt)
+        for resource in [page.main] + page.resources where resource.statusCode != nil {
+            let responseID = recordID()
+            let requestBlock = requestHead(resource)
+            output += record(type: "request", headers: [("WARC-Target-URI", resource.url.absoluteString), ("WARC-Concurrent-To", responseID),
+                                                        ("Content-Type", "application/http;msgtype=request")],
+                             block: requestBlock, date: resource.startedAt)
+            let payload = resource.body ?? Data()
+            let block = responseHead(resource, payloadSize: payload.count) + payload
+            output += record(type: "response", headers: [("WARC-Target-URI", resource.url.absoluteString),
+                                                         ("WARC-Payload-Digest", digest(payload)),
+                                                         ("Content-Type", "application/http;msgtype=response")],
+                             block: block, date: resource.startedAt, id: responseID)
+        }
+        return output
+    }
+
+    private static func record(type: String, headers: [(String, String)], block: Data, date: Date, id: String = recordID()) -> Data {
+        var head = "WARC/1.1\r\nWARC-Type: \(type)\r\nWARC-Record-ID: \(id)\r\nWARC-Date: \(warcDate(date))\r\n"
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
+        head += "WARC-Block-Digest: \(digest(block))\r\nContent-Length: \(block.count)\r\n\r\n"
+        return Data(head.utf8) + block + Data("\r\n\r\n".utf8)
+    }
+
+    private static func requestHead(_ resource: PageResource) -> Data {
+        var components = URLComponents(url: resource.url, resolvingAgainstBaseURL: false)
+        let target = (components?.percentEncodedPath.isEmpty == false ? components!.percentEncodedPath : "/")
+            + (components?.percentEncodedQuery.map { "?\($0)" } ?? "")
+        components = nil
+        var text = "GET \(target) HTTP/1.1\r\nHost: \(resource.url.host ?? "")\(resource.url.port.map { ":\($0)" } ?? "")\r\n"
+        for field in resource.requestHeaderFields { text += "\(field.name): \(field.value)\r\n" }
+        return Data((text + "\r\n").utf8)
+    }
+
+    /// The response head as HTTP/1.1 (how WARC records HTTP, whatever version carried it).
+    private static func responseHead(_ resource: PageResource, payloadSize: Int) -> Data {
+        let status = resource.statusCode ?? 0
+        var text = "HTTP/1.1 \(status) \(reason(status))\r\n"
+        for field in resource.responseHeaderFields where !["content-encoding", "content-length", "transfer-encoding"].contains(field.name.lowercased()) {
+            text += "\(field.name): \(field.value)\r\n"
+        }
+        text += "Content-Length: \(payloadSize)\r\n\r\n"
+        return Data(text.utf8)
+    }
+
+    private static func reason(_ status: Int) -> String {
+        [200: "OK", 204: "No Content", 206: "Partial Content", 301: "Moved Permanently", 302: "Found", 303: "See Other",
+         304: "Not Modified", 307: "Temporary Redirect", 308: "Permanent Redirect", 400: "Bad Request", 403: "Forbidden",
+         404: "Not Found", 500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable"][status] ?? "Status"
+    }
+
+    private static func recordID() -> String { "<urn:uuid:\(UUID().uuidString.lowercased())>" }
+
+    private static func warcDate(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.string(from: date)
+    }
+
+    /// "sha1:" + base32 of the SHA-1, as WARC digests are written.
+    static func digest(_ data: Data) -> String {
+        var hash = [UInt8](repeating: 0, count: 20)
+        data.withUnsafeBytes { _ = SHA1($0.bindMemory(to: UInt8.self).baseAddress, $0.count, &hash) }
+        return "sha1:" + base32(hash)
+    }
+
+    static func base32(_ bytes: [UInt8]) -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")
+        var output = ""
+        var buffer = 0, bits = 0
+        for byte in bytes {
+            buffer = (buffer << 8) | Int(byte)
+            bits += 8
+            while bits >= 5 {
+                output.append(alphabet[(buffer >> (bits - 5)) & 31])
+                bits -= 5
+            }
+        }
+        if bits > 0 { output.append(alphabet[(buffer << (5 - bits)) & 31]) }
+        while output.count % 8 != 0 { output.append("=") }
+        return output
+    }
+}
