@@ -1,2 +1,0 @@
-import XCTest
-final class PlaceholderOHTTPTests: XCTestCase { func testNothing() {} }
