@@ -13,6 +13,8 @@ apt_packages=(
   squid-openssl nginx-light nghttp2-proxy openssl
   # test tooling: disk-avoidance checks, addresses, process checks
   strace iproute2 procps
+  # Debian's Python for the venv of PyPI test servers (the OHTTP gateway)
+  python3 python3-venv
 )
 
 log() { printf 'setup: %s\n' "$*"; }
@@ -48,19 +50,48 @@ install_apt_packages() {
   log "apt: installed ${#missing[@]} packages"
 }
 
-# PyPI dependencies (the HTTP/3 relay, the OAuth identity provider, archive validators) go into
-# a venv at .build/venv, never system-wide. Add them to python_packages when a test needs them.
+# PyPI dependencies (the OHTTP gateway, archive validators; later perhaps the HTTP/3 relay, the
+# OAuth identity provider) go into a venv at .build/venv, never system-wide. Pin every
+# package, dependencies included, so each machine gets the same set; add to python_packages when
+# a test needs more. A stamp file in the venv holds the list it was installed from: when it
+# matches, nothing is asked of PyPI.
 install_python_packages() {
-  local venv="$repo/.build/venv"
-  local python_packages=()
-  if [[ ${#python_packages[@]} -eq 0 ]]; then
-    log "python: no PyPI packages needed yet (venv would be $venv)"
+  local venv=$repo/.build/venv
+  local stamp=$venv/relayfetch-requirements.txt
+  local python_packages=(
+    # HPKE for the OHTTP gateway (Samples/servers/ohttp_gateway.py), and what it pulls in
+    pyhpke==0.6.5 cryptography==50.0.2 cffi==2.1.1 pycparser==3.12
+    # independent HAR and WARC validators (Tests/HeadlessPageTests/ArchiveValidationTests.swift)
+    warcio==1.8.1 haralyzer==2.4.0 cached-property==2.0.1 python-dateutil==4.0.0 six==1.17.0
+    tzdata==2026.6
+  )
+  local wanted
+  wanted=$(printf '%s\n' "${python_packages[@]}")
+  # Debian's interpreter, whatever python3 comes first on PATH (pyenv, a CI image's own build).
+  local python=/usr/bin/python3
+  [[ -x $python ]] || { log "python: $python is missing (apt package python3)" >&2; exit 1; }
+
+  if [[ -x $venv/bin/python && $(cat "$stamp" 2>/dev/null) == "$wanted" ]] &&
+    grep -qsx 'home = /usr/bin' "$venv/pyvenv.cfg"; then
+    log "python: all ${#python_packages[@]} PyPI packages already installed in $venv"
     return
   fi
-  # Placeholder for when python_packages is not empty: needs python3-venv in apt_packages.
-  [[ -x $venv/bin/python ]] || { log "python: creating venv $venv"; python3 -m venv "$venv"; }
+  # A venv made by another interpreter, or one whose interpreter is gone, is made anew.
+  if [[ -d $venv ]] && ! { grep -qsx 'home = /usr/bin' "$venv/pyvenv.cfg" &&
+    "$venv/bin/python" -c '' 2>/dev/null; }; then
+    log "python: $venv was not made by $python or is broken; recreating it"
+    rm -rf "$venv"
+  fi
+  if [[ ! -x $venv/bin/python ]]; then
+    log "python: creating venv $venv"
+    "$python" -m venv "$venv"
+  fi
   log "python: installing ${python_packages[*]}"
-  "$venv/bin/pip" install -q "${python_packages[@]}"
+  rm -f "$stamp"
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-input \
+    "${python_packages[@]}"
+  printf '%s\n' "$wanted" >"$stamp"
+  log "python: installed ${#python_packages[@]} PyPI packages in $venv"
 }
 
 install_apt_packages

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Starts, stops and reports the real servers relayfetch's end-to-end tests talk to, all on
-# loopback: relays A and B (squid: HTTPS CONNECT, each fronted by nghttpx for HTTP/2 CONNECT)
-# and two TLS + HTTP/2 origins (nginx).
+# loopback: relays A and B (squid: HTTPS CONNECT, each fronted by nghttpx for HTTP/2 CONNECT),
+# two TLS + HTTP/2 origins (nginx), and Oblivious HTTP (RFC 9458): a relay (the same nginx) in
+# front of a gateway (Samples/servers/ohttp_gateway.py, run by the venv of scripts/setup.sh).
 # Usage: scripts/test-servers.sh start|stop|status
 # State (PKI, rendered configs, logs, pids): ${RELAYFETCH_SERVERS_DIR:-<repo>/.build/test-servers}
 set -euo pipefail
@@ -10,19 +11,26 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 templates=$repo/Samples/servers
 dir=${RELAYFETCH_SERVERS_DIR:-$repo/.build/test-servers}
 pki=$dir/pki
+venv=$repo/.build/venv
 start_timeout=15
 
-# Each server has a state subdirectory of its own name (relay A's squid keeps "squid").
-servers=(squid squid-b nghttpx-a nghttpx-b nginx)
+# Each server has a state subdirectory of its own name (relay A's squid keeps "squid"), except
+# where server_state names another.
+servers=(squid squid-b nghttpx-a nghttpx-b ohttp-gateway nginx)
 declare -A server_comm=(
   [squid]=squid [squid-b]=squid [nghttpx-a]=nghttpx [nghttpx-b]=nghttpx [nginx]=nginx
+  [ohttp-gateway]=python
 )
+# For servers whose process name says little: an argument their command line must hold.
+declare -A server_arg=([ohttp-gateway]=ohttp_gateway.py)
+declare -A server_state=([ohttp-gateway]=ohttp)
 declare -A server_ports=(
   [squid]="127.0.0.11:3128 127.0.0.11:3129 127.0.0.11:3130"
   [squid-b]="127.0.0.12:3128 127.0.0.12:3129 127.0.0.12:3130"
   [nghttpx-a]="127.0.0.11:4433"
   [nghttpx-b]="127.0.0.12:4433"
-  [nginx]="127.0.0.21:443 127.0.0.22:443"
+  [nginx]="127.0.0.21:443 127.0.0.22:443 127.0.0.30:443"
+  [ohttp-gateway]="127.0.0.31:8081"
 )
 declare -A server_logs=(
   [squid]="squid/cache.log squid/stdout.log"
@@ -30,6 +38,7 @@ declare -A server_logs=(
   [nghttpx-a]="nghttpx-a/stdout.log"
   [nghttpx-b]="nghttpx-b/stdout.log"
   [nginx]="nginx/error.log nginx/stdout.log"
+  [ohttp-gateway]="ohttp/stdout.log"
 )
 # Relays: letter, address, token.
 declare -A relay_addr=([a]=127.0.0.11 [b]=127.0.0.12)
@@ -39,6 +48,8 @@ log() { printf 'test-servers: %s\n' "$*"; }
 die() { log "$*" >&2; exit 1; }
 
 pid_file() { printf '%s/run/%s.pid' "$dir" "$1"; }
+
+state_dir() { printf '%s/%s' "$dir" "${server_state[$1]:-$1}"; }
 
 # True while PID runs. A zombie counts as gone: servers outlive this script, so their parent is
 # init, which may take a second or more to reap them.
@@ -59,6 +70,7 @@ server_pid() {
   local comm
   { read -r comm <"/proc/$pid/comm"; } 2>/dev/null || return 1
   [[ $comm == "${server_comm[$1]}" ]] || return 1
+  [[ -z ${server_arg[$1]:-} ]] || grep -qaF -- "${server_arg[$1]}" "/proc/$pid/cmdline" || return 1
   printf '%s\n' "$pid"
 }
 
@@ -122,6 +134,7 @@ make_pki() {
   mkdir -p "$pki"
   [[ -s $pki/ca.pem && -s $pki/ca.key ]] || make_ca
   make_leaf relay relay.test "IP:127.0.0.11, IP:127.0.0.12, DNS:relay.test"
+  make_leaf ohttp-relay ohttp-relay.test "IP:127.0.0.30, DNS:ohttp-relay.test"
   make_leaf origin origin.test \
     "DNS:origin.test, DNS:origin2.test, DNS:www.origin.test, DNS:*.origin.test, DNS:internal.test, DNS:public.test, IP:127.0.0.21, IP:127.0.0.22"
   # squid may re-read its key after dropping privileges to proxy.
@@ -174,6 +187,7 @@ prepare_nginx() {
   mkdir -p "$dir/nginx/tmp"
   render nginx.conf.in "$dir/nginx/nginx.conf"
   render origin-locations.conf.in "$dir/nginx/origin-locations.conf"
+  render ohttp-relay.conf.in "$dir/nginx/ohttp-relay.conf"
   local big=$dir/nginx/big
   if [[ ! -f $big || $(stat -c %s "$big") -ne 1048576 ]]; then
     # Deterministic and incompressible: AES-CTR keystream with an all-zero key.
@@ -183,7 +197,12 @@ prepare_nginx() {
   fi
 }
 
-templates_sum() { cat "$templates"/* | cksum; }
+prepare_gateway() {
+  mkdir -p "$(state_dir ohttp-gateway)"
+}
+
+# Every file of Samples/servers (not directories such as a stray __pycache__).
+templates_sum() { find "$templates" -maxdepth 1 -type f -print0 | sort -z | xargs -0 cat | cksum; }
 
 # --- processes ----------------------------------------------------------------------------
 
@@ -198,9 +217,19 @@ launch() {
       ((fd <= 2)) || eval "exec $fd>&-" 2>/dev/null || true
     done
     # Not a process group leader, so setsid execs in place and $! is the server's pid.
-    exec setsid "$@" </dev/null >>"$dir/$name/stdout.log" 2>&1
+    exec setsid "$@" </dev/null >>"$(state_dir "$name")/stdout.log" 2>&1
   ) &
-  echo $! >"$(pid_file "$name")"
+  local pid=$! shell comm i
+  echo "$pid" >"$(pid_file "$name")"
+  # Return once the subshell has become the server, so that a readiness check on a busy machine
+  # never takes a server still being launched (named like this shell, then setsid) for one that
+  # exited.
+  read -r shell <"/proc/$$/comm"
+  for ((i = 0; i < 500; i++)); do
+    { read -r comm <"/proc/$pid/comm"; } 2>/dev/null || break
+    [[ $comm == "$shell" || $comm == setsid ]] || break
+    sleep 0.01
+  done
 }
 
 # Log sizes before this start, so a failure shows only what this start wrote.
@@ -240,12 +269,23 @@ not_ready() {
   done
 }
 
+# What became of a server's process, for a start that failed.
+describe_pid() {
+  local pid comm
+  pid=$(cat "$(pid_file "$1")" 2>/dev/null) || { printf 'no pid file'; return; }
+  if { read -r comm <"/proc/$pid/comm"; } 2>/dev/null && alive "$pid"; then
+    printf "pid %s runs '%s', not %s" "$pid" "$comm" "${server_comm[$1]}"
+  else
+    printf 'pid %s is gone' "$pid"
+  fi
+}
+
 wait_ready() {
   local deadline=$((${EPOCHREALTIME//[!0-9]/} + start_timeout * 1000000)) pending name
   while pending=$(not_ready) && [[ -n $pending ]]; do
     for name in "${servers[@]}"; do
       if grep -qx "$name:down" <<<"$pending"; then
-        log "$name exited during start-up" >&2
+        log "$name exited during start-up ($(describe_pid "$name"))" >&2
         show_logs "$name"
         return 1
       fi
@@ -302,11 +342,17 @@ test-servers: relay B   https://127.0.0.12:3129 (squid, HTTP/1.1; also http://12
                         needs header 'Proxy-Authorization: Bearer relay-token-B', else 407
 test-servers: origin A  https://origin.test, https://www.origin.test (127.0.0.21:443, h2)
 test-servers: origin B  https://origin2.test (127.0.0.22:443, h2)
-                        origin names resolve through the relays only
-test-servers: CA        $pki/ca.pem (relay and origin certificates)
+                        origin names resolve through the relays (and the OHTTP gateway) only
+test-servers: OHTTP     relay    https://127.0.0.30/relay (nginx, h2 or HTTP/1.1; POST message/ohttp-req)
+                                 /relay-tamper (one bit of each response flipped), /ohttp-keys
+                        gateway  http://127.0.0.31:8081/gateway (key id 1, X25519, HKDF-SHA256 with
+                                 AES-128-GCM or ChaCha20-Poly1305); reaches origins from 127.0.0.32
+                        keys     $dir/ohttp/keys.bin (application/ohttp-keys), GET /ohttp-keys
+test-servers: CA        $pki/ca.pem (relay, OHTTP relay and origin certificates)
 test-servers: logs      relay A  $dir/squid/access.log $dir/nghttpx-a/access.log
                         relay B  $dir/squid-b/access.log $dir/nghttpx-b/access.log
                         origins  $dir/nginx/origin-a.log $dir/nginx/origin-b.log
+                        OHTTP    $dir/nginx/ohttp-relay.log $dir/ohttp/gateway.log
 EOF
 }
 
@@ -334,6 +380,8 @@ cmd_start() {
         die "$port is already taken by a process this script did not start (ss -ltnp shows which)"
     done
   done
+  [[ -x $venv/bin/python ]] ||
+    die "no Python venv at $venv for the OHTTP gateway: run scripts/setup.sh"
 
   trap 'log "start failed; stopping what was started" >&2; stop_all' EXIT
   make_pki
@@ -342,6 +390,7 @@ cmd_start() {
   prepare_nghttpx nghttpx-a a
   prepare_nghttpx nghttpx-b b
   prepare_nginx
+  prepare_gateway
   mark_logs
   # squid names its /dev/shm segments after the service name (letters and digits only): one per
   # state directory and relay.
@@ -351,6 +400,9 @@ cmd_start() {
   launch squid-b squid -n "${service}b" -N -f "$dir/squid-b/squid.conf"
   launch nghttpx-a nghttpx --conf "$dir/nghttpx-a/nghttpx.conf"
   launch nghttpx-b nghttpx --conf "$dir/nghttpx-b/nghttpx.conf"
+  launch ohttp-gateway "$venv/bin/python" -u -B "$templates/ohttp_gateway.py" \
+    --listen 127.0.0.31:8081 --state "$(state_dir ohttp-gateway)" --ca "$pki/ca.pem" \
+    --source 127.0.0.32
   launch nginx nginx -e "$dir/nginx/error.log" -p "$dir/nginx/" -c "$dir/nginx/nginx.conf"
   wait_ready
   trap - EXIT
