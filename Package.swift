@@ -21,7 +21,7 @@ let package = Package(
 
         .target(name: "RelayTransport", dependencies: ["CLinux", "COpenSSL", "CNghttp2", "CNgtcp2", "CNghttp3"]),
         .target(name: "ObliviousHTTP", dependencies: ["COpenSSL"]),
-        .target(name: "RelayFetch", dependencies: ["RelayTransport", "CCurl", "CLibXML2", "CPSL"]),
+        .target(name: "RelayFetch", dependencies: ["RelayTransport", "ObliviousHTTP", "CCurl", "CLibXML2", "CPSL"]),
         .target(name: "RelayProfiles", dependencies: ["RelayFetch", "COpenSSL"]),
         .target(name: "HeadlessPage", dependencies: ["RelayFetch", "CLibXML2"]),
         .target(name: "WebArchive", dependencies: ["HeadlessPage", "COpenSSL"]),

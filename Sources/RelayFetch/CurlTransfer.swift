@@ -85,8 +85,9 @@ final class CurlTransfer: @unchecked Sendable {
         if let body = request.body {
             requestBody = [UInt8](body)
             setLong(CURLOPT_POST, 1)
-            _ = requestBody.withUnsafeBufferPointer { rf_curl_easy_setopt_ptr(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: $0.baseAddress)) }
+            // The size first: without it libcurl would take the (binary) body for a C string.
             _ = rf_curl_easy_setopt_off(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(requestBody.count))
+            _ = requestBody.withUnsafeBufferPointer { rf_curl_easy_setopt_ptr(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: $0.baseAddress)) }
         }
         var headers: UnsafeMutablePointer<curl_slist>?
         for field in request.headerFields { headers = curl_slist_append(headers, "\(field.name): \(field.value)") }

@@ -14,6 +14,8 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
         case redirectLoop(String)
         case responseTooLarge(limit: Int)
         case timedOut(Double)
+        /// An Oblivious HTTP exchange failed (relay refused, bad key, response not authentic).
+        case oblivious(String)
     }
 
     public let code: Code
@@ -37,6 +39,7 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
         case .redirectLoop(let url): return "redirect loop at \(url)"
         case .responseTooLarge(let limit): return "response larger than the limit of \(limit) bytes"
         case .timedOut(let seconds): return "timed out after \(seconds) s"
+        case .oblivious(let why): return "Oblivious HTTP: \(why)"
         }
     }
 }

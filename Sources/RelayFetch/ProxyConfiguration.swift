@@ -18,9 +18,22 @@ public struct ProxyConfiguration: Sendable, Hashable {
     /// Host names never covered (exact), as profiles' `Excluded FQDNs` say; wins over matched.
     public var excludedFQDNs: [String] = []
 
+    /// Oblivious HTTP parameters, when this configuration is an OHTTP one.
+    public private(set) var obliviousHTTP: ObliviousHTTPRelay?
+
     /// A configuration that sends all traffic through `relayHops`.
     public init(relayHops: [RelayHop]) {
         self.relayHops = relayHops
+    }
+
+    /// An Oblivious HTTP configuration (RFC 9458), as Apple has it: requests to `matchDomains`
+    /// become Binary HTTP, are encrypted to the gateway's key and POSTed (`message/ohttp-req`)
+    /// to `relayResourcePath` on the relay, which sees who but not what; the gateway sees what
+    /// but not who. `relayHops` (empty here) may be set to reach the relay through a chain.
+    public init(obliviousHTTPRelay relay: RelayHop, relayResourcePath: String, gatewayKeyConfig: Data, matchDomains: [String]) {
+        relayHops = []
+        self.matchDomains = matchDomains
+        obliviousHTTP = ObliviousHTTPRelay(relay: relay, relayResourcePath: relayResourcePath, gatewayKeyConfig: gatewayKeyConfig)
     }
 
     /// True when `host` is routed through this configuration's relays.
@@ -28,6 +41,15 @@ public struct ProxyConfiguration: Sendable, Hashable {
         DomainMatcher.covers(host: host, match: matchDomains, exclude: excludedDomains,
                              matchExactly: matchFQDNs, excludeExactly: excludedFQDNs)
     }
+}
+
+/// Where an Oblivious HTTP configuration sends its encapsulated requests, and to whom.
+public struct ObliviousHTTPRelay: Sendable, Hashable {
+    public var relay: ProxyConfiguration.RelayHop
+    /// The path on the relay's endpoint that takes `message/ohttp-req` POSTs, e.g. "/relay".
+    public var relayResourcePath: String
+    /// The gateway's key configuration: one, or an `application/ohttp-keys` list.
+    public var gatewayKeyConfig: Data
 }
 
 /// Suffix matching of host names on label boundaries, as Apple's relay domains are matched.

@@ -83,9 +83,17 @@ public final class Session: @unchecked Sendable {
             return (entry.body, response)
         }
         if case .revalidate(_, let conditions) = lookup { request.headerFields += conditions }
-        let transfer = try CurlTransfer(request: request, route: route, configuration: configuration)
-        transfer.onBodyChunk = onBodyChunk
-        let (body, response) = try await engine.perform(transfer)
+        let (body, response): (Data, HTTPResponse)
+        if case .oblivious(let oblivious) = route {
+            let (post, context) = try ObliviousExchange.encapsulate(request, route: oblivious)
+            let (sealed, relayResponse) = try await engine.perform(try CurlTransfer(request: post, route: oblivious.carrier, configuration: configuration))
+            (body, response) = try ObliviousExchange.decapsulate(sealed, relayResponse: relayResponse, context: context, for: request, route: route)
+            onBodyChunk?(request.url, body)
+        } else {
+            let transfer = try CurlTransfer(request: request, route: route, configuration: configuration)
+            transfer.onBodyChunk = onBodyChunk
+            (body, response) = try await engine.perform(transfer)
+        }
         let setCookies = response.headerFields.filter { $0.name.lowercased() == "set-cookie" }.map(\.value)
         store.cookieJar.store(setCookieValues: setCookies, from: response.url)
         if response.statusCode == 304, case .revalidate(let entry, _) = lookup {
@@ -107,13 +115,35 @@ public final class Session: @unchecked Sendable {
         guard let proxy = configuration.proxyConfigurations.first(where: { $0.covers(host: bareHost) }) else {
             return .direct
         }
+        let port = UInt16(url.port ?? (scheme == "https" ? 443 : 80))
+        if let oblivious = proxy.obliviousHTTP {
+            return try obliviousRoute(oblivious, chain: proxy.relayHops)
+        }
         guard !proxy.relayHops.isEmpty else {
             throw FetchError(.invalidRelay(index: 0, reason: "a relay configuration covers \(bareHost) but has no hops"))
         }
-        var hops: [RelayEndpoint] = []
-        for (offset, hop) in proxy.relayHops.enumerated() { hops.append(try hop.endpoint(index: offset + 1)) }
-        let port = UInt16(url.port ?? (scheme == "https" ? 443 : 80))
-        return .relayed(RelayedRoute(hops: hops, target: TunnelTarget(host: bareHost, port: port), opener: opener))
+        return .relayed(RelayedRoute(hops: try endpoints(proxy.relayHops), target: TunnelTarget(host: bareHost, port: port), opener: opener))
+    }
+
+    private func endpoints(_ hops: [ProxyConfiguration.RelayHop]) throws(FetchError) -> [RelayEndpoint] {
+        var endpoints: [RelayEndpoint] = []
+        for (offset, hop) in hops.enumerated() { endpoints.append(try hop.endpoint(index: offset + 1)) }
+        return endpoints
+    }
+
+    /// The OHTTP relay's resource URL, reached directly or through `chain`.
+    private func obliviousRoute(_ oblivious: ObliviousHTTPRelay, chain: [ProxyConfiguration.RelayHop]) throws(FetchError) -> Route {
+        let relay = try oblivious.relay.endpoint(index: chain.count + 1)
+        let path = oblivious.relayResourcePath.hasPrefix("/") ? oblivious.relayResourcePath : "/" + oblivious.relayResourcePath
+        guard let base = oblivious.relay.endpointURL, var components = URLComponents(url: base, resolvingAgainstBaseURL: false) else {
+            throw FetchError(.oblivious("the relay has no endpoint URL"))
+        }
+        components.path = path
+        guard let relayURL = components.url else { throw FetchError(.oblivious("bad relay resource path \(oblivious.relayResourcePath)")) }
+        let carrier: Route = chain.isEmpty ? .direct
+            : .relayed(RelayedRoute(hops: try endpoints(chain), target: TunnelTarget(host: relay.host, port: relay.port), opener: opener))
+        return .oblivious(ObliviousRoute(relayURL: relayURL, keyConfig: try OHTTPKeyConfigRef.parse(oblivious.gatewayKeyConfig),
+                                         relayHeaderFields: relay.headerFields.map { ($0.name, $0.value) }, carrier: carrier))
     }
 
     private static func isRedirect(_ status: Int) -> Bool { [301, 302, 303, 307, 308].contains(status) }

@@ -69,7 +69,7 @@ struct PageCommand {
     func run(io: CommandIO) async -> Int32 {
         let session: Session
         do {
-            session = try Session(configuration: relay.sessionConfiguration(warn: io.log))
+            session = try Session(configuration: await relay.sessionConfiguration(warn: io.log))
         } catch {
             io.log("relayfetch: error: \(error)")
             return 1

@@ -22,6 +22,11 @@ struct RelayOptions {
                                (.mobileconfig: XML, binary or CMS-signed); not with --relay
       --profile-cacert FILE    PEM CA file to check a signed profile's signer (default: system)
       --resolve HOST:PORT:ADDR use ADDR for HOST:PORT when it is reached directly (not relayed)
+      --ohttp-relay URL        send requests as Oblivious HTTP (RFC 9458) to this relay resource
+                               (e.g. https://relay.example/ohttp); with --match-domain, only those
+                               hosts; --relay options then form the chain that reaches the relay
+      --ohttp-keys FILE|URL    the gateway's key configuration (application/ohttp-keys), from a
+                               file or fetched from a URL (e.g. https://gw/.well-known/ohttp-gateway)
     """
 
     private struct PendingHop {
@@ -40,6 +45,8 @@ struct RelayOptions {
     var profilePath: String?
     var profileCAFile: String?
     var directAddresses: [String: String] = [:]
+    var ohttpRelay: URL?
+    var ohttpKeys: String?
 
     /// Consumes the current option if it is a relay option; returns false otherwise.
     mutating func parse(_ scanner: inout ArgumentScanner) throws -> Bool {
@@ -93,6 +100,16 @@ struct RelayOptions {
             let path = try scanner.value()
             try Self.requireReadable(path, option: "--profile-cacert")
             profileCAFile = path
+        case "--ohttp-relay":
+            let text = try scanner.value()
+            guard let url = URL(string: text), url.scheme?.lowercased() == "https", url.host?.isEmpty == false else {
+                throw UsageError("--ohttp-relay needs an https URL such as https://relay.example/ohttp, not \"\(text)\"")
+            }
+            ohttpRelay = url
+        case "--ohttp-keys":
+            let text = try scanner.value()
+            if !(text.hasPrefix("https://") || text.hasPrefix("http://")) { try Self.requireReadable(text, option: "--ohttp-keys") }
+            ohttpKeys = text
         case "--resolve":
             let text = try scanner.value()
             let parts = text.split(separator: ":", maxSplits: 2).map(String.init)
@@ -107,6 +124,10 @@ struct RelayOptions {
 
     /// Refuses combinations that make no sense; call after parsing.
     func validate() throws {
+        if (ohttpRelay == nil) != (ohttpKeys == nil) {
+            throw UsageError("--ohttp-relay and --ohttp-keys go together")
+        }
+        if ohttpRelay != nil && profilePath != nil { throw UsageError("use either --profile or --ohttp-relay, not both") }
         if profilePath != nil && !hops.isEmpty {
             throw UsageError("use either --profile or --relay, not both")
         }
@@ -117,7 +138,7 @@ struct RelayOptions {
 
     /// The session configuration these options describe; loads the profile, if any, and reports
     /// its warnings through `warn`.
-    func sessionConfiguration(warn: (String) -> Void = { _ in }) throws -> Session.Configuration {
+    func sessionConfiguration(warn: (String) -> Void = { _ in }) async throws -> Session.Configuration {
         var configuration = Session.Configuration.ephemeral
         if let profilePath {
             let profile = try ManagedRelayProfileReader.read(contentsOf: URL(fileURLWithPath: profilePath), signerCAFile: profileCAFile)
@@ -139,7 +160,35 @@ struct RelayOptions {
         }
         configuration.originCertificateAuthorityFile = originCAFile
         if let connectTimeout { configuration.connectTimeout = connectTimeout }
+        if let ohttpRelay, let ohttpKeys {
+            // The --relay chain (if any) now carries the POSTs to the OHTTP relay.
+            let chain = configuration.proxyConfigurations.first?.relayHops ?? []
+            let keys = try await Self.loadKeys(ohttpKeys, using: configuration)
+            var root = URLComponents(url: ohttpRelay, resolvingAgainstBaseURL: false)!
+            let path = root.path.isEmpty ? "/" : root.path
+            root.path = ""
+            root.query = nil
+            var proxy = ProxyConfiguration(obliviousHTTPRelay: .init(http2RelayEndpoint: root.url!), relayResourcePath: path,
+                                           gatewayKeyConfig: keys, matchDomains: matchDomains)
+            proxy.relayHops = chain
+            proxy.excludedDomains = excludedDomains
+            configuration.proxyConfigurations = [proxy]
+        }
         return configuration
+    }
+
+    /// The gateway's keys from a file, or fetched (as application/ohttp-keys) from a URL.
+    private static func loadKeys(_ source: String, using configuration: Session.Configuration) async throws -> Data {
+        guard let url = URL(string: source), url.scheme?.hasPrefix("http") == true else {
+            return try Data(contentsOf: URL(fileURLWithPath: source))
+        }
+        let session = try Session(configuration: configuration)
+        defer { session.invalidate() }
+        let (keys, response) = try await session.data(for: HTTPRequest(url: url, headerFields: [("Accept", "application/ohttp-keys")]))
+        guard response.statusCode == 200 else {
+            throw FetchError(.oblivious("fetching the gateway's keys from \(source) gave \(response.statusCode)"))
+        }
+        return keys
     }
 
     /// Splits "Name: value", refusing names that are not tokens and values with line breaks.

@@ -34,7 +34,7 @@ final class ArchiveValidationTests: XCTestCase {
         let file = temporaryFile("warc")
         defer { try? FileManager.default.removeItem(at: file) }
         try WARCWriter.data(for: page).write(to: file)
-        let check = try TestServers.run([python, "-m", "warcio", "check", "-v", file.path])
+        let check = try TestServers.run([python, "-m", "warcio.cli", "check", "-v", file.path])
         XCTAssertEqual(check.status, 0, check.output)
         XCTAssertEqual(check.output.components(separatedBy: "digest pass").count - 1, 2 * 39 + 1, check.output)
         let index = try TestServers.run([python, "-c", """

@@ -95,3 +95,22 @@ final class PageCommandTests: XCTestCase {
         XCTAssertEqual(bad.status, 2)
     }
 }
+
+/// `relayfetch get --ohttp-relay URL --ohttp-keys FILE|URL`.
+final class ObliviousCommandTests: XCTestCase {
+    override func setUpWithError() throws { try TestServers.ensureRunning() }
+
+    func testGetThroughOHTTPWithKeysFromAFileAndFromTheRelay() async {
+        for keys in [TestServers.ohttpKeysFile.path, "https://127.0.0.30/ohttp-keys"] {
+            let marker = TestServers.marker("cliohttp")
+            let run = await CommandRun.run(["get", "https://origin.test/index.html?\(marker)", "--ohttp-relay", "https://127.0.0.30/relay",
+                                            "--ohttp-keys", keys, "--cacert", TestServers.caFile, "-i"])
+            XCTAssertEqual(run.status, 0, run.stderr)
+            XCTAssertTrue(run.stdoutText.hasPrefix("OHTTP 200\r\n"), run.stdoutText)
+            XCTAssertEqual(TestServers.logLines(TestServers.originALog, containing: marker).first?.first, "127.0.0.32")
+        }
+        let lonely = await CommandRun.run(["get", "https://origin.test/", "--ohttp-relay", "https://127.0.0.30/relay"])
+        XCTAssertEqual(lonely.status, 2)
+        XCTAssertTrue(lonely.stderr.contains("--ohttp-relay and --ohttp-keys go together"), lonely.stderr)
+    }
+}

@@ -28,6 +28,12 @@ public enum TestServers {
     /// All lines of a log, as TAB-separated fields.
     public static func allLogLines(_ log: URL) -> [[String]] { logLines(log, containing: "") }
 
+    /// The Oblivious HTTP relay (nginx) and gateway (Python, pyhpke).
+    public static let ohttpRelayURL = URL(string: "https://127.0.0.30")!
+    public static var ohttpKeysFile: URL { directory.appendingPathComponent("ohttp/keys.bin") }
+    public static var ohttpRelayLog: URL { directory.appendingPathComponent("nginx/ohttp-relay.log") }
+    public static var ohttpGatewayLog: URL { directory.appendingPathComponent("ohttp/gateway.log") }
+
     public static var originALog: URL { directory.appendingPathComponent("nginx/origin-a.log") }
     public static var originBLog: URL { directory.appendingPathComponent("nginx/origin-b.log") }
     public static var relayLog: URL { directory.appendingPathComponent("squid/access.log") }
