@@ -28,7 +28,7 @@ let package = Package(
         .target(name: "RelayFetchCLI", dependencies: ["RelayFetch", "RelayProfiles", "HeadlessPage", "WebArchive"]),
         .executableTarget(name: "relayfetch", dependencies: ["RelayFetchCLI"]),
         // Benchmarks against peers measured in the same run (Benchmarks/run.sh); not a test.
-        .executableTarget(name: "relayfetch-bench", dependencies: ["RelayFetch"], path: "Benchmarks/RelayBench"),
+        .executableTarget(name: "relayfetch-bench", dependencies: ["RelayFetch", "ObliviousHTTP"], path: "Benchmarks/RelayBench"),
 
         // Finds (and if needed starts) the real test servers; used by the end-to-end tests only.
         .target(name: "RelayFetchTestSupport", dependencies: ["RelayFetch"], path: "Tests/RelayFetchTestSupport"),

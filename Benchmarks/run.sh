@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs a benchmark against the real test relays, with its peers measured in the same run.
-# Usage: Benchmarks/run.sh chains        (BENCH_ROUNDS=N to change the number of rounds)
+# Usage: Benchmarks/run.sh chains|ohttp   (BENCH_ROUNDS=N to change the number of rounds)
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$repo"

@@ -12,7 +12,9 @@ let rounds = Int(ProcessInfo.processInfo.environment["BENCH_ROUNDS"] ?? "") ?? 5
 switch arguments.first {
 case "chains":
     await ChainBenchmark(servers: servers, caFile: caFile, rounds: rounds).run()
+case "ohttp":
+    await ObliviousBenchmark(servers: servers, caFile: caFile).run()
 default:
-    FileHandle.standardError.write(Data("usage: relayfetch-bench chains\n".utf8))
+    FileHandle.standardError.write(Data("usage: relayfetch-bench chains|ohttp\n".utf8))
     exit(2)
 }

@@ -79,9 +79,18 @@ final class HTTPCache: @unchecked Sendable {
         return refreshed
     }
 
+    /// GETs without credentials or ranges, whose own Cache-Control (or Pragma) does not say no-cache / no-store.
     private static func isCacheable(_ request: HTTPRequest) -> Bool {
-        request.method.uppercased() == "GET" && request.body == nil
-            && !request.headerFields.contains { ["authorization", "range"].contains($0.name.lowercased()) }
+        guard request.method.uppercased() == "GET", request.body == nil else { return false }
+        for field in request.headerFields {
+            switch field.name.lowercased() {
+            case "authorization", "range": return false
+            case "cache-control" where directives(field.value).keys.contains { $0 == "no-cache" || $0 == "no-store" }: return false
+            case "pragma" where field.value.lowercased().contains("no-cache"): return false
+            default: continue
+            }
+        }
+        return true
     }
 
     /// Cache-Control directives: name -> argument (nil when it has none).

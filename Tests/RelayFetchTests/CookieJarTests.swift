@@ -88,10 +88,16 @@ final class HTTPCacheTests: XCTestCase {
             (HTTPRequest(url: url, headerFields: [("Authorization", "Bearer x")]), response([("Cache-Control", "max-age=60")])),
             (HTTPRequest(url: url), response([("Cache-Control", "max-age=60")], status: 404)),
             (HTTPRequest(url: url), response([])),
+            (HTTPRequest(url: url, headerFields: [("Cache-Control", "no-store")]), response([("Cache-Control", "max-age=60")])),
         ]
         for (request, response) in cases {
             cache.store(request, response: response, body: Data("x".utf8))
             guard case .miss = cache.lookup(HTTPRequest(url: url)) else { return XCTFail("\(response.headerFields) must not be cached") }
+        }
+        cache.store(HTTPRequest(url: url), response: response([("Cache-Control", "max-age=60")]), body: Data("x".utf8))
+        guard case .fresh = cache.lookup(HTTPRequest(url: url)) else { return XCTFail("stored") }
+        guard case .miss = cache.lookup(HTTPRequest(url: url, headerFields: [("Cache-Control", "no-cache")])) else {
+            return XCTFail("a request that says no-cache goes to the network")
         }
     }
 }
