@@ -20,6 +20,7 @@ struct PageCommand {
       --json                   print a JSON summary (URL, status, every resource) to stdout
       --har FILE               write the load as HAR 1.2 (with a _relayChain per entry)
       --warc FILE              write the load as WARC 1.1 (request and response records)
+      --save DIR               write a local copy that opens offline (references rewritten)
       --frame-depth N          how deep nested frames are loaded (default 2)
       -h, --help               show this help
     Relay options:
@@ -34,6 +35,7 @@ struct PageCommand {
     var json = false
     var harPath: String?
     var warcPath: String?
+    var saveDirectory: String?
     var frameDepth = 2
 
     static func parse(_ arguments: [String]) throws -> PageCommand? {
@@ -48,6 +50,7 @@ struct PageCommand {
             case "--json": command.json = true
             case "--har": command.harPath = try scanner.value()
             case "--warc": command.warcPath = try scanner.value()
+            case "--save": command.saveDirectory = try scanner.value()
             case "--frame-depth":
                 let text = try scanner.value()
                 guard let depth = Int(text), depth >= 0 else { throw UsageError("--frame-depth needs a number 0 or more, not \"\(text)\"") }
@@ -77,7 +80,7 @@ struct PageCommand {
         defer { session.invalidate() }
         var options = PageLoader.Options()
         options.frameDepth = frameDepth
-        options.keepBodies = warcPath != nil
+        options.keepBodies = warcPath != nil || saveDirectory != nil
         let showProgress = isatty(STDERR_FILENO) == 1
         let page: Page
         do {
@@ -95,6 +98,15 @@ struct PageCommand {
                 try make().write(to: URL(fileURLWithPath: path))
             } catch {
                 io.log("relayfetch: error: cannot write \(path): \(error.localizedDescription)")
+                return 1
+            }
+        }
+        if let saveDirectory {
+            do {
+                let index = try OfflineCopy.write(page, to: URL(fileURLWithPath: saveDirectory))
+                if !json { io.print("saved: \(index.path)") }
+            } catch {
+                io.log("relayfetch: error: cannot save to \(saveDirectory): \(error.localizedDescription)")
                 return 1
             }
         }
