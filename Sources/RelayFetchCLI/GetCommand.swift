@@ -79,13 +79,7 @@ struct GetCommand {
     }
 
     func run(io: CommandIO) async -> Int32 {
-        let session: Session
-        do {
-            session = try Session(configuration: await relay.sessionConfiguration(warn: io.log))
-        } catch {
-            io.log("relayfetch: error: \(error)")
-            return 1
-        }
+        guard let session = await relay.makeSession(io: io) else { return 1 }
         defer { session.invalidate() }
         if verbose {
             let hops = session.configuration.proxyConfigurations.first?.relayHops ?? []

@@ -177,6 +177,16 @@ struct RelayOptions {
         return configuration
     }
 
+    /// A session for these options; on failure, logs one error line and returns nil (exit 1).
+    func makeSession(io: CommandIO) async -> Session? {
+        do {
+            return try Session(configuration: await sessionConfiguration(warn: io.log))
+        } catch {
+            io.log("relayfetch: error: \(error)")
+            return nil
+        }
+    }
+
     /// The gateway's keys from a file, or fetched (as application/ohttp-keys) from a URL.
     private static func loadKeys(_ source: String, using configuration: Session.Configuration) async throws -> Data {
         guard let url = URL(string: source), url.scheme?.hasPrefix("http") == true else {

@@ -25,6 +25,14 @@ final class ProcessLevelPrivacyTests: XCTestCase {
         return (result.status, result.output, trace)
     }
 
+    /// System calls that open a file for writing, create, rename, link or remove one.
+    static func fileWrites(in trace: [String]) -> [String] {
+        trace.filter { line in
+            (line.contains("open") && (line.contains("O_WRONLY") || line.contains("O_RDWR") || line.contains("O_CREAT")))
+                || ["creat(", "rename", "link(", "linkat(", "symlink", "unlink", "mkdir", "truncate("].contains { line.contains($0) }
+        }
+    }
+
     func testRelayedFetchConnectsOnlyToTheRelayAndResolvesNothing() throws {
         let marker = TestServers.marker("strace")
         let (status, output, trace) = try traced(["get", "https://origin.test/index.html?\(marker)", "-o", "/dev/null"] + CommandRun.relayArguments)
@@ -46,10 +54,7 @@ final class ProcessLevelPrivacyTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: output) }
         let (status, text, trace) = try traced(["get", "https://origin.test/redirect", "-o", output.path] + CommandRun.relayArguments)
         XCTAssertEqual(status, 0, text)
-        let writes = trace.filter { line in
-            (line.contains("open") && (line.contains("O_WRONLY") || line.contains("O_RDWR") || line.contains("O_CREAT")))
-                || ["creat(", "rename", "link(", "linkat(", "symlink", "unlink", "mkdir", "truncate("].contains { line.contains($0) }
-        }
+        let writes = Self.fileWrites(in: trace)
         XCTAssertEqual(writes.count, 1, "\(writes)")
         XCTAssertTrue(writes.first?.contains("\"\(output.path)\"") == true, "\(writes)")
     }
@@ -63,10 +68,7 @@ extension ProcessLevelPrivacyTests {
         defer { try? FileManager.default.removeItem(at: har) }
         let (status, text, trace) = try traced(["page", "https://origin.test/full/index.html", "--har", har.path] + CommandRun.relayArguments)
         XCTAssertEqual(status, 0, text)
-        let writes = trace.filter { line in
-            (line.contains("open") && (line.contains("O_WRONLY") || line.contains("O_RDWR") || line.contains("O_CREAT")))
-                || ["creat(", "rename", "link(", "linkat(", "symlink", "unlink", "mkdir", "truncate("].contains { line.contains($0) }
-        }
+        let writes = Self.fileWrites(in: trace)
         XCTAssertEqual(writes.count, 1, "\(writes)")
         XCTAssertTrue(writes.first?.contains("\"\(har.path)\"") == true, "\(writes)")
         let entries = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(contentsOf: har)) as? [String: Any])?["log"] as? [String: Any])
