@@ -15,6 +15,10 @@ public final class PageLoader: @unchecked Sendable {
         public var maximumMetaRefreshes = 3
         /// Keep bodies in the result (for archives).
         public var keepBodies = false
+        /// Seconds the whole page may take; subresources still missing then fail with a timeout.
+        public var pageTimeout: Double = 60
+        /// Seconds one subresource may take.
+        public var resourceTimeout: Double = 30
         public init() {}
     }
 
@@ -30,13 +34,15 @@ public final class PageLoader: @unchecked Sendable {
     /// Subresource requests start while the HTML is still arriving.
     public func load(_ url: URL, progress: (@Sendable (PageProgress) -> Void)? = nil) async throws -> Page {
         let started = Date()
+        let deadline = started.addingTimeInterval(options.pageTimeout)
         var target = url
         var refreshes = 0
         while true {
-            let scheduler = SubresourceScheduler(loader: self, pageURL: target, progress: progress)
+            let scheduler = SubresourceScheduler(loader: self, pageURL: target, deadline: deadline, progress: progress)
             let scanner = StreamingScanner { scheduler.submit($0) }
             var main = PageResource(url: target, kind: .other, referrer: nil, startedAt: Date())
-            let request = HTTPRequest(url: target, headerFields: [("Accept", "text/html,application/xhtml+xml,*/*;q=0.8")])
+            var request = HTTPRequest(url: target, headerFields: [("Accept", "text/html,application/xhtml+xml,*/*;q=0.8")])
+            request.timeout = deadline.timeIntervalSinceNow
             let (data, response) = try await session.data(for: request) { scanner.feed($1, from: $0) }
             await scanner.settle()
             main.record(response: response, body: data, request: request, keepBody: options.keepBodies)

@@ -9,6 +9,7 @@ final class SubresourceScheduler: @unchecked Sendable {
 
     private let loader: PageLoader
     private let pageURL: URL
+    private let deadline: Date
     private let progress: (@Sendable (PageProgress) -> Void)?
     private let limits: ConcurrencyLimits
     private let lock = NSLock()
@@ -20,9 +21,10 @@ final class SubresourceScheduler: @unchecked Sendable {
     private var closed = false
     private var idle: CheckedContinuation<Void, Never>?
 
-    init(loader: PageLoader, pageURL: URL, progress: (@Sendable (PageProgress) -> Void)?) {
+    init(loader: PageLoader, pageURL: URL, deadline: Date, progress: (@Sendable (PageProgress) -> Void)?) {
         self.loader = loader
         self.pageURL = pageURL
+        self.deadline = deadline
         self.progress = progress
         limits = ConcurrencyLimits(total: loader.options.maximumConcurrentRequests,
                                    perOrigin: loader.options.maximumConcurrentRequestsPerOrigin)
@@ -79,7 +81,9 @@ final class SubresourceScheduler: @unchecked Sendable {
         var next: [Job] = []
         var request = HTTPRequest(url: job.reference.url, headerFields: [("Referer", job.referrer.absoluteString)])
         request.siteForCookies = pageURL
+        request.timeout = min(loader.options.resourceTimeout, deadline.timeIntervalSinceNow)
         do {
+            guard request.timeout! > 0 else { throw FetchError(.timedOut(loader.options.pageTimeout)) }
             let (body, response) = try await loader.session.data(for: request)
             resource.record(response: response, body: body, request: request, keepBody: loader.options.keepBodies)
             next = followUps(of: job, body: body, response: response)

@@ -68,7 +68,7 @@ final class CurlTransfer: @unchecked Sendable {
         setString(CURLOPT_ACCEPT_ENCODING, "")  // every encoding libcurl can decode
         setString(CURLOPT_USERAGENT, configuration.userAgent)
         if let caFile = configuration.originCertificateAuthorityFile { setString(CURLOPT_CAINFO, caFile) }
-        setLong(CURLOPT_TIMEOUT_MS, Int(configuration.requestTimeout * 1000))
+        setLong(CURLOPT_TIMEOUT_MS, Int(max(0.001, min(configuration.requestTimeout, request.timeout ?? .infinity)) * 1000))
         setLong(CURLOPT_CONNECTTIMEOUT_MS, Int((configuration.connectTimeout + 5) * 1000))
         _ = rf_curl_easy_setopt_ptr(easy, CURLOPT_ERRORBUFFER, errorBuffer)
         _ = rf_curl_easy_setopt_write(easy, CURLOPT_WRITEFUNCTION, curlWriteBody)

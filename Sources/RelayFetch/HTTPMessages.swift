@@ -8,6 +8,8 @@ public struct HTTPRequest: Sendable {
     public var body: Data?
     /// The top-level page this request is for; a cross-site request carries only SameSite=None cookies.
     public var siteForCookies: URL?
+    /// Seconds this request may take (each exchange of it), if less than the session's limit.
+    public var timeout: Double?
 
     public init(url: URL, method: String = "GET", headerFields: [(name: String, value: String)] = [], body: Data? = nil) {
         self.url = url

@@ -101,7 +101,8 @@ final class ObliviousCommandTests: XCTestCase {
     override func setUpWithError() throws { try TestServers.ensureRunning() }
 
     func testGetThroughOHTTPWithKeysFromAFileAndFromTheRelay() async {
-        for keys in [TestServers.ohttpKeysFile.path, "https://127.0.0.30/ohttp-keys"] {
+        // A file, the relay's key resource, and RFC 9540 discovery at the gateway itself.
+        for keys in [TestServers.ohttpKeysFile.path, "https://127.0.0.30/ohttp-keys", "http://127.0.0.31:8081/.well-known/ohttp-gateway"] {
             let marker = TestServers.marker("cliohttp")
             let run = await CommandRun.run(["get", "https://origin.test/index.html?\(marker)", "--ohttp-relay", "https://127.0.0.30/relay",
                                             "--ohttp-keys", keys, "--cacert", TestServers.caFile, "-i"])
