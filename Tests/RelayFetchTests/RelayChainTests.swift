@@ -168,3 +168,30 @@ final class ReportCollector: @unchecked Sendable {
     func add(_ new: [HopReport]) { lock.lock(); reports += new; lock.unlock() }
     var all: [HopReport] { lock.lock(); defer { lock.unlock() }; return reports }
 }
+
+/// GOAWAY from an HTTP/2 relay: nghttpx reloaded with SIGHUP has its old worker send GOAWAY and
+/// finish what is open, while a new worker takes new connections.
+final class RelayGoAwayTests: XCTestCase {
+    override func setUpWithError() throws { try TestServers.ensureRunning() }
+
+    func testAfterGoAwayNewTunnelsUseANewConnectionWhileOpenOnesFinish() async throws {
+        let pidText = try String(contentsOf: TestServers.directory.appendingPathComponent("run/nghttpx-a.pid"), encoding: .utf8)
+        let master = try XCTUnwrap(Int32(pidText.trimmingCharacters(in: .whitespacesAndNewlines)))
+        let hop = TestServers.relayHop(url: TestServers.http2RelayAURL, relayProtocol: .http2)
+        let session = try Session(configuration: TestServers.configuration(hops: [hop]))
+        defer { session.invalidate() }
+        _ = try await session.data(from: URL(string: "https://origin.test/index.html")!)
+        let before = await session.relayConnectionsOpened()
+        XCTAssertEqual(before[1], 1)
+
+        XCTAssertEqual(kill(master, SIGHUP), 0, "graceful reload of nghttpx A")
+        try await Task.sleep(nanoseconds: 700_000_000)
+
+        let (_, open) = try await session.data(from: URL(string: "https://origin.test/echo-headers")!)
+        XCTAssertEqual(open.statusCode, 200, "the tunnel opened before GOAWAY still works")
+        let (_, fresh) = try await session.data(from: URL(string: "https://origin2.test/index.html")!)
+        XCTAssertEqual(fresh.statusCode, 200)
+        let after = await session.relayConnectionsOpened()
+        XCTAssertEqual(after[1], 2, "a tunnel after GOAWAY goes over a new connection")
+    }
+}
