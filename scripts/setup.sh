@@ -13,7 +13,7 @@ apt_packages=(
   squid-openssl nginx-light nghttp2-proxy openssl
   # test tooling: disk-avoidance checks, addresses, process checks
   strace iproute2 procps
-  # Debian's Python for the venv of PyPI test servers (the OHTTP gateway)
+  # Debian's Python for the venv of PyPI test servers (the OHTTP gateway, the HTTP/3 relay)
   python3 python3-venv
 )
 
@@ -50,7 +50,7 @@ install_apt_packages() {
   log "apt: installed ${#missing[@]} packages"
 }
 
-# PyPI dependencies (the OHTTP gateway, archive validators; later perhaps the HTTP/3 relay, the
+# PyPI dependencies (the OHTTP gateway, archive validators, the HTTP/3 relay; later perhaps the
 # OAuth identity provider) go into a venv at .build/venv, never system-wide. Pin every
 # package, dependencies included, so each machine gets the same set; add to python_packages when
 # a test needs more. A stamp file in the venv holds the list it was installed from: when it
@@ -64,6 +64,10 @@ install_python_packages() {
     # independent HAR and WARC validators (Tests/HeadlessPageTests/ArchiveValidationTests.swift)
     warcio==1.8.1 haralyzer==2.4.0 cached-property==2.0.1 python-dateutil==4.0.0 six==1.17.0
     tzdata==2026.6
+    # QUIC, HTTP/3 and QPACK for the HTTP/3 (MASQUE) relay (Samples/servers/h3_relay.py), and
+    # what aioquic pulls in besides cryptography
+    aioquic==1.7.2 pylsqpack==1.0.0 pyopenssl==26.4.0 service-identity==26.1.0 attrs==26.1.0
+    certifi==2026.10.19.post1 typing-extensions==4.16.0
   )
   local wanted
   wanted=$(printf '%s\n' "${python_packages[@]}")

@@ -3,6 +3,8 @@
 # loopback: relays A and B (squid: HTTPS CONNECT, each fronted by nghttpx for HTTP/2 CONNECT),
 # two TLS + HTTP/2 origins (nginx), and Oblivious HTTP (RFC 9458): a relay (the same nginx) in
 # front of a gateway (Samples/servers/ohttp_gateway.py, run by the venv of scripts/setup.sh).
+# Relays A and B also speak HTTP/3 on UDP (Samples/servers/h3_relay.py, the same venv): CONNECT
+# and CONNECT-UDP (MASQUE).
 # Usage: scripts/test-servers.sh start|stop|status
 # State (PKI, rendered configs, logs, pids): ${RELAYFETCH_SERVERS_DIR:-<repo>/.build/test-servers}
 set -euo pipefail
@@ -15,14 +17,14 @@ venv=$repo/.build/venv
 start_timeout=15
 
 # Each server has a state subdirectory of its own name (relay A's squid keeps "squid"), except
-# where server_state names another.
-servers=(squid squid-b nghttpx-a nghttpx-b ohttp-gateway nginx)
+# where server_state names another. Ports are TCP unless marked udp:.
+servers=(squid squid-b nghttpx-a nghttpx-b ohttp-gateway h3relay-a h3relay-b nginx)
 declare -A server_comm=(
   [squid]=squid [squid-b]=squid [nghttpx-a]=nghttpx [nghttpx-b]=nghttpx [nginx]=nginx
-  [ohttp-gateway]=python
+  [ohttp-gateway]=python [h3relay-a]=python [h3relay-b]=python
 )
 # For servers whose process name says little: an argument their command line must hold.
-declare -A server_arg=([ohttp-gateway]=ohttp_gateway.py)
+declare -A server_arg=([ohttp-gateway]=ohttp_gateway.py [h3relay-a]=h3_relay.py [h3relay-b]=h3_relay.py)
 declare -A server_state=([ohttp-gateway]=ohttp)
 declare -A server_ports=(
   [squid]="127.0.0.11:3128 127.0.0.11:3129 127.0.0.11:3130"
@@ -31,6 +33,8 @@ declare -A server_ports=(
   [nghttpx-b]="127.0.0.12:4433"
   [nginx]="127.0.0.21:443 127.0.0.22:443 127.0.0.30:443"
   [ohttp-gateway]="127.0.0.31:8081"
+  [h3relay-a]="udp:127.0.0.11:4433"
+  [h3relay-b]="udp:127.0.0.12:4433"
 )
 declare -A server_logs=(
   [squid]="squid/cache.log squid/stdout.log"
@@ -39,6 +43,8 @@ declare -A server_logs=(
   [nghttpx-b]="nghttpx-b/stdout.log"
   [nginx]="nginx/error.log nginx/stdout.log"
   [ohttp-gateway]="ohttp/stdout.log"
+  [h3relay-a]="h3relay-a/stdout.log"
+  [h3relay-b]="h3relay-b/stdout.log"
 )
 # Relays: letter, address, token.
 declare -A relay_addr=([a]=127.0.0.11 [b]=127.0.0.12)
@@ -74,14 +80,22 @@ server_pid() {
   printf '%s\n' "$pid"
 }
 
+# port_open ADDRESS:PORT or udp:ADDRESS:PORT: true if something accepts or holds that port.
 port_open() {
+  if [[ $1 == udp:* ]]; then
+    grep -qxF "$1" <(listening)
+    return
+  fi
   local host=${1%:*} port=${1##*:}
   (exec 3<>"/dev/tcp/$host/$port") 2>/dev/null
 }
 
-# Listening sockets, as ADDRESS:PORT lines. Asking the kernel, not connecting, keeps readiness
-# probes out of squid's access log.
-listening() { ss -Hltn | awk '{print $4}'; }
+# Listening TCP sockets as ADDRESS:PORT lines, bound UDP sockets as udp:ADDRESS:PORT. Asking the
+# kernel, not connecting, keeps readiness probes out of squid's access log.
+listening() {
+  ss -Hltn | awk '{print $4}'
+  ss -Hlun | awk '{print "udp:" $4}'
+}
 
 # quiet COMMAND...: runs it with its output shown only if it fails.
 quiet() {
@@ -199,6 +213,18 @@ prepare_nginx() {
 
 prepare_gateway() {
   mkdir -p "$(state_dir ohttp-gateway)"
+}
+
+prepare_h3relays() {
+  mkdir -p "$dir/h3relay-a" "$dir/h3relay-b"
+}
+
+# launch_h3relay LETTER: relay A or B over HTTP/3, on UDP port 4433 of the relay's address.
+launch_h3relay() {
+  local addr=${relay_addr[$1]}
+  launch "h3relay-$1" "$venv/bin/python" -u -B "$templates/h3_relay.py" --name "${1^^}" \
+    --listen "$addr:4433" --source "$addr" --token "${relay_token[$1]}" \
+    --cert "$pki/relay.pem" --key "$pki/relay.key" --state "$dir/h3relay-$1"
 }
 
 # Every file of Samples/servers (not directories such as a stray __pycache__).
@@ -336,9 +362,11 @@ print_summary() {
   cat <<EOF
 test-servers: relay A   https://127.0.0.11:3129 (squid, HTTP/1.1; also http://127.0.0.11:3128)
                         https://127.0.0.11:4433 (nghttpx, h2 or HTTP/1.1, in front of :3128)
+                        https://127.0.0.11:4433 over UDP (HTTP/3: CONNECT, CONNECT-UDP, datagrams)
                         needs header 'Proxy-Authorization: Bearer relay-token-A', else 407
 test-servers: relay B   https://127.0.0.12:3129 (squid, HTTP/1.1; also http://127.0.0.12:3128)
                         https://127.0.0.12:4433 (nghttpx, h2 or HTTP/1.1, in front of :3128)
+                        https://127.0.0.12:4433 over UDP (HTTP/3: CONNECT, CONNECT-UDP, datagrams)
                         needs header 'Proxy-Authorization: Bearer relay-token-B', else 407
 test-servers: origin A  https://origin.test, https://www.origin.test (127.0.0.21:443, h2)
 test-servers: origin B  https://origin2.test (127.0.0.22:443, h2)
@@ -350,7 +378,9 @@ test-servers: OHTTP     relay    https://127.0.0.30/relay (nginx, h2 or HTTP/1.1
                         keys     $dir/ohttp/keys.bin (application/ohttp-keys), GET /ohttp-keys
 test-servers: CA        $pki/ca.pem (relay, OHTTP relay and origin certificates)
 test-servers: logs      relay A  $dir/squid/access.log $dir/nghttpx-a/access.log
+                                 $dir/h3relay-a/access.log (HTTP/3)
                         relay B  $dir/squid-b/access.log $dir/nghttpx-b/access.log
+                                 $dir/h3relay-b/access.log (HTTP/3)
                         origins  $dir/nginx/origin-a.log $dir/nginx/origin-b.log
                         OHTTP    $dir/nginx/ohttp-relay.log $dir/ohttp/gateway.log
 EOF
@@ -377,11 +407,11 @@ cmd_start() {
   for name in "${servers[@]}"; do
     for port in ${server_ports[$name]}; do
       ! port_open "$port" ||
-        die "$port is already taken by a process this script did not start (ss -ltnp shows which)"
+        die "$port is already taken by a process this script did not start (ss -ltnup shows which)"
     done
   done
   [[ -x $venv/bin/python ]] ||
-    die "no Python venv at $venv for the OHTTP gateway: run scripts/setup.sh"
+    die "no Python venv at $venv for the OHTTP gateway and the HTTP/3 relays: run scripts/setup.sh"
 
   trap 'log "start failed; stopping what was started" >&2; stop_all' EXIT
   make_pki
@@ -391,6 +421,7 @@ cmd_start() {
   prepare_nghttpx nghttpx-b b
   prepare_nginx
   prepare_gateway
+  prepare_h3relays
   mark_logs
   # squid names its /dev/shm segments after the service name (letters and digits only): one per
   # state directory and relay.
@@ -403,6 +434,8 @@ cmd_start() {
   launch ohttp-gateway "$venv/bin/python" -u -B "$templates/ohttp_gateway.py" \
     --listen 127.0.0.31:8081 --state "$(state_dir ohttp-gateway)" --ca "$pki/ca.pem" \
     --source 127.0.0.32
+  launch_h3relay a
+  launch_h3relay b
   launch nginx nginx -e "$dir/nginx/error.log" -p "$dir/nginx/" -c "$dir/nginx/nginx.conf"
   wait_ready
   trap - EXIT
