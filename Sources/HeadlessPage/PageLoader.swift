@@ -9,8 +9,11 @@ public final class PageLoader: @unchecked Sendable {
     public struct Options: Sendable {
         /// How deep frames inside frames are loaded.
         public var frameDepth = 2
-        public var maximumConcurrentRequests = 16
-        public var maximumConcurrentRequestsPerOrigin = 6
+        /// Requests in flight at once. Origin connections are HTTP/2 (multiplexed) as a rule, so
+        /// the limits are well above HTTP/1.1 browsers' six per host; over HTTP/1.1 libcurl still
+        /// opens one connection per request in flight.
+        public var maximumConcurrentRequests = 64
+        public var maximumConcurrentRequestsPerOrigin = 32
         /// Meta refreshes followed (0 turns them off).
         public var maximumMetaRefreshes = 3
         /// Keep bodies in the result (for archives).

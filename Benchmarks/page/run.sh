@@ -1,0 +1,312 @@
+#!/usr/bin/env bash
+# Page-load benchmark: a page with 60 subresources on 3 origins, loaded through one relay with a
+# fixed one-way delay on each link, by relayfetch (release build), headless Chromium and wget -p,
+# in the same run; prints medians, the round-trip minimum of the topology and the ratios.
+#
+# Usage: Benchmarks/page/run.sh            (as root: it creates network namespaces)
+# Settings (environment):
+#   BENCH_ROUNDS=5         measured rounds per client (after one warm-up round each)
+#   BENCH_DELAY_MS=10      one-way delay of every link; or set the two links apart with
+#   BENCH_CLIENT_RELAY_MS, BENCH_RELAY_ORIGIN_MS
+#   BENCH_BUILD_DIR=/tmp/bench-build    SwiftPM scratch path for the release build
+#   BENCH_RELAYFETCH=PATH  use this relayfetch binary instead of building one
+#   BENCH_HOLD=FILE        debugging: write the state to FILE and keep everything up until it is removed
+#   BENCH_KEEP_WORK=1      keep the temporary directory (configs, logs, site) for inspection
+#   BENCH_STRICT=1         exit 1 when a target (1.3x the minimum, faster than both peers) is missed
+#
+# Topology (all inside namespaces this script creates and deletes; nothing leaves the machine):
+#
+#   client ns 198.18.0.1 --veth-- hub ns --veth-- relay ns 198.18.0.2 (squid)
+#                                  |  delayhub.py: AF_PACKET frames re-sent after the link's delay
+#                                  +--veth-- origins ns 198.18.0.11/.12/.13 (nginx, TLS + HTTP/2)
+#
+# The hub forwards client<->relay and relay<->origins only: the client cannot reach an origin
+# but through the relay, and origin names resolve at the relay only (squid's hosts file).
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+rounds=${BENCH_ROUNDS:-5}
+delay=${BENCH_DELAY_MS:-10}
+delay_cr=${BENCH_CLIENT_RELAY_MS:-$delay}
+delay_ro=${BENCH_RELAY_ORIGIN_MS:-$delay}
+build_dir=${BENCH_BUILD_DIR:-/tmp/bench-build}
+token=bench-token-$RANDOM$RANDOM
+
+client_ip=198.18.0.1
+relay_ip=198.18.0.2
+declare -A origin_ip=([www.page.test]=198.18.0.11 [static.page.test]=198.18.0.12 [img.page.test]=198.18.0.13)
+
+log() { printf 'page-bench: %s\n' "$*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+[[ $EUID -eq 0 ]] || die "run as root: the benchmark creates network namespaces"
+[[ $rounds =~ ^[1-9][0-9]*$ ]] || die "BENCH_ROUNDS must be a positive number"
+for value in "$delay_cr" "$delay_ro"; do
+  [[ $value =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "delays must be numbers of milliseconds, not '$value'"
+done
+
+bash "$here/setup.sh" >&2
+python=/usr/bin/python3 # Debian's, whatever else is first on PATH
+
+# --- build ---------------------------------------------------------------------------------
+if [[ -n ${BENCH_RELAYFETCH:-} ]]; then
+  relayfetch=$BENCH_RELAYFETCH
+else
+  command -v swift >/dev/null || die "no swift on PATH (or set BENCH_RELAYFETCH to a relayfetch binary)"
+  log "building relayfetch (release, scratch path $build_dir)"
+  if ! build_output=$(cd "$repo" && swift build -c release --product relayfetch --scratch-path "$build_dir" 2>&1); then
+    printf '%s\n' "$build_output" | tail -n 30 >&2
+    die "the release build failed"
+  fi
+  relayfetch=$(cd "$repo" && swift build -c release --product relayfetch --scratch-path "$build_dir" --show-bin-path)/relayfetch
+fi
+[[ -x $relayfetch ]] || die "no relayfetch binary at $relayfetch (build failed?)"
+
+# --- state and cleanup ---------------------------------------------------------------------
+prefix=rfpb$$
+namespaces=() # those created so far: only these are searched for processes and deleted
+work=
+pids=()
+
+# True while PID runs; a zombie (exited, not yet reaped by this shell) counts as gone.
+alive() {
+  local stat
+  { read -r stat <"/proc/$1/stat"; } 2>/dev/null || return 1
+  stat=${stat##*) }
+  [[ ${stat:0:1} != Z ]]
+}
+
+cleanup() {
+  local status=$? ns pid left
+  # A second signal (timeout(1) signals the process group too) must not cut the cleanup short.
+  trap '' INT TERM
+  trap - EXIT
+  set +e
+  # Everything running in our namespaces was started by this script (servers, the hub, a
+  # client still running after a failure): stop those processes by pid, then the namespaces.
+  local all=("${pids[@]}")
+  for ns in "${namespaces[@]}"; do
+    ip netns pids "$ns" >/dev/null 2>&1 && mapfile -t -O "${#all[@]}" all < <(ip netns pids "$ns" 2>/dev/null)
+  done
+  for pid in "${all[@]}"; do kill -TERM "$pid" 2>/dev/null; done
+  for _ in $(seq 30); do
+    left=0
+    for pid in "${all[@]}"; do alive "$pid" && left=1; done
+    ((left)) || break
+    sleep 0.1
+  done
+  for pid in "${all[@]}"; do alive "$pid" && kill -KILL "$pid" 2>/dev/null; done
+  for ns in "${namespaces[@]}"; do ip netns del "$ns" 2>/dev/null; done
+  if [[ -n ${BENCH_KEEP_WORK:-} ]]; then log "kept $work"; elif [[ -n $work ]]; then rm -rf "$work"; fi
+  exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+work=$(mktemp -d /tmp/relayfetch-page-bench.XXXXXX)
+chmod 755 "$work" # nginx workers and squid run as other users
+
+# --- PKI -----------------------------------------------------------------------------------
+pki=$work/pki
+mkdir -p "$pki"
+quiet() { local out; out=$("$@" 2>&1) || { printf '%s\n' "$out" >&2; return 1; }; }
+quiet openssl req -x509 -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+  -keyout "$pki/ca.key" -out "$pki/ca.pem" -days 2 -subj "/CN=relayfetch page benchmark CA" \
+  -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign"
+leaf() { # NAME SAN
+  quiet openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+    -keyout "$pki/$1.key" -subj "/CN=$1" -out "$pki/$1.csr"
+  quiet openssl x509 -req -in "$pki/$1.csr" -CA "$pki/ca.pem" -CAkey "$pki/ca.key" \
+    -set_serial "0x$(openssl rand -hex 16)" -days 2 -out "$pki/$1.pem" \
+    -extfile <(printf '%s\n' 'basicConstraints=critical,CA:FALSE' 'keyUsage=critical,digitalSignature' \
+      'extendedKeyUsage=serverAuth' "subjectAltName=$2")
+}
+leaf relay "IP:$relay_ip, DNS:relay.page.test"
+leaf origin "DNS:www.page.test, DNS:static.page.test, DNS:img.page.test"
+chgrp proxy "$pki/relay.key" && chmod 640 "$pki/relay.key"
+
+# --- site ----------------------------------------------------------------------------------
+"$python" "$here/gen_site.py" "$work/site" >/dev/null
+chmod -R a+rX "$work/site"
+
+# --- namespaces and the delaying hub -------------------------------------------------------
+log "topology: client <-> relay ${delay_cr} ms, relay <-> origins ${delay_ro} ms one way (namespaces $prefix-*)"
+for ns in "$prefix-hub" "$prefix-cli" "$prefix-rly" "$prefix-org"; do
+  ip netns add "$ns" || die "cannot create network namespace $ns"
+  namespaces+=("$ns")
+done
+hub=$prefix-hub
+declare -A ns_of=([c]=$prefix-cli [r]=$prefix-rly [o]=$prefix-org)
+declare -A mac_of=([c]=02:00:5e:00:00:01 [r]=02:00:5e:00:00:02 [o]=02:00:5e:00:00:03)
+for end in c r o; do
+  ip link add "h$end" netns "$hub" type veth peer name eth0 netns "${ns_of[$end]}" address "${mac_of[$end]}"
+  ip -n "$hub" link set "h$end" up
+done
+ip -n "$hub" link set lo up
+for end in c r o; do
+  ns=${ns_of[$end]}
+  ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
+  ip -n "$ns" link set lo up
+  ip -n "$ns" link set eth0 up
+done
+ip -n "${ns_of[c]}" addr add "$client_ip/24" dev eth0
+ip -n "${ns_of[r]}" addr add "$relay_ip/24" dev eth0
+for host in "${!origin_ip[@]}"; do ip -n "${ns_of[o]}" addr add "${origin_ip[$host]}/24" dev eth0; done
+# Static neighbours: no ARP round trip in the first connection of a run.
+ip -n "${ns_of[c]}" neigh replace "$relay_ip" lladdr "${mac_of[r]}" dev eth0 nud permanent
+ip -n "${ns_of[r]}" neigh replace "$client_ip" lladdr "${mac_of[c]}" dev eth0 nud permanent
+for host in "${!origin_ip[@]}"; do
+  ip -n "${ns_of[r]}" neigh replace "${origin_ip[$host]}" lladdr "${mac_of[o]}" dev eth0 nud permanent
+done
+ip -n "${ns_of[o]}" neigh replace "$relay_ip" lladdr "${mac_of[r]}" dev eth0 nud permanent
+
+# Real-time priority keeps the hub's sends on time while Chromium keeps both cores busy.
+rt=()
+chrt -f 50 true 2>/dev/null && rt=(chrt -f 50)
+ip netns exec "$hub" "${rt[@]}" "$python" "$here/delayhub.py" --link "hc:hr:$delay_cr" --link "hr:ho:$delay_ro" \
+  --ready "$work/hub.ready" --late-log "$work/hub-late.log" >"$work/hub.log" 2>&1 &
+pids+=($!)
+
+# --- servers -------------------------------------------------------------------------------
+mkdir -p "$work/nginx/tmp" "$work/squid"
+{
+  cat <<EOF
+daemon off;
+worker_processes 1;
+pid $work/nginx/nginx.pid;
+error_log $work/nginx/error.log warn;
+events { worker_connections 1024; }
+http {
+    types {
+        text/html html; text/css css; application/javascript js; image/png png; font/woff2 woff2;
+    }
+    default_type application/octet-stream;
+    client_body_temp_path $work/nginx/tmp/body;
+    proxy_temp_path $work/nginx/tmp/proxy;
+    fastcgi_temp_path $work/nginx/tmp/fastcgi;
+    uwsgi_temp_path $work/nginx/tmp/uwsgi;
+    scgi_temp_path $work/nginx/tmp/scgi;
+    # One line per request: time, origin, connection serial, request, status, protocol, bytes.
+    log_format bench "\$msec\t\$server_name\t\$connection\t\$request_uri\t\$status\t\$server_protocol\t\$body_bytes_sent\t\$remote_addr";
+    access_log $work/nginx/access.log bench;
+    ssl_certificate $pki/origin.pem;
+    ssl_certificate_key $pki/origin.key;
+    ssl_protocols TLSv1.3;
+    sendfile on;
+    keepalive_timeout 30s;
+    server_tokens off;
+    add_header Cache-Control "no-store";
+EOF
+  for host in "${!origin_ip[@]}"; do
+    cat <<EOF
+    server {
+        listen ${origin_ip[$host]}:443 ssl http2;
+        server_name $host;
+        root $work/site/$host;
+        index index.html;
+    }
+EOF
+  done
+  echo "}"
+} >"$work/nginx/nginx.conf"
+
+for host in "${!origin_ip[@]}"; do echo "${origin_ip[$host]} $host"; done >"$work/squid/hosts"
+cat >"$work/squid/squid.conf" <<EOF
+# The relay: HTTPS CONNECT with a token (relayfetch), HTTPS without one (Chromium cannot add
+# proxy headers), plain HTTP without one (wget cannot speak TLS to a proxy).
+https_port $relay_ip:3129 name=token tls-cert=$pki/relay.pem tls-key=$pki/relay.key
+https_port $relay_ip:3130 name=open tls-cert=$pki/relay.pem tls-key=$pki/relay.key
+http_port $relay_ip:3128 name=plain
+visible_hostname relay.page.test
+tcp_outgoing_address $relay_ip
+via off
+forwarded_for delete
+hosts_file $work/squid/hosts
+dns_nameservers 127.0.0.1
+negative_dns_ttl 1 seconds
+dns_timeout 500 milliseconds
+acl token_port myportname token
+acl relay_token req_header Proxy-Authorization ^Bearer[[:space:]]$token\$
+deny_info 407:ERR_CACHE_ACCESS_DENIED relay_token
+http_access deny token_port !relay_token
+# Only the benchmark's origins: anything else (Chromium's own background requests) gets a 403 at
+# once, with no DNS attempt, and is logged within the round that asked.
+acl page_origins dstdomain .page.test
+http_access deny !page_origins
+http_access allow all
+cache deny all
+cache_mem 0 MB
+logformat bench %ts.%03tu	%>a	%lp	%rm	%ru	%>Hs	%<a	%tr
+access_log stdio:$work/squid/access.log logformat=bench
+buffered_logs off
+cache_log $work/squid/cache.log
+cache_store_log none
+logfile_rotate 0
+pid_filename $work/squid/squid.pid
+coredump_dir $work/squid
+netdb_filename none
+pinger_enable off
+cache_effective_user proxy
+shutdown_lifetime 0 seconds
+EOF
+chown -R proxy:proxy "$work/squid"
+
+ip netns exec "${ns_of[o]}" nginx -p "$work/nginx" -c "$work/nginx/nginx.conf" >"$work/nginx/stdout.log" 2>&1 &
+pids+=($!)
+ip netns exec "${ns_of[r]}" squid -N -f "$work/squid/squid.conf" >"$work/squid/stdout.log" 2>&1 &
+pids+=($!)
+
+wait_listening() { # NS ADDRESS:PORT... ; also fails when a server exits
+  local ns=$1 deadline=$((SECONDS + 20)) missing port pid
+  shift
+  while :; do
+    missing=()
+    local open
+    open=$(ip netns exec "$ns" ss -Hltn | awk '{print $4}')
+    for port in "$@"; do grep -qxF "$port" <<<"$open" || missing+=("$port"); done
+    [[ ${#missing[@]} -gt 0 ]] || return 0
+    for pid in "${pids[@]}"; do
+      kill -0 "$pid" 2>/dev/null || {
+        log "a server exited during start-up; logs:"
+        tail -n 20 "$work"/*.log "$work"/nginx/*.log "$work"/squid/*.log >&2 2>/dev/null
+        return 1
+      }
+    done
+    ((SECONDS < deadline)) || { log "timed out waiting for ${missing[*]} in $ns"; return 1; }
+    sleep 0.05
+  done
+}
+origin_ports=()
+for host in "${!origin_ip[@]}"; do origin_ports+=("${origin_ip[$host]}:443"); done
+wait_listening "${ns_of[o]}" "${origin_ports[@]}"
+wait_listening "${ns_of[r]}" "$relay_ip:3128" "$relay_ip:3129" "$relay_ip:3130"
+for _ in $(seq 100); do [[ -s $work/hub.ready ]] && break; sleep 0.05; done
+[[ -s $work/hub.ready ]] || die "the delay hub did not start: $(cat "$work/hub.log")"
+log "servers up: squid on $relay_ip:3128/3129/3130, nginx on ${origin_ports[*]}"
+
+# --- Chromium's trust store: the test CA in an NSS db in a temporary HOME ------------------
+chrome_home=$work/chrome-home
+mkdir -p "$chrome_home/.pki/nssdb"
+certutil -d "sql:$chrome_home/.pki/nssdb" -N --empty-password
+certutil -d "sql:$chrome_home/.pki/nssdb" -A -t "C,," -n "relayfetch page benchmark CA" -i "$pki/ca.pem"
+
+# --- measure -------------------------------------------------------------------------------
+if [[ -n ${BENCH_HOLD:-} ]]; then # debugging: keep the topology up until that file is removed
+  printf 'work=%s\nclient_ns=%s\nrelayfetch=%s\ntoken=%s\n' "$work" "${ns_of[c]}" "$relayfetch" "$token" >"$BENCH_HOLD"
+  log "holding; state in $BENCH_HOLD, remove it to finish"
+  while [[ -e $BENCH_HOLD ]]; do sleep 0.5; done
+fi
+status=0
+ip netns exec "${ns_of[c]}" "$python" "$here/bench.py" \
+  --rounds "$rounds" --delay-client-relay "$delay_cr" --delay-relay-origin "$delay_ro" \
+  --relayfetch "$relayfetch" --ca "$pki/ca.pem" --token "$token" --relay "$relay_ip" \
+  --work "$work" --chrome-home "$chrome_home" --manifest "$work/site/manifest.json" \
+  --nginx-log "$work/nginx/access.log" --squid-log "$work/squid/access.log" --hub-late-log "$work/hub-late.log" \
+  ${BENCH_STRICT:+--strict} &
+# In the background so that a signal to this script is handled at once (cleanup stops it too).
+pids+=($!)
+wait "${pids[-1]}" || status=$?
+kill -TERM "${pids[0]}" 2>/dev/null && wait "${pids[0]}" 2>/dev/null || true
+sed 's/^/page-bench: /' "$work/hub.log" >&2
+exit "$status"
