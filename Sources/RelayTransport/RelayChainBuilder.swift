@@ -11,11 +11,13 @@ public final class RelayChainBuilder {
     private let loop: EventLoop
     private var contexts: [TLSTrust: TLSContext] = [:]
     private let pool: RelayConnectionPool
+    private let http3Pool: HTTP3ConnectionPool
 
-    /// - Parameter idleTimeout: seconds an HTTP/2 relay connection with no tunnels stays open.
+    /// - Parameter idleTimeout: seconds an HTTP/2 or HTTP/3 relay connection with no tunnels stays open.
     public init(loop: EventLoop, idleTimeout: Double = 60) {
         self.loop = loop
         pool = RelayConnectionPool(loop: loop, idleTimeout: idleTimeout)
+        http3Pool = HTTP3ConnectionPool(loop: loop, idleTimeout: idleTimeout)
     }
 
     /// How many connections this builder has opened to each hop (by 1-based index), for tests
@@ -23,7 +25,10 @@ public final class RelayChainBuilder {
     public var connectionsOpened: [Int: Int] { pool.connectionsOpened }
 
     /// Closes every pooled relay connection (tunnels on them fail).
-    public func closeAll() { pool.closeAll() }
+    public func closeAll() {
+        pool.closeAll()
+        http3Pool.closeAll()
+    }
 
     /// Builds a tunnel to `target` through `hops`; `completion` is called once on the loop with the
     /// top layer, connected, or the error of the hop that failed (or timed out).
@@ -51,8 +56,11 @@ public final class RelayChainBuilder {
         let key = RelayConnectionPool.Key(attempt.hops[0..<count])
         let nextHop = count < attempt.hops.count ? attempt.description(ofHop: count + 1, negotiated: nil) : nil
         if relay.relayProtocol == .http3 {
-            return completion(.failure(RelayError(hop: attempt.description(ofHop: count, negotiated: nil),
-                                                  cause: .unsupported("HTTP/3 relays are not available yet; use --relay-protocol h2 or auto"))))
+            guard count == 1 else {  // beyond the first hop HTTP/3 needs CONNECT-UDP, which comes later
+                return completion(.failure(RelayError(hop: HTTP3RelayConnection.hopDescription(index: count, relay: relay),
+                                                      cause: .unsupported("HTTP/3 relays after the first hop are not available yet; use --relay-protocol h2 or auto for hop \(count)"))))
+            }
+            return openHTTP3Tunnel(to: target, attempt: attempt, nextHop: nextHop, completion: completion)
         }
         if let connection = pool.usableConnection(for: key) {
             attempt.note(hop: count, protocolName: "HTTPS, HTTP/2 CONNECT", reused: true)
@@ -95,6 +103,28 @@ public final class RelayChainBuilder {
             }
         }
     }
+
+    // MARK: HTTP/3 first hop (begin)
+
+    /// Opens a CONNECT stream on the pooled QUIC + HTTP/3 connection to the first hop.
+    private func openHTTP3Tunnel(to target: TunnelTarget, attempt: ChainAttempt, nextHop: HopDescription?,
+                                 completion: @escaping (Result<TransportLayer, RelayError>) -> Void) {
+        let relay = attempt.hops[0]
+        let hop = HTTP3RelayConnection.hopDescription(index: 1, relay: relay)
+        attempt.currentHop = hop
+        http3Pool.connection(to: relay, hop: hop, opened: { pool.countConnection(toHop: 1) }) { [self] result in
+            switch result {
+            case .failure(let error):
+                completion(.failure(error))
+            case .success(let (connection, reused)):
+                attempt.note(hop: 1, protocolName: hop.protocolName, reused: reused)
+                let stream = connection.makeStream(authority: target.description, headers: relay.fieldPairs, nextHop: nextHop)
+                connect(stream, hop: 1, attempt: attempt, completion: completion)
+            }
+        }
+    }
+
+    // MARK: HTTP/3 first hop (end)
 
     /// Connects the tunnel layer of hop `index`, recording its report on success.
     private func connect(_ layer: TransportLayer, hop index: Int, attempt: ChainAttempt,

@@ -32,7 +32,7 @@ public enum RelayProtocol: String, Sendable, Hashable, CaseIterable {
     case http1 = "h1"
     /// HTTP/2 CONNECT only; fails when the relay does not offer h2.
     case http2 = "h2"
-    /// HTTP/3 (MASQUE); not available yet.
+    /// HTTP/3 CONNECT over QUIC; for the first hop only so far (later hops need CONNECT-UDP).
     case http3 = "h3"
 
     var alpn: [String] {

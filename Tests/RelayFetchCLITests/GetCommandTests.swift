@@ -120,6 +120,20 @@ final class GetChainCommandTests: XCTestCase {
         XCTAssertEqual(TestServers.logLines(TestServers.originBLog, containing: marker).first?.first, "127.0.0.12")
     }
 
+    func testHTTP3RelayFromTheCommandLine() async {
+        let marker = TestServers.marker("clih3")
+        let run = await CommandRun.run([
+            "get", "https://origin.test/index.html?\(marker)", "-v", "-o", "/dev/null", "--cacert", TestServers.caFile,
+            "--relay", "https://127.0.0.11:4433", "--relay-protocol", "h3",
+            "--relay-header", "Proxy-Authorization: \(TestServers.relayToken)", "--relay-cacert", TestServers.caFile,
+        ])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(run.stderr.contains("* hop 1 (127.0.0.11:4433, QUIC, HTTP/3 CONNECT): tunnel open after"), run.stderr)
+        XCTAssertEqual(TestServers.logLines(TestServers.originALog, containing: marker).first?.first, "127.0.0.11")
+        let relayLog = TestServers.directory.appendingPathComponent("h3relay-a/access.log")
+        XCTAssertFalse(TestServers.logLines(relayLog, containing: "origin.test:443").isEmpty, "the HTTP/3 relay carried it")
+    }
+
     func testPinAndProtocolOptions() async throws {
         let pin = "sha256//" + (try TestServers.relayPublicKeySHA256()).base64EncodedString()
         let pinned = await CommandRun.run(["get", "https://origin.test/", "-o", "/dev/null", "--cacert", TestServers.caFile,
@@ -135,9 +149,10 @@ final class GetChainCommandTests: XCTestCase {
             "--relay", TestServers.relayURL.absoluteString, "--relay-protocol", "h2", "--relay-cacert", TestServers.caFile])
         XCTAssertEqual(h2OnSquid.status, 1)
         XCTAssertTrue(h2OnSquid.stderr.contains("hop 1 (127.0.0.11:3129, HTTPS): relay does not offer HTTP/2 (h2)"), h2OnSquid.stderr)
+        // squid listens on TCP only: over UDP (HTTP/3) nothing answers, and there is no fallback to TCP.
         let h3 = await CommandRun.run(["get", "https://origin.test/", "--relay", TestServers.relayURL.absoluteString, "--relay-protocol", "h3"])
         XCTAssertEqual(h3.status, 1)
-        XCTAssertTrue(h3.stderr.contains("HTTP/3 relays are not available yet"), h3.stderr)
+        XCTAssertTrue(h3.stderr.contains("hop 1 (127.0.0.11:3129, QUIC, HTTP/3 CONNECT): connection refused"), h3.stderr)
         for bad in [["--relay-protocol", "h9"], ["--relay-pin", "sha256//abc"]] {
             let run = await CommandRun.run(["get", "https://origin.test/", "--relay", "https://r"] + bad)
             XCTAssertEqual(run.status, 2, "\(bad): \(run.stderr)")

@@ -1,0 +1,61 @@
+import Foundation
+import XCTest
+@testable import RelayTransport
+import RelayFetchTestSupport
+
+/// How an HTTP/3 first hop fails, against the aioquic relay: certificate and key-pin checks in
+/// the QUIC handshake, a relay that never answers, and HTTP/3 where only the first hop may use it.
+/// Every error names hop 1 (or the hop that is not available) and its protocol.
+final class HTTP3RelayFailureTests: XCTestCase {
+    override func setUpWithError() throws { try TestServers.ensureRunning() }
+
+    func testASilentRelayTimesOutNamingHop1() throws {
+        // A bound UDP socket that never answers: no ICMP error, the handshake packets just vanish.
+        let (silent, port) = try HTTP3EchoServer.boundSocket(type: SOCK_DGRAM, address: "127.0.0.13")
+        defer { close(silent) }
+        var relay = HTTP3RelayTests.relay(host: "127.0.0.13")
+        relay.port = port
+        let session = HTTP3TestChain()
+        defer { session.end() }
+        let started = Date()
+        guard case .failure(let error) = session.tunnel(through: [relay], connectTimeout: 1) else { return XCTFail("a silent relay gave a tunnel") }
+        XCTAssertEqual(error.cause, .timeout)
+        XCTAssertEqual(error.hop.index, 1)
+        XCTAssertEqual(error.hop.protocolName, "QUIC, HTTP/3 CONNECT")
+        XCTAssertLessThan(Date().timeIntervalSince(started), 1.5)
+    }
+
+    func testRelayCertificateFromAnUntrustedCAFailsTheHandshake() throws {
+        let session = HTTP3TestChain()
+        defer { session.end() }
+        let result = session.tunnel(through: [HTTP3RelayTests.relay(trust: .system)])
+        guard case .failure(let error) = result, case .tls(let reason) = error.cause else {
+            return XCTFail("expected a TLS failure, got \(result)")
+        }
+        XCTAssertEqual(error.hop.index, 1)
+        XCTAssertTrue(reason.contains("certificate verify failed"), reason)
+    }
+
+    func testPinnedRelayKeyIsCheckedInsteadOfTheChain() throws {
+        let pin = Array(try TestServers.relayPublicKeySHA256())
+        let session = HTTP3TestChain()
+        defer { session.end() }
+        let (tunnel, _) = try session.tunnel(through: [HTTP3RelayTests.relay(trust: TLSTrust(pinnedPublicKeys: [pin]))]).get()
+        session.loop.execute { tunnel.close() }
+        let wrong = TLSTrust(pinnedPublicKeys: [[UInt8](repeating: 7, count: 32)])
+        guard case .failure(let error) = session.tunnel(through: [HTTP3RelayTests.relay(trust: wrong)]) else {
+            return XCTFail("a wrong pin gave a tunnel")
+        }
+        XCTAssertEqual(error.cause, .publicKeyPinMismatch)
+        XCTAssertEqual(error.hop.index, 1)
+    }
+
+    func testAnHTTP3HopAfterTheFirstIsNotAvailableYet() throws {
+        let session = HTTP3TestChain()
+        defer { session.end() }
+        let relayB = RelayEndpoint(host: "127.0.0.12", port: 4433, trust: TLSTrust(caFile: TestServers.caFile), relayProtocol: .http3)
+        guard case .failure(let error) = session.tunnel(through: [HTTP3RelayTests.relay(), relayB]),
+              case .unsupported = error.cause else { return XCTFail("expected hop 2 to be unsupported") }
+        XCTAssertEqual(error.hop.index, 2)
+    }
+}

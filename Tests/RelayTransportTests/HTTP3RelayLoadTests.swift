@@ -1,0 +1,55 @@
+import Foundation
+import XCTest
+@testable import RelayTransport
+import RelayFetchTestSupport
+
+/// Many tunnels at once on one HTTP/3 relay connection, more than the relay's initial limit of
+/// concurrent streams (aioquic: 128), each carrying TLS + HTTP/1.1 to the origin. Driven on the
+/// loop without blocking threads, as a page load would.
+final class HTTP3RelayLoadTests: XCTestCase {
+    override func setUpWithError() throws { try TestServers.ensureRunning() }
+
+    func testOneHundredFiftyConcurrentTunnelsShareOneConnection() throws {
+        let count = 150
+        let session = HTTP3TestChain()
+        defer { session.end() }
+        let finished = DispatchSemaphore(value: 0)
+        let results = HTTP3LoadResults()
+        session.loop.execute {
+            let context: TLSContext
+            do { context = try TLSContext(trust: TLSTrust(caFile: TestServers.caFile)) } catch { return XCTFail("\(error)") }
+            for _ in 0..<count {
+                session.build(through: [HTTP3RelayTests.relay()]) { outcome in
+                    guard case .success(let (tunnel, _)) = outcome else {
+                        results.add("\(outcome)")
+                        finished.signal()
+                        return
+                    }
+                    session.get("/index.html", over: tunnel, context: context) { response in
+                        results.add(response.contains("relayfetch sample site") ? nil : String(response.prefix(120)))
+                        finished.signal()
+                    }
+                }
+            }
+        }
+        for _ in 0..<count { _ = finished.wait(timeout: .now() + 30) }
+        XCTAssertEqual(results.succeeded, count, results.failures.prefix(3).joined(separator: "\n"))
+        XCTAssertEqual(session.connectionsOpened(), 1)
+    }
+}
+
+/// Outcomes collected from the loop thread, read from the test's.
+final class HTTP3LoadResults: @unchecked Sendable {
+    private let lock = NSLock()
+    private var ok = 0
+    private var failed: [String] = []
+
+    func add(_ failure: String?) {
+        lock.lock()
+        defer { lock.unlock() }
+        if let failure { failed.append(failure) } else { ok += 1 }
+    }
+
+    var succeeded: Int { lock.lock(); defer { lock.unlock() }; return ok }
+    var failures: [String] { lock.lock(); defer { lock.unlock() }; return failed }
+}
