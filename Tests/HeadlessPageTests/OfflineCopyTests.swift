@@ -21,7 +21,7 @@ final class OfflineCopyTests: XCTestCase {
         XCTAssertEqual(index.path, directory.appendingPathComponent("origin.test/full/index.html").path)
         let saved = try FileManager.default.subpathsOfDirectory(atPath: directory.path).filter {
             var isDirectory: ObjCBool = false
-            FileManager.default.fileExists(atPath: directory.appendingPathComponent($0).path, isDirectory: &isDirectory)
+            _ = FileManager.default.fileExists(atPath: directory.appendingPathComponent($0).path, isDirectory: &isDirectory)
             return !isDirectory.boolValue
         }
         XCTAssertEqual(saved.count, 39)
