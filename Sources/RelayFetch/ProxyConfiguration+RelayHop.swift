@@ -4,9 +4,10 @@ import RelayTransport
 extension ProxyConfiguration {
     /// One relay in a chain, shaped like Apple's `ProxyConfiguration.RelayHop`.
     ///
-    /// A hop is reached over TLS for an https:// endpoint (in the clear for http://) and spoken to
-    /// with HTTP/2 or HTTP/1.1 CONNECT as `relayProtocol` says. Until HTTP/3 relays land, the
-    /// HTTP/2 endpoint is used when given, else the HTTP/3 endpoint's URL over TCP.
+    /// A hop with an HTTP/3 endpoint is reached over QUIC first (first hop only, for now), its
+    /// HTTP/2 endpoint being the fallback when QUIC cannot connect; otherwise over TLS for an
+    /// https:// endpoint (in the clear for http://) with HTTP/2 or HTTP/1.1 CONNECT as
+    /// `relayProtocol` says.
     public struct RelayHop: Sendable, Hashable {
         public var http3RelayEndpoint: URL?
         public var http2RelayEndpoint: URL?
@@ -56,11 +57,34 @@ extension ProxyConfiguration {
 }
 
 extension ProxyConfiguration.RelayHop {
-    /// The transport's view of this hop; throws for URLs a relay cannot have.
+    /// The transport's view of this hop; throws for URLs a relay cannot have. With both an
+    /// HTTP/3 and an HTTP/2 endpoint (and the automatic protocol), HTTP/3 is tried first and the
+    /// HTTP/2 endpoint is its fallback.
     func endpoint(index: Int) throws(FetchError) -> RelayEndpoint {
         guard let url = endpointURL else {
             throw FetchError(.invalidRelay(index: index, reason: "the hop has no endpoint URL"))
         }
+        let (host, port, secure) = try Self.parts(of: url, index: index)
+        let fields = additionalHTTPHeaderFields.sorted { $0.key < $1.key }.map { HeaderField(name: $0.key, value: $0.value) }
+        var endpoint = RelayEndpoint(host: host, port: port, usesTLS: secure,
+                                     trust: TLSTrust(caFile: tlsOptions.certificateAuthorityFile,
+                                                     pinnedPublicKeys: tlsOptions.pinnedPublicKeySHA256.map { [UInt8]($0) },
+                                                     clientIdentity: tlsOptions.clientIdentity),
+                                     headerFields: fields, relayProtocol: relayProtocol)
+        if relayProtocol == .automatic, let http3 = http3RelayEndpoint {
+            let (quicHost, quicPort, quicSecure) = try Self.parts(of: http3, index: index)
+            if quicSecure {
+                // With an HTTP/2 endpoint as well, it is the fallback; without one, HTTP/3 or nothing.
+                endpoint.fallback = http2RelayEndpoint == nil ? nil : RelayFallback(host: host, port: port)
+                endpoint.host = quicHost
+                endpoint.port = quicPort
+                endpoint.relayProtocol = .http3
+            }
+        }
+        return endpoint
+    }
+
+    private static func parts(of url: URL, index: Int) throws(FetchError) -> (String, UInt16, Bool) {
         let scheme = url.scheme?.lowercased() ?? ""
         guard scheme == "https" || scheme == "http" else {
             throw FetchError(.invalidRelay(index: index, reason: "unsupported relay scheme \"\(scheme)\" in \(url.absoluteString) (use https:// or http://)"))
@@ -72,12 +96,7 @@ extension ProxyConfiguration.RelayHop {
         guard (1...65535).contains(port) else {
             throw FetchError(.invalidRelay(index: index, reason: "bad port in \(url.absoluteString)"))
         }
-        let fields = additionalHTTPHeaderFields.sorted { $0.key < $1.key }.map { HeaderField(name: $0.key, value: $0.value) }
-        return RelayEndpoint(host: Self.unbracketed(host), port: UInt16(port), usesTLS: scheme == "https",
-                             trust: TLSTrust(caFile: tlsOptions.certificateAuthorityFile,
-                                              pinnedPublicKeys: tlsOptions.pinnedPublicKeySHA256.map { [UInt8]($0) },
-                                              clientIdentity: tlsOptions.clientIdentity),
-                             headerFields: fields, relayProtocol: relayProtocol)
+        return (unbracketed(host), UInt16(port), scheme == "https")
     }
 
     private static func unbracketed(_ host: String) -> String {

@@ -13,6 +13,9 @@ extension Session {
         public var connectTimeout: Double = 15
         /// Seconds an HTTP/2 relay connection with no open tunnel stays open.
         public var relayIdleTimeout: Double = 60
+        /// Seconds to wait for a relay's HTTP/3 (QUIC) endpoint before using its HTTP/2 endpoint;
+        /// a session remembers which relays needed the fallback.
+        public var http3FallbackDelay: Double = 1
         /// Seconds for a whole request, redirects included.
         public var requestTimeout: Double = 120
         /// Redirects followed before giving up; 0 turns following off.

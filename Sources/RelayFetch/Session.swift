@@ -11,7 +11,8 @@ public final class Session: @unchecked Sendable {
     /// Starts the session's threads; throws if its local tunnel listener cannot be created.
     public init(configuration: Configuration = .ephemeral) throws {
         self.configuration = configuration
-        opener = try TunnelOpener(connectTimeout: configuration.connectTimeout, idleTimeout: configuration.relayIdleTimeout)
+        opener = try TunnelOpener(connectTimeout: configuration.connectTimeout, idleTimeout: configuration.relayIdleTimeout,
+                                   http3AttemptTimeout: configuration.http3FallbackDelay)
         engine = CurlEngine()
     }
 

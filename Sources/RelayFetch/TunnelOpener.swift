@@ -28,10 +28,10 @@ final class TunnelOpener: @unchecked Sendable {
         let onFailure: @Sendable (RelayError) -> Void
     }
 
-    init(connectTimeout: Double, idleTimeout: Double) throws(FetchError) {
+    init(connectTimeout: Double, idleTimeout: Double, http3AttemptTimeout: Double) throws(FetchError) {
         let loop = EventLoop(name: "relayfetch.transport")
         self.loop = loop
-        builder = RelayChainBuilder(loop: loop, idleTimeout: idleTimeout)
+        builder = RelayChainBuilder(loop: loop, idleTimeout: idleTimeout, http3AttemptTimeout: http3AttemptTimeout)
         self.connectTimeout = connectTimeout
         listenerName = ""
         var made: Result<LocalSocketListener, SystemError>?

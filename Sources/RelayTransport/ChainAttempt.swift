@@ -1,7 +1,8 @@
 /// The state of one tunnel build: the chain, which hop is in progress (for timeout errors), the
 /// per-hop reports for `-v`, and the single completion.
 final class ChainAttempt {
-    let hops: [RelayEndpoint]
+    /// The chain; a hop may be swapped for its fallback while the attempt runs.
+    private(set) var hops: [RelayEndpoint]
     let started: UInt64
     var currentHop: HopDescription
     private(set) var reports: [HopReport] = []
@@ -25,6 +26,18 @@ final class ChainAttempt {
         case nil: if !relay.usesTLS { name += ", HTTP/1.1 CONNECT" }
         }
         return HopDescription(index: index, endpoint: relay.authority, protocolName: name)
+    }
+
+    /// Replaces hop `index` (1-based) by its TCP fallback endpoint.
+    func fallBack(hop index: Int) {
+        guard let fallback = hops[index - 1].fallback else { return }
+        var replacement = hops[index - 1]
+        replacement.host = fallback.host
+        replacement.port = fallback.port
+        replacement.relayProtocol = .automatic
+        replacement.usesTLS = true
+        replacement.fallback = nil
+        hops[index - 1] = replacement
     }
 
     func note(hop index: Int, protocolName: String, reused: Bool) { self.reused[index] = reused }

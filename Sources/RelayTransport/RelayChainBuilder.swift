@@ -13,9 +13,15 @@ public final class RelayChainBuilder {
     private let pool: RelayConnectionPool
     private let http3Pool: HTTP3ConnectionPool
 
+    /// First-hop HTTP/3 endpoints that could not be reached this session (their fallback is used).
+    private var http3Unreachable: Set<String> = []
+    private let http3AttemptTimeout: Double
+
     /// - Parameter idleTimeout: seconds an HTTP/2 or HTTP/3 relay connection with no tunnels stays open.
-    public init(loop: EventLoop, idleTimeout: Double = 60) {
+    /// - Parameter http3AttemptTimeout: seconds to wait for QUIC before using a hop's TCP fallback.
+    public init(loop: EventLoop, idleTimeout: Double = 60, http3AttemptTimeout: Double = 1) {
         self.loop = loop
+        self.http3AttemptTimeout = http3AttemptTimeout
         pool = RelayConnectionPool(loop: loop, idleTimeout: idleTimeout)
         http3Pool = HTTP3ConnectionPool(loop: loop, idleTimeout: idleTimeout)
     }
@@ -36,6 +42,11 @@ public final class RelayChainBuilder {
                       completion: @escaping (Result<(TransportLayer, [HopReport]), RelayError>) -> Void) {
         precondition(!hops.isEmpty, "a relayed tunnel needs at least one hop")
         let attempt = ChainAttempt(hops: hops, started: EventLoop.nowNanos())
+        // HTTP/3 beyond the first hop needs CONNECT-UDP (not yet): such hops use their fallback;
+        // a first hop whose QUIC endpoint failed before in this session goes straight to its fallback.
+        for index in hops.indices where hops[index].relayProtocol == .http3 && hops[index].fallback != nil {
+            if index > 0 || http3Unreachable.contains(hops[index].authority) { attempt.fallBack(hop: index + 1) }
+        }
         let timer = loop.schedule(after: connectTimeout) {
             attempt.finish(.failure(RelayError(hop: attempt.currentHop, cause: .timeout)))
         }
@@ -60,7 +71,7 @@ public final class RelayChainBuilder {
                 return completion(.failure(RelayError(hop: HTTP3RelayConnection.hopDescription(index: count, relay: relay),
                                                       cause: .unsupported("HTTP/3 relays after the first hop are not available yet; use --relay-protocol h2 or auto for hop \(count)"))))
             }
-            return openHTTP3Tunnel(to: target, attempt: attempt, nextHop: nextHop, completion: completion)
+            return openHTTP3TunnelWithFallback(to: target, attempt: attempt, nextHop: nextHop, completion: completion)
         }
         if let connection = pool.usableConnection(for: key) {
             attempt.note(hop: count, protocolName: "HTTPS, HTTP/2 CONNECT", reused: true)
@@ -121,6 +132,45 @@ public final class RelayChainBuilder {
                 let stream = connection.makeStream(authority: target.description, headers: relay.fieldPairs, nextHop: nextHop)
                 connect(stream, hop: 1, attempt: attempt, completion: completion)
             }
+        }
+    }
+
+    /// HTTP/3 to the first hop, or, when QUIC cannot connect within `http3AttemptTimeout` (UDP
+    /// blocked, nothing answering), the hop's TCP fallback endpoint; the failure is remembered
+    /// for the session. Refusals (407, TLS trust, pins) never fall back.
+    private func openHTTP3TunnelWithFallback(to target: TunnelTarget, attempt: ChainAttempt, nextHop: HopDescription?,
+                                             completion: @escaping (Result<TransportLayer, RelayError>) -> Void) {
+        let relay = attempt.hops[0]
+        guard relay.fallback != nil else { return openHTTP3Tunnel(to: target, attempt: attempt, nextHop: nextHop, completion: completion) }
+        var settled = false
+        let fallBack = { [self] in
+            http3Unreachable.insert(relay.authority)
+            attempt.fallBack(hop: 1)
+            openTunnel(through: 1, to: target, attempt: attempt, completion: completion)
+        }
+        let timer = loop.schedule(after: http3AttemptTimeout) {
+            guard !settled else { return }
+            settled = true
+            fallBack()
+        }
+        openHTTP3Tunnel(to: target, attempt: attempt, nextHop: nextHop) { [self] result in
+            guard !settled else {
+                if case .success(let late) = result { late.close() }  // the fallback already carries this tunnel
+                return
+            }
+            settled = true
+            loop.cancelTimer(timer)
+            switch result {
+            case .failure(let error) where Self.isUnreachable(error.cause): fallBack()
+            default: completion(result)
+            }
+        }
+    }
+
+    private static func isUnreachable(_ cause: RelayError.Cause) -> Bool {
+        switch cause {
+        case .connectionRefused, .connectFailed, .timeout, .closedDuringSetup: return true
+        default: return false
         }
     }
 

@@ -9,6 +9,10 @@ public struct RelayEndpoint: Sendable, Hashable {
     public var headerFields: [HeaderField]
     /// Which HTTP version to speak to the relay.
     public var relayProtocol: RelayProtocol
+    /// For an HTTP/3 endpoint: the TCP endpoint (HTTP/2 or HTTP/1.1, by ALPN) to use when QUIC
+    /// cannot connect, as `RelayHop(http3RelayEndpoint:http2RelayEndpoint:)` promises. Never a
+    /// direct connection.
+    public var fallback: RelayFallback?
 
     public init(host: String, port: UInt16, usesTLS: Bool = true, trust: TLSTrust = .system, headerFields: [HeaderField] = [],
                 relayProtocol: RelayProtocol = .automatic) {
@@ -22,6 +26,16 @@ public struct RelayEndpoint: Sendable, Hashable {
 
     /// "host:port" as written in a CONNECT request.
     public var authority: String { ConnectRequest.authority(host: host, port: port) }
+}
+
+/// Where to go when an HTTP/3 relay endpoint cannot be reached over QUIC.
+public struct RelayFallback: Sendable, Hashable {
+    public var host: String
+    public var port: UInt16
+    public init(host: String, port: UInt16) {
+        self.host = host
+        self.port = port
+    }
 }
 
 /// The HTTP version spoken to one relay.

@@ -1,0 +1,101 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import XCTest
+import RelayFetch
+import RelayFetchTestSupport
+
+/// `RelayHop(http3RelayEndpoint:http2RelayEndpoint:)`: HTTP/3 first, the HTTP/2 endpoint when QUIC
+/// cannot connect, remembered per session; never a direct connection.
+final class HTTP3FallbackTests: XCTestCase {
+    override func setUpWithError() throws { try TestServers.ensureRunning() }
+
+    private func hop(http3: String, http2: String) -> ProxyConfiguration.RelayHop {
+        ProxyConfiguration.RelayHop(http3RelayEndpoint: URL(string: http3)!, http2RelayEndpoint: URL(string: http2)!,
+                                    tlsOptions: .init(certificateAuthorityFile: TestServers.caFile),
+                                    additionalHTTPHeaderFields: ["Proxy-Authorization": TestServers.relayToken])
+    }
+
+    func testHTTP3IsPreferredWhenItAnswers() async throws {
+        let session = try Session(configuration: TestServers.configuration(hops: [hop(http3: "https://127.0.0.11:4433", http2: "https://127.0.0.11:4433")]))
+        defer { session.invalidate() }
+        let reports = ReportCollector()
+        session.onTunnelOpen { reports.add($0) }
+        _ = try await session.data(from: URL(string: "https://origin.test/index.html")!)
+        XCTAssertEqual(reports.all.first?.hop.protocolName, "QUIC, HTTP/3 CONNECT")
+    }
+
+    func testSilentQUICEndpointFallsBackToHTTP2AndTheSessionRemembers() async throws {
+        let silent = try SilentUDPPort(host: "127.0.0.14")
+        defer { silent.close() }
+        var configuration = TestServers.configuration(hops: [hop(http3: "https://127.0.0.14:\(silent.port)", http2: "https://127.0.0.11:4433")])
+        configuration.http3FallbackDelay = 0.6
+        let session = try Session(configuration: configuration)
+        defer { session.invalidate() }
+        let reports = ReportCollector()
+        session.onTunnelOpen { reports.add($0) }
+
+        let firstStarted = Date()
+        _ = try await session.data(from: URL(string: "https://origin.test/index.html")!)
+        XCTAssertGreaterThan(Date().timeIntervalSince(firstStarted), 0.55, "QUIC was tried first")
+        XCTAssertEqual(reports.all.last?.hop.description.hasPrefix("hop 1 (127.0.0.11:4433, HTTPS, HTTP/2 CONNECT)"), true,
+                       "\(reports.all)")
+        let secondStarted = Date()
+        _ = try await session.data(from: URL(string: "https://origin2.test/index.html")!)  // a new tunnel
+        XCTAssertLessThan(Date().timeIntervalSince(secondStarted), 0.5, "the session remembers QUIC did not answer")
+        XCTAssertEqual(reports.all.count, 2)
+    }
+
+    func testBothEndpointsDownFailsClosed() async throws {
+        let marker = TestServers.marker("h3down")
+        var configuration = TestServers.configuration(hops: [hop(http3: "https://127.0.0.13:4433", http2: "https://127.0.0.13:4499")])
+        configuration.http3FallbackDelay = 0.5
+        let session = try Session(configuration: configuration)
+        defer { session.invalidate() }
+        do {
+            _ = try await session.data(from: URL(string: "https://origin.test/index.html?\(marker)")!)
+            XCTFail("both endpoints are down")
+        } catch let error as FetchError {
+            XCTAssertEqual(error.relayError?.hop.index, 1)
+            XCTAssertEqual(error.relayError?.cause, .connectionRefused, error.description)
+            XCTAssertTrue(error.description.hasPrefix("hop 1 (127.0.0.13:4499, HTTPS"), error.description)
+        }
+        XCTAssertTrue(TestServers.logLines(TestServers.originALog, containing: marker).isEmpty)
+    }
+
+    func testARefusingHTTP3RelayDoesNotFallBack() async throws {
+        var noToken = hop(http3: "https://127.0.0.11:4433", http2: "https://127.0.0.11:4433")
+        noToken.additionalHTTPHeaderFields = [:]
+        let session = try Session(configuration: TestServers.configuration(hops: [noToken]))
+        defer { session.invalidate() }
+        do {
+            _ = try await session.data(from: URL(string: "https://origin.test/index.html")!)
+            XCTFail("the relay wants its token")
+        } catch let error as FetchError {
+            XCTAssertTrue(error.description.hasPrefix("hop 1 (127.0.0.11:4433, QUIC, HTTP/3 CONNECT): relay refused the tunnel: 407"), error.description)
+        }
+    }
+}
+
+/// A UDP socket on loopback that never answers: a QUIC endpoint whose packets vanish.
+final class SilentUDPPort {
+    let fd: Int32
+    let port: UInt16
+
+    init(host: String) throws {
+        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        self.fd = fd
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        inet_pton(AF_INET, host, &address.sin_addr)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound else { throw TestServerError(description: "cannot bind UDP on \(host)") }
+        port = UInt16(bigEndian: address.sin_port)
+    }
+
+    func close() { _ = Glibc.close(fd) }
+}
