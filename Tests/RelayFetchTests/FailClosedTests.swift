@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import XCTest
 import RelayFetch
@@ -38,7 +35,7 @@ final class FailClosedTests: XCTestCase {
 
     /// A relay that accepts TCP but never answers: the chain gives up at the connect timeout.
     func testSilentRelayTimesOutWithinTheConnectTimeout() async throws {
-        let listener = try SilentListener(host: "127.0.0.14")
+        let listener = try SilentSocket(.tcp, host: "127.0.0.14")
         defer { listener.close() }
         let marker = TestServers.marker("silent")
         let hop = TestServers.relayHop(url: URL(string: "https://127.0.0.14:\(listener.port)")!)
@@ -57,28 +54,4 @@ final class FailClosedTests: XCTestCase {
         XCTAssertLessThan(elapsed, 4)
         XCTAssertTrue(TestServers.logLines(TestServers.originALog, containing: marker).isEmpty)
     }
-}
-
-/// A TCP listener on loopback that never accepts or answers.
-final class SilentListener {
-    let fd: Int32
-    let port: UInt16
-
-    init(host: String) throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        self.fd = fd
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        inet_pton(AF_INET, host, &address.sin_addr)
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Bool in
-                bind(fd, pointer, length) == 0 && listen(fd, 8) == 0 && getsockname(fd, pointer, &length) == 0
-            }
-        }
-        guard bound else { throw TestServerError(description: "cannot listen on \(host)") }
-        port = UInt16(bigEndian: address.sin_port)
-    }
-
-    func close() { _ = Glibc.close(fd) }
 }

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import XCTest
 import RelayFetch
@@ -27,7 +24,7 @@ final class HTTP3FallbackTests: XCTestCase {
     }
 
     func testSilentQUICEndpointFallsBackToHTTP2AndTheSessionRemembers() async throws {
-        let silent = try SilentUDPPort(host: "127.0.0.14")
+        let silent = try SilentSocket(.udp, host: "127.0.0.14")
         defer { silent.close() }
         var configuration = TestServers.configuration(hops: [hop(http3: "https://127.0.0.14:\(silent.port)", http2: "https://127.0.0.11:4433")])
         configuration.http3FallbackDelay = 0.6
@@ -76,26 +73,4 @@ final class HTTP3FallbackTests: XCTestCase {
             XCTAssertTrue(error.description.hasPrefix("hop 1 (127.0.0.11:4433, QUIC, HTTP/3 CONNECT): relay refused the tunnel: 407"), error.description)
         }
     }
-}
-
-/// A UDP socket on loopback that never answers: a QUIC endpoint whose packets vanish.
-final class SilentUDPPort {
-    let fd: Int32
-    let port: UInt16
-
-    init(host: String) throws {
-        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-        self.fd = fd
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        inet_pton(AF_INET, host, &address.sin_addr)
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard bound else { throw TestServerError(description: "cannot bind UDP on \(host)") }
-        port = UInt16(bigEndian: address.sin_port)
-    }
-
-    func close() { _ = Glibc.close(fd) }
 }
