@@ -34,20 +34,23 @@ struct ChainBenchmark {
         let oneHop = [hop("https://127.0.0.11:3129", token: "Bearer relay-token-A")]
         let http2Hop = [hop("https://127.0.0.11:4433", token: "Bearer relay-token-A", relayProtocol: .http2)]
         let http3Hop = [hop("https://127.0.0.11:4433", token: "Bearer relay-token-A", relayProtocol: .http3)]
+        let http3Chain = [hop("https://127.0.0.11:4433", token: "Bearer relay-token-A", relayProtocol: .http3),
+                          hop("https://127.0.0.12:4433", token: "Bearer relay-token-B", relayProtocol: .http3)]
         let rows: [(String, [Sample])] = [
             ("relayfetch, 2 hops, HTTP/2 (A -> B)", await repeatRounds { await relayfetch(hops: chain) }),
             ("relayfetch, 1 hop, HTTPS + HTTP/1.1 (A)", await repeatRounds { await relayfetch(hops: oneHop) }),
             ("curl 7.88, 1 hop, HTTPS + HTTP/1.1 (A)", await repeatRounds { curl() }),
             ("relayfetch, 1 hop, HTTP/2 (A, nghttpx)", await repeatRounds { await relayfetch(hops: http2Hop) }),
             ("relayfetch, 1 hop, HTTP/3 (A, aioquic)", await repeatRounds { await relayfetch(hops: http3Hop) }),
+            ("relayfetch, 2 hops, HTTP/3 (A -> B, CONNECT-UDP)", await repeatRounds { await relayfetch(hops: http3Chain) }),
         ]
         print("")
-        print("tool".padding(toLength: 42, withPad: " ", startingAt: 0) + "median s   req/s   relay connections opened")
+        print("tool".padding(toLength: 50, withPad: " ", startingAt: 0) + "median s   req/s   relay connections opened")
         var rates: [Double] = []
         for (name, samples) in rows {
             let median = samples.map(\.seconds).sorted()[samples.count / 2]
             rates.append(Double(requests) / median)
-            print(name.padding(toLength: 42, withPad: " ", startingAt: 0)
+            print(name.padding(toLength: 50, withPad: " ", startingAt: 0)
                   + String(format: "%8.3f  %6.0f   ", median, Double(requests) / median) + (samples.last?.connections ?? "?"))
         }
         print("")
@@ -55,7 +58,8 @@ struct ChainBenchmark {
         print(String(format: "ratio: relayfetch 1-hop / curl 1-hop throughput (same relay)   = %.2fx", rates[1] / rates[2]))
         print(String(format: "ratio: relayfetch 1-hop HTTP/3 / 1-hop HTTP/2 throughput     = %.2fx (the HTTP/3 relay is Python: aioquic)",
                      rates[4] / rates[3]))
-        print("(a two-hop HTTP/3 chain needs CONNECT-UDP, not available yet)")
+        print(String(format: "ratio: relayfetch 2-hop HTTP/3 chain / 2-hop HTTP/2 chain         = %.2fx (both relays of the HTTP/3 chain are Python)",
+                     rates[5] / rates[0]))
     }
 
     private func repeatRounds(_ body: () async -> Sample?) async -> [Sample] {

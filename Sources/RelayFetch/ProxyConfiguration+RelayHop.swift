@@ -4,10 +4,10 @@ import RelayTransport
 extension ProxyConfiguration {
     /// One relay in a chain, shaped like Apple's `ProxyConfiguration.RelayHop`.
     ///
-    /// A hop with an HTTP/3 endpoint is reached over QUIC first (first hop only, for now), its
-    /// HTTP/2 endpoint being the fallback when QUIC cannot connect; otherwise over TLS for an
-    /// https:// endpoint (in the clear for http://) with HTTP/2 or HTTP/1.1 CONNECT as
-    /// `relayProtocol` says.
+    /// A hop with an HTTP/3 endpoint is reached over QUIC first (a later hop only behind an
+    /// HTTP/3 hop, inside CONNECT-UDP), its HTTP/2 endpoint being the fallback when QUIC cannot
+    /// connect; otherwise over TLS for an https:// endpoint (in the clear for http://) with
+    /// HTTP/2 or HTTP/1.1 CONNECT as `relayProtocol` says.
     public struct RelayHop: Sendable, Hashable {
         public var http3RelayEndpoint: URL?
         public var http2RelayEndpoint: URL?

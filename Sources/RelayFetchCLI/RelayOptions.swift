@@ -13,7 +13,7 @@ struct RelayOptions {
       --relay-pin sha256//B64  trust the preceding --relay by its public key (SHA-256 of the SPKI,
                                base64, as curl's --pinnedpubkey); repeatable
       --relay-protocol P       for the preceding --relay: auto (default: ALPN h2 or http/1.1, the
-                               relay picks), h1, h2 (fail if not offered) or h3 (QUIC; first hop only)
+                               relay picks), h1, h2 (fail if not offered) or h3 (QUIC; hop 1 or behind h3)
       --cacert FILE            PEM CA file to verify origin certificates (default: system store)
       --match-domain D         relay only D and its subdomains (repeatable; default: everything)
       --exclude-domain D       never relay D and its subdomains (repeatable; wins over match)

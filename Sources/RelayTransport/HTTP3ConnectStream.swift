@@ -6,6 +6,8 @@
 final class HTTP3ConnectStream: TransportLayer {
     let authority: String
     let headers: [(String, String)]
+    /// The request's pseudo-header fields: CONNECT to `authority`, or an extended CONNECT.
+    let pseudoHeaders: [(String, String)]
     var hop: HopDescription { connection.hop }
     weak var delegate: TransportLayerDelegate?
     var streamID: Int64 = -1
@@ -22,10 +24,12 @@ final class HTTP3ConnectStream: TransportLayer {
     private var paused = false
     private var uncredited = 0  // bytes received while paused, not yet given back to flow control
 
-    init(connection: HTTP3RelayConnection, authority: String, headers: [(String, String)], nextHop: HopDescription?) {
+    init(connection: HTTP3RelayConnection, authority: String, headers: [(String, String)], nextHop: HopDescription?,
+         pseudoHeaders: [(String, String)]? = nil) {
         self.connection = connection
         self.authority = authority
         self.headers = headers
+        self.pseudoHeaders = pseudoHeaders ?? [(":method", "CONNECT"), (":authority", authority)]
         self.nextHop = nextHop
     }
 

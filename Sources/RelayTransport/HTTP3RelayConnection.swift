@@ -26,10 +26,12 @@ final class HTTP3RelayConnection: QUICApplication {
         HopDescription(index: index, endpoint: relay.authority, protocolName: "QUIC, HTTP/3 CONNECT")
     }
 
-    init(loop: EventLoop, relay: RelayEndpoint, hop: HopDescription, handshakeTimeout: Double = 10) throws(TLSSetupError) {
+    /// `path` carries the QUIC packets: nil for UDP to the relay, or a CONNECT-UDP stream through the hop before.
+    init(loop: EventLoop, relay: RelayEndpoint, hop: HopDescription, handshakeTimeout: Double = 10,
+         path: QUICDatagramPath? = nil) throws(TLSSetupError) {
         self.hop = hop
         quic = try QUICConnection(loop: loop, host: relay.host, port: relay.port, trust: relay.trust, alpn: "h3", hop: hop,
-                                  handshakeTimeout: handshakeTimeout)
+                                  handshakeTimeout: handshakeTimeout, path: path)
         quic.application = self
     }
 
@@ -96,8 +98,7 @@ final class HTTP3RelayConnection: QUICApplication {
     }
 
     private func submitRequest(_ stream: HTTP3ConnectStream, on id: Int64) -> Bool {
-        var fields: [(String, String)] = [(":method", "CONNECT"), (":authority", stream.authority)]
-        fields += stream.headers.map { ($0.0.lowercased(), $0.1) }
+        let fields = stream.pseudoHeaders + stream.headers.map { ($0.0.lowercased(), $0.1) }
         var reader = nghttp3_data_reader(read_data: h3ReadData)
         let rc = withHTTP3NameValues(fields) { nghttp3_conn_submit_request(http3, id, $0, $1, &reader, nil) }
         guard rc == 0 else {

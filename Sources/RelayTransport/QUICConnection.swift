@@ -16,7 +16,7 @@ final class QUICConnection {
     private let port: UInt16
     private let alpn: String
     private let handshakeTimeout: Double
-    private let socket: QUICSocket
+    private let socket: QUICDatagramPath
     private let tls: QUICTLSSession
     private(set) var conn: OpaquePointer?  // ngtcp2_conn
     private let connectionReference: UnsafeMutablePointer<ngtcp2_crypto_conn_ref>
@@ -36,15 +36,16 @@ final class QUICConnection {
     var callbackError: RelayError?
     private(set) var closed = false
 
+    /// `path` carries the packets; nil for a UDP socket to the relay (`host` resolved on `connect`).
     init(loop: EventLoop, host: String, port: UInt16, trust: TLSTrust, alpn: String, hop: HopDescription,
-         handshakeTimeout: Double = 10) throws(TLSSetupError) {
+         handshakeTimeout: Double = 10, path datagramPath: QUICDatagramPath? = nil) throws(TLSSetupError) {
         self.loop = loop
         self.host = host
         self.port = port
         self.hop = hop
         self.alpn = alpn
         self.handshakeTimeout = handshakeTimeout
-        socket = QUICSocket(loop: loop)
+        socket = datagramPath ?? QUICSocket(loop: loop)
         tls = try QUICTLSSession(trust: trust, serverName: host, alpn: alpn)
         path = .allocate(capacity: 1)
         ngtcp2_path_storage_zero(path)
@@ -69,6 +70,9 @@ final class QUICConnection {
     /// Resolves the relay, opens the socket and runs the handshake; `completion` once, on the loop.
     func connect(_ completion: @escaping (Result<Void, RelayError>) -> Void) {
         connectCompletion = completion
+        guard socket.needsRelayAddress else {  // a tunnel: the relay before this one knows the address
+            return loop.execute { [self] in if !closed { start(to: Data()) } }
+        }
         let host = host, port = port
         // getaddrinfo blocks, so it runs off the loop; only the relay's own name is resolved here.
         DispatchQueue.global().async { [self] in
@@ -163,7 +167,7 @@ final class QUICConnection {
                 count = try socket.receive(into: buffer)
             } catch {
                 processing = false
-                return fail(RelayError(hop: hop, cause: error.code == ECONNREFUSED ? .connectionRefused : .connectFailed(error.description)))
+                return fail(socket.failure ?? RelayError(hop: hop, cause: error.code == ECONNREFUSED ? .connectionRefused : .connectFailed(error.description)))
             }
             guard let count else { break }
             var info = ngtcp2_pkt_info()
@@ -246,7 +250,7 @@ final class QUICConnection {
             blockedPacket = Array(datagram)
             socket.watchWritable(true)
         } catch {
-            fail(RelayError(hop: hop, cause: error.code == ECONNREFUSED ? .connectionRefused : .connectFailed(error.description)))
+            fail(socket.failure ?? RelayError(hop: hop, cause: error.code == ECONNREFUSED ? .connectionRefused : .connectFailed(error.description)))
         }
         return false
     }

@@ -12,6 +12,8 @@ public final class RelayChainBuilder {
     private var contexts: [TLSTrust: TLSContext] = [:]
     private let pool: RelayConnectionPool
     private let http3Pool: HTTP3ConnectionPool
+    /// HTTP/3 connections to hops beyond the first, inside CONNECT-UDP streams: one per tunnel.
+    private var tunneledHTTP3: [ObjectIdentifier: HTTP3RelayConnection] = [:]
 
     /// First-hop HTTP/3 endpoints that could not be reached this session (their fallback is used).
     private var http3Unreachable: Set<String> = []
@@ -33,6 +35,9 @@ public final class RelayChainBuilder {
     /// Closes every pooled relay connection (tunnels on them fail).
     public func closeAll() {
         pool.closeAll()
+        let tunneled = Array(tunneledHTTP3.values)
+        tunneledHTTP3.removeAll()
+        for connection in tunneled { connection.close() }
         http3Pool.closeAll()
     }
 
@@ -42,10 +47,12 @@ public final class RelayChainBuilder {
                       completion: @escaping (Result<(TransportLayer, [HopReport]), RelayError>) -> Void) {
         precondition(!hops.isEmpty, "a relayed tunnel needs at least one hop")
         let attempt = ChainAttempt(hops: hops, started: EventLoop.nowNanos())
-        // HTTP/3 beyond the first hop needs CONNECT-UDP (not yet): such hops use their fallback;
-        // a first hop whose QUIC endpoint failed before in this session goes straight to its fallback.
-        for index in hops.indices where hops[index].relayProtocol == .http3 && hops[index].fallback != nil {
-            if index > 0 || http3Unreachable.contains(hops[index].authority) { attempt.fallBack(hop: index + 1) }
+        // A first hop whose QUIC endpoint failed before in this session goes straight to its
+        // fallback; HTTP/3 beyond the first hop is reached by CONNECT-UDP through an HTTP/3 hop
+        // only, so behind a TCP hop (one that fell back, too) it uses its fallback.
+        for index in hops.indices where attempt.hops[index].relayProtocol == .http3 && attempt.hops[index].fallback != nil {
+            let behindTCP = index > 0 && attempt.hops[index - 1].relayProtocol != .http3
+            if behindTCP || http3Unreachable.contains(hops[index].authority) { attempt.fallBack(hop: index + 1) }
         }
         let timer = loop.schedule(after: connectTimeout) {
             attempt.finish(.failure(RelayError(hop: attempt.currentHop, cause: .timeout)))
@@ -67,11 +74,7 @@ public final class RelayChainBuilder {
         let key = RelayConnectionPool.Key(attempt.hops[0..<count])
         let nextHop = count < attempt.hops.count ? attempt.description(ofHop: count + 1, negotiated: nil) : nil
         if relay.relayProtocol == .http3 {
-            guard count == 1 else {  // beyond the first hop HTTP/3 needs CONNECT-UDP, which comes later
-                return completion(.failure(RelayError(hop: HTTP3RelayConnection.hopDescription(index: count, relay: relay),
-                                                      cause: .unsupported("HTTP/3 relays after the first hop are not available yet; use --relay-protocol h2 or auto for hop \(count)"))))
-            }
-            return openHTTP3TunnelWithFallback(to: target, attempt: attempt, nextHop: nextHop, completion: completion)
+            return openHTTP3TunnelWithFallback(through: count, to: target, attempt: attempt, nextHop: nextHop, completion: completion)
         }
         if let connection = pool.usableConnection(for: key) {
             attempt.note(hop: count, protocolName: "HTTPS, HTTP/2 CONNECT", reused: true)
@@ -115,45 +118,44 @@ public final class RelayChainBuilder {
         }
     }
 
-    // MARK: HTTP/3 first hop (begin)
+    // MARK: HTTP/3 hops (begin)
 
-    /// Opens a CONNECT stream on the pooled QUIC + HTTP/3 connection to the first hop.
-    private func openHTTP3Tunnel(to target: TunnelTarget, attempt: ChainAttempt, nextHop: HopDescription?,
+    /// Opens a CONNECT stream on a QUIC + HTTP/3 connection to hop `count` (`openHTTP3Connection`).
+    private func openHTTP3Tunnel(through count: Int, to target: TunnelTarget, attempt: ChainAttempt, nextHop: HopDescription?,
                                  completion: @escaping (Result<TransportLayer, RelayError>) -> Void) {
-        let relay = attempt.hops[0]
-        let hop = HTTP3RelayConnection.hopDescription(index: 1, relay: relay)
-        attempt.currentHop = hop
-        http3Pool.connection(to: relay, hop: hop, opened: { pool.countConnection(toHop: 1) }) { [self] result in
+        let relay = attempt.hops[count - 1]
+        openHTTP3Connection(toHop: count, attempt: attempt) { [self] result in
             switch result {
             case .failure(let error):
                 completion(.failure(error))
-            case .success(let (connection, reused)):
-                attempt.note(hop: 1, protocolName: hop.protocolName, reused: reused)
+            case .success(let connection):
                 let stream = connection.makeStream(authority: target.description, headers: relay.fieldPairs, nextHop: nextHop)
-                connect(stream, hop: 1, attempt: attempt, completion: completion)
+                connect(stream, hop: count, attempt: attempt, completion: completion)
             }
         }
     }
 
-    /// HTTP/3 to the first hop, or, when QUIC cannot connect within `http3AttemptTimeout` (UDP
+    /// HTTP/3 to hop `count`, or, when QUIC cannot connect within `http3AttemptTimeout` (UDP
     /// blocked, nothing answering), the hop's TCP fallback endpoint; the failure is remembered
     /// for the session. Refusals (407, TLS trust, pins) never fall back.
-    private func openHTTP3TunnelWithFallback(to target: TunnelTarget, attempt: ChainAttempt, nextHop: HopDescription?,
+    private func openHTTP3TunnelWithFallback(through count: Int, to target: TunnelTarget, attempt: ChainAttempt, nextHop: HopDescription?,
                                              completion: @escaping (Result<TransportLayer, RelayError>) -> Void) {
-        let relay = attempt.hops[0]
-        guard relay.fallback != nil else { return openHTTP3Tunnel(to: target, attempt: attempt, nextHop: nextHop, completion: completion) }
+        let relay = attempt.hops[count - 1]
+        guard relay.fallback != nil else {
+            return openHTTP3Tunnel(through: count, to: target, attempt: attempt, nextHop: nextHop, completion: completion)
+        }
         var settled = false
         let fallBack = { [self] in
             http3Unreachable.insert(relay.authority)
-            attempt.fallBack(hop: 1)
-            openTunnel(through: 1, to: target, attempt: attempt, completion: completion)
+            attempt.fallBack(hop: count)
+            openTunnel(through: count, to: target, attempt: attempt, completion: completion)
         }
         let timer = loop.schedule(after: http3AttemptTimeout) {
             guard !settled else { return }
             settled = true
             fallBack()
         }
-        openHTTP3Tunnel(to: target, attempt: attempt, nextHop: nextHop) { [self] result in
+        openHTTP3Tunnel(through: count, to: target, attempt: attempt, nextHop: nextHop) { [self] result in
             guard !settled else {
                 if case .success(let late) = result { late.close() }  // the fallback already carries this tunnel
                 return
@@ -174,7 +176,75 @@ public final class RelayChainBuilder {
         }
     }
 
-    // MARK: HTTP/3 first hop (end)
+    /// An HTTP/3 connection to hop `index`: the pooled one for the first hop; beyond it, a new
+    /// one inside a CONNECT-UDP stream (RFC 9298) through the hop before, which must be an HTTP/3
+    /// hop too. Such a connection carries one tunnel and closes when it ends.
+    private func openHTTP3Connection(toHop index: Int, attempt: ChainAttempt,
+                                     completion: @escaping (Result<HTTP3RelayConnection, RelayError>) -> Void) {
+        let relay = attempt.hops[index - 1]
+        let hop = HTTP3RelayConnection.hopDescription(index: index, relay: relay)
+        attempt.currentHop = hop
+        if index == 1 {
+            http3Pool.connection(to: relay, hop: hop, opened: { pool.countConnection(toHop: 1) }) { result in
+                if case .success(let (_, reused)) = result { attempt.note(hop: 1, protocolName: hop.protocolName, reused: reused) }
+                completion(result.map(\.connection))
+            }
+            return
+        }
+        let previous = attempt.hops[index - 2]
+        guard previous.relayProtocol == .http3 else {
+            let why = "an HTTP/3 relay after an HTTP/2 or HTTP/1.1 hop needs CONNECT-UDP over TCP, which is not supported; use --relay-protocol h2 or auto for hop \(index)"
+            return completion(.failure(RelayError(hop: hop, cause: .unsupported(why))))
+        }
+        openHTTP3Connection(toHop: index - 1, attempt: attempt) { [self] result in
+            switch result {
+            case .failure(let error):
+                completion(.failure(error))
+            case .success(let outer):
+                let udp = outer.makeUDPStream(relay: previous, target: TunnelTarget(host: relay.host, port: relay.port), nextHop: hop)
+                connect(udp, hop: index - 1, attempt: attempt) { [self] opened in
+                    switch opened {
+                    case .failure(let error): completion(.failure(error))
+                    case .success: connectHTTP3(toHop: index, over: udp, attempt: attempt, completion: completion)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Runs QUIC + HTTP/3 to hop `index` inside the open CONNECT-UDP stream `udp`.
+    private func connectHTTP3(toHop index: Int, over udp: TransportLayer, attempt: ChainAttempt,
+                              completion: @escaping (Result<HTTP3RelayConnection, RelayError>) -> Void) {
+        let relay = attempt.hops[index - 1]
+        let hop = HTTP3RelayConnection.hopDescription(index: index, relay: relay)
+        let connection: HTTP3RelayConnection
+        do {
+            connection = try HTTP3RelayConnection(loop: loop, relay: relay, hop: hop, path: ConnectUDPDatagramPath(tunnel: udp, targetPort: relay.port))
+        } catch {
+            udp.close()
+            return completion(.failure(RelayError(hop: hop, cause: .tls(error.reason))))
+        }
+        pool.countConnection(toHop: index)
+        attempt.note(hop: index, protocolName: hop.protocolName, reused: false)
+        attempt.currentHop = hop
+        let id = ObjectIdentifier(connection)
+        tunneledHTTP3[id] = connection
+        connection.onIdle = { [weak self, weak connection] in
+            self?.tunneledHTTP3[id] = nil
+            connection?.close()
+        }
+        connection.onClose = { [weak self] in self?.tunneledHTTP3[id] = nil }
+        connection.connect { [weak self] result in
+            switch result {
+            case .success: completion(.success(connection))
+            case .failure(let error):
+                self?.tunneledHTTP3[id] = nil
+                completion(.failure(error))
+            }
+        }
+    }
+
+    // MARK: HTTP/3 hops (end)
 
     /// Connects the tunnel layer of hop `index`, recording its report on success.
     private func connect(_ layer: TransportLayer, hop index: Int, attempt: ChainAttempt,

@@ -46,7 +46,8 @@ public enum RelayProtocol: String, Sendable, Hashable, CaseIterable {
     case http1 = "h1"
     /// HTTP/2 CONNECT only; fails when the relay does not offer h2.
     case http2 = "h2"
-    /// HTTP/3 CONNECT over QUIC; for the first hop only so far (later hops need CONNECT-UDP).
+    /// HTTP/3 CONNECT over QUIC: to the first hop, or to a later hop through an HTTP/3 hop
+    /// (QUIC inside CONNECT-UDP); behind an HTTP/2 or HTTP/1.1 hop it is not supported.
     case http3 = "h3"
 
     var alpn: [String] {

@@ -4,7 +4,7 @@ import XCTest
 import RelayFetchTestSupport
 
 /// How an HTTP/3 first hop fails, against the aioquic relay: certificate and key-pin checks in
-/// the QUIC handshake, a relay that never answers, and HTTP/3 where only the first hop may use it.
+/// the QUIC handshake, a relay that never answers, and an HTTP/3 hop behind a TCP hop (no CONNECT-UDP over TCP yet).
 /// Every error names hop 1 (or the hop that is not available) and its protocol.
 final class HTTP3RelayFailureTests: XCTestCase {
     override func setUpWithError() throws { try TestServers.ensureRunning() }
@@ -50,12 +50,18 @@ final class HTTP3RelayFailureTests: XCTestCase {
         XCTAssertEqual(error.hop.index, 1)
     }
 
-    func testAnHTTP3HopAfterTheFirstIsNotAvailableYet() throws {
+    func testAnHTTP3HopBehindAnHTTP2HopIsUnsupported() throws {
+        let relayA = RelayEndpoint(host: "127.0.0.11", port: 4433, trust: TLSTrust(caFile: TestServers.caFile),
+                                   headerFields: [HeaderField(name: "Proxy-Authorization", value: TestServers.relayToken)],
+                                   relayProtocol: .http2)
         let session = HTTP3TestChain()
         defer { session.end() }
-        let relayB = RelayEndpoint(host: "127.0.0.12", port: 4433, trust: TLSTrust(caFile: TestServers.caFile), relayProtocol: .http3)
-        guard case .failure(let error) = session.tunnel(through: [HTTP3RelayTests.relay(), relayB]),
-              case .unsupported = error.cause else { return XCTFail("expected hop 2 to be unsupported") }
+        guard case .failure(let error) = session.tunnel(through: [relayA, HTTP3ChainTests.relayB()]) else {
+            return XCTFail("HTTP/3 behind HTTP/2 gave a tunnel")
+        }
         XCTAssertEqual(error.hop.index, 2)
+        XCTAssertEqual(error.hop.protocolName, "QUIC, HTTP/3 CONNECT")
+        guard case .unsupported(let why) = error.cause else { return XCTFail("\(error)") }
+        XCTAssertTrue(why.contains("CONNECT-UDP"), why)
     }
 }

@@ -244,7 +244,7 @@ final class HTTP3TestChain {
         return String(decoding: response, as: UTF8.self)
     }
 
-    func fetchBytes(over tunnel: TransportLayer, path: String, pauseFor pause: Double? = nil) -> [UInt8] {
+    func fetchBytes(over tunnel: TransportLayer, path: String, pauseFor pause: Double? = nil, timeout: Double = 10) -> [UInt8] {
         let done = DispatchSemaphore(value: 0)
         let collector = HTTP3ResponseCollector { done.signal() }
         loop.execute { [self] in
@@ -268,7 +268,7 @@ final class HTTP3TestChain {
                 collector.fail("\(error)")
             }
         }
-        _ = done.wait(timeout: .now() + 10)
+        _ = done.wait(timeout: .now() + timeout)
         return collector.bytes
     }
 }
