@@ -14,6 +14,8 @@ public final class TCPLayer: TransportLayer {
     private var fd: Int32 = -1
     private var outbox: [UInt8] = []
     private var paused = false
+    /// Reused for every read, so a busy socket does not allocate (and zero) a buffer per event.
+    private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
     private var closed = false
     private var connectCompletion: ((Result<Void, RelayError>) -> Void)?
 
@@ -102,11 +104,10 @@ public final class TCPLayer: TransportLayer {
     }
 
     private func drain() {
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while fd >= 0 && !paused {
-            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            let count = readBuffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if count > 0 {
-                delegate?.layerDidReceive(Array(buffer[0..<count]))
+                delegate?.layerDidReceive(Array(readBuffer[0..<count]))
                 continue
             }
             if count == 0 {

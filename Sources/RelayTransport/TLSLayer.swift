@@ -18,6 +18,9 @@ public final class TLSLayer: TransportLayer, TransportLayerDelegate {
     private var paused = false
     private var closed = false
     private var pendingPlaintext: [UInt8] = []
+    /// Reused buffers for OpenSSL's output and for decrypted input (no allocation per record).
+    private var outputBuffer = [UInt8](repeating: 0, count: 16 * 1024)
+    private var inputBuffer = [UInt8](repeating: 0, count: 16 * 1024)
     private let pins: [[UInt8]]
 
     /// The ALPN protocol the peer selected, after connect.
@@ -128,21 +131,19 @@ public final class TLSLayer: TransportLayer, TransportLayerDelegate {
 
     /// Moves whatever OpenSSL produced to the layer below.
     private func flushOutput() {
-        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
         while BIO_ctrl_pending(writeBIO) > 0 {
-            let count = chunk.withUnsafeMutableBytes { BIO_read(writeBIO, $0.baseAddress, Int32($0.count)) }
+            let count = outputBuffer.withUnsafeMutableBytes { BIO_read(writeBIO, $0.baseAddress, Int32($0.count)) }
             if count <= 0 { break }
-            lower.send(Array(chunk[0..<Int(count)]))
+            lower.send(Array(outputBuffer[0..<Int(count)]))
         }
     }
 
     private func readPlaintext() {
-        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
         while handshakeDone && !paused && !closed {
             ERR_clear_error()
-            let count = chunk.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
+            let count = inputBuffer.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
             if count > 0 {
-                delegate?.layerDidReceive(Array(chunk[0..<Int(count)]))
+                delegate?.layerDidReceive(Array(inputBuffer[0..<Int(count)]))
                 continue
             }
             let error = SSL_get_error(ssl, count)

@@ -12,6 +12,8 @@ public final class TunnelSocketBridge: TransportLayerDelegate {
     private var toClient: [UInt8] = []
     private var closed = false
     private var tunnelEnded = false
+    /// Reused for every read from the client's socket.
+    private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
     private let highWater = 1 << 20
     private var onClose: (() -> Void)?
 
@@ -39,11 +41,10 @@ public final class TunnelSocketBridge: TransportLayerDelegate {
     }
 
     private func readFromClient() {
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while !closed {
-            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            let count = readBuffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if count > 0 {
-                tunnel.send(Array(buffer[0..<count]))
+                tunnel.send(Array(readBuffer[0..<count]))
                 continue
             }
             if count < 0 && errno == EINTR { continue }
