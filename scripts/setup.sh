@@ -13,6 +13,8 @@ apt_packages=(
   squid-openssl nginx-light nghttp2-proxy openssl
   # test tooling: disk-avoidance checks, addresses, process checks
   strace iproute2 procps
+  # pre-compressed bodies (brotli, zstd) that the origins serve to test decoding
+  brotli zstd
   # Debian's Python for the venv of PyPI test servers (the OHTTP gateway, the HTTP/3 relay)
   python3 python3-venv
 )

@@ -209,6 +209,10 @@ prepare_nginx() {
       openssl enc -aes-128-ctr -nosalt -K 00000000000000000000000000000000 \
         -iv 00000000000000000000000000000000 >"$big"
   fi
+  # The same text, compressed with brotli and zstd, served with Content-Encoding br / zstd.
+  local text="relayfetch decodes this body: brotli and zstd, as browsers and curl do."
+  printf '%s\n' "$text" | brotli -c >"$dir/nginx/text.br"
+  printf '%s\n' "$text" | zstd -q -c >"$dir/nginx/text.zst"
 }
 
 prepare_gateway() {

@@ -44,6 +44,16 @@ final class NavigationTests: XCTestCase {
         XCTAssertTrue(String(decoding: body, as: UTF8.self).hasPrefix("compressed text"))
     }
 
+    func testBrotliAndZstdBodiesAreDecoded() async throws {
+        let session = try session()
+        defer { session.invalidate() }
+        for (path, encoding) in [("brotli", "br"), ("zstd", "zstd")] {
+            let (body, response) = try await session.data(from: URL(string: "https://origin.test/encoded/\(path).txt")!)
+            XCTAssertEqual(response.value(forHeaderField: "Content-Encoding"), encoding)
+            XCTAssertEqual(String(decoding: body, as: UTF8.self), "relayfetch decodes this body: brotli and zstd, as browsers and curl do.\n")
+        }
+    }
+
     func testPageTimeoutBoundsASlowPage() async throws {
         let session = try session()
         defer { session.invalidate() }
