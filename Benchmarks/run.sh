@@ -4,6 +4,8 @@
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$repo"
+# The Swift toolchain: on PATH, or where this machine kind installs it.
+command -v swift >/dev/null 2>&1 || export PATH="/opt/swift/usr/bin:$PATH"
 bash scripts/setup.sh >/dev/null
 swift build -c release --product relayfetch-bench 2>&1 | grep -E "error|warning:" || true
 started=0
