@@ -7,7 +7,7 @@ import RelayFetch
 let arguments = CommandLine.arguments.dropFirst()
 let servers = URL(fileURLWithPath: ProcessInfo.processInfo.environment["RELAYFETCH_SERVERS_DIR"] ?? ".build/test-servers")
 let caFile = servers.appendingPathComponent("pki/ca.pem").path
-let rounds = Int(ProcessInfo.processInfo.environment["BENCH_ROUNDS"] ?? "") ?? 5
+let rounds = Int(ProcessInfo.processInfo.environment["BENCH_ROUNDS"] ?? "") ?? 11
 
 switch arguments.first {
 case "chains":
