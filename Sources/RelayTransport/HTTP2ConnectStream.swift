@@ -14,8 +14,7 @@ final class HTTP2ConnectStream: TransportLayer {
     private var open = false
     private var ended = false
     private var outgoing: [UInt8] = []
-    private var paused = false
-    private var unacknowledged = 0
+    private var credit = FlowCredit()
 
     init(connection: HTTP2RelayConnection, authority: String, headers: [(String, String)], nextHop: HopDescription?) {
         self.connection = connection
@@ -44,12 +43,7 @@ final class HTTP2ConnectStream: TransportLayer {
     }
 
     func setReadingPaused(_ paused: Bool) {
-        self.paused = paused
-        if !paused && unacknowledged > 0 {
-            let count = unacknowledged
-            unacknowledged = 0
-            connection.consume(self, count: count)
-        }
+        connection.consume(self, count: credit.setPaused(paused))
     }
 
     // MARK: events from the connection
@@ -77,11 +71,7 @@ final class HTTP2ConnectStream: TransportLayer {
 
     func receivedData(_ bytes: [UInt8]) {
         guard open else { return }
-        if paused {
-            unacknowledged += bytes.count
-        } else {
-            connection.consume(self, count: bytes.count)
-        }
+        connection.consume(self, count: credit.received(bytes.count))
         delegate?.layerDidReceive(bytes)
     }
 

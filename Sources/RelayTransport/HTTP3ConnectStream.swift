@@ -21,8 +21,7 @@ final class HTTP3ConnectStream: TransportLayer {
     private var completion: ((Result<Void, RelayError>) -> Void)?
     private var status = 0
     private var open = false
-    private var paused = false
-    private var uncredited = 0  // bytes received while paused, not yet given back to flow control
+    private var credit = FlowCredit()
 
     init(connection: HTTP3RelayConnection, authority: String, headers: [(String, String)], nextHop: HopDescription?,
          pseudoHeaders: [(String, String)]? = nil) {
@@ -53,12 +52,8 @@ final class HTTP3ConnectStream: TransportLayer {
     }
 
     func setReadingPaused(_ paused: Bool) {
-        self.paused = paused
-        if !paused && uncredited > 0 {
-            let count = uncredited
-            uncredited = 0
-            connection.credit(self, count: count)
-        }
+        let due = credit.setPaused(paused)
+        if due > 0 { connection.credit(self, count: due) }
     }
 
     // MARK: events from the connection (inside nghttp3's callbacks)
@@ -80,11 +75,9 @@ final class HTTP3ConnectStream: TransportLayer {
     }
 
     func receivedData(_ bytes: [UInt8]) {
-        if paused && open && !ended {
-            uncredited += bytes.count
-        } else {
-            connection.credit(self, count: bytes.count)
-        }
+        // Bytes for a tunnel nobody reads any more are given back at once.
+        let due = open && !ended ? credit.received(bytes.count) : bytes.count
+        if due > 0 { connection.credit(self, count: due) }
         guard open, !ended else { return }
         connection.post { [self] in if !ended { delegate?.layerDidReceive(bytes) } }
     }
@@ -112,10 +105,8 @@ final class HTTP3ConnectStream: TransportLayer {
 
     /// Both directions are closed and nghttp3 forgot the stream.
     func streamClosed(code: UInt64) {
-        if uncredited > 0 {  // the stream is gone, but the connection's window must get these back
-            connection.credit(self, count: uncredited)
-            uncredited = 0
-        }
+        let owed = credit.settle()  // the stream is gone, but the connection's window must get these back
+        if owed > 0 { connection.credit(self, count: owed) }
         connection.post { [self] in
             if code == HTTP3ErrorCode.noError {
                 if completion != nil {
