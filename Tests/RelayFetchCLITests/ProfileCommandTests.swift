@@ -50,10 +50,9 @@ final class ProfileCommandTests: XCTestCase {
 
     func testGetWithAProfileRoutesByDomain() async throws {
         try TestServers.ensureRunning()
-        let spki = try TestServers.run(["/bin/sh", "-c", "openssl x509 -in '\(TestServers.directory.path)/pki/relay.pem' -pubkey -noout | openssl pkey -pubin -outform DER | base64 -w0"])
         let plist: [String: Any] = ["PayloadType": "Configuration", "PayloadContent": [[
             "PayloadType": "com.apple.relay.managed", "MatchDomains": ["internal.test"],
-            "Relays": [["HTTP2RelayURL": "https://127.0.0.11:4433", "RawPublicKeys": [Data(base64Encoded: spki.output)!],
+            "Relays": [["HTTP2RelayURL": "https://127.0.0.11:4433", "RawPublicKeys": [try TestServers.relayPublicKeyDER()],
                         "AdditionalHTTPHeaderFields": ["Proxy-Authorization": TestServers.relayToken]]],
         ]]]
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("relayfetch-cli-\(UUID().uuidString).mobileconfig")

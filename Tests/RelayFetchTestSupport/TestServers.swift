@@ -71,15 +71,24 @@ public enum TestServers {
         return configuration
     }
 
+    /// The relay certificate's SubjectPublicKeyInfo (DER), as the openssl CLI extracts it.
+    public static func relayPublicKeyDER() throws -> Data {
+        try opensslBase64(" | openssl pkey -pubin -outform DER | base64 -w0", what: "the relay's public key")
+    }
+
     /// SHA-256 of the relay certificate's SubjectPublicKeyInfo, computed with the openssl CLI.
     public static func relayPublicKeySHA256() throws -> Data {
+        try opensslBase64(" | openssl pkey -pubin -outform DER | openssl dgst -sha256 -binary | base64", what: "the relay key pin")
+    }
+
+    /// Runs `openssl x509 -pubkey` on the relay certificate piped into `pipeline`, decoding its base64 output.
+    private static func opensslBase64(_ pipeline: String, what: String) throws -> Data {
         let pem = directory.appendingPathComponent("pki/relay.pem").path
-        let script = "openssl x509 -in '\(pem)' -pubkey -noout | openssl pkey -pubin -outform DER | openssl dgst -sha256 -binary | base64"
-        let result = try run(["/bin/sh", "-c", script])
-        guard result.status == 0, let digest = Data(base64Encoded: result.output.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            throw TestServerError(description: "cannot compute the relay key pin: \(result.output)")
+        let result = try run(["/bin/sh", "-c", "openssl x509 -in '\(pem)' -pubkey -noout" + pipeline])
+        guard result.status == 0, let data = Data(base64Encoded: result.output.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw TestServerError(description: "cannot compute \(what): \(result.output)")
         }
-        return digest
+        return data
     }
 
     /// A query marker unique to one test, to find its requests in the logs.

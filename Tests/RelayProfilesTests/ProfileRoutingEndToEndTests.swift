@@ -12,8 +12,7 @@ final class ProfileRoutingEndToEndTests: XCTestCase {
 
     /// A profile for relay `url` pinned to the test relay's key, covering internal.test only.
     static func profile(relay url: String, identity p12: Data? = nil) throws -> URL {
-        let spki = try TestServers.run(["/bin/sh", "-c", "openssl x509 -in '\(TestServers.directory.path)/pki/relay.pem' -pubkey -noout | openssl pkey -pubin -outform DER | base64 -w0"])
-        var relay: [String: Any] = ["HTTP2RelayURL": url, "RawPublicKeys": [Data(base64Encoded: spki.output.trimmingCharacters(in: .whitespacesAndNewlines))!],
+        var relay: [String: Any] = ["HTTP2RelayURL": url, "RawPublicKeys": [try TestServers.relayPublicKeyDER()],
                                     "AdditionalHTTPHeaderFields": ["Proxy-Authorization": TestServers.relayToken]]
         var content: [[String: Any]] = []
         if let p12 {
