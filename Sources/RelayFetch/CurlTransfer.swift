@@ -22,9 +22,16 @@ final class CurlTransfer: @unchecked Sendable {
     fileprivate(set) var headerLines: [String] = []
     fileprivate(set) var exceededLimit = false
 
-    // Written on the transport thread when a tunnel fails.
+    // Written on the transport thread when a tunnel fails or ends.
     private let lock = NSLock()
     private var tunnelFailure: RelayError?
+    private var tunnelEnd: TunnelEnd?
+
+    // The idle clock (curl thread): monotonic seconds of the last byte received.
+    private let idleTimeout: Double
+    private let maximumTime: Double
+    private var lastActivity = CurlTransfer.now()
+    fileprivate(set) var idleTimedOut = false
 
     var continuation: CheckedContinuation<(Data, HTTPResponse), Error>?
     /// Receives the body of a successful (2xx) final response as it arrives, on the curl thread.
@@ -36,6 +43,8 @@ final class CurlTransfer: @unchecked Sendable {
         self.request = request
         self.route = route
         self.maximumSize = configuration.maximumResponseSize
+        self.idleTimeout = configuration.idleTimeout
+        self.maximumTime = max(0.001, min(configuration.requestTimeout, request.timeout ?? .infinity))
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         configure(configuration)
     }
@@ -49,6 +58,12 @@ final class CurlTransfer: @unchecked Sendable {
     func recordTunnelFailure(_ error: RelayError) {
         lock.lock()
         if tunnelFailure == nil { tunnelFailure = error }
+        lock.unlock()
+    }
+
+    func recordTunnelEnd(_ end: TunnelEnd) {
+        lock.lock()
+        if tunnelEnd == nil { tunnelEnd = end }
         lock.unlock()
     }
 
@@ -68,7 +83,10 @@ final class CurlTransfer: @unchecked Sendable {
         setString(CURLOPT_ACCEPT_ENCODING, "")  // every encoding libcurl can decode
         setString(CURLOPT_USERAGENT, configuration.userAgent)
         if let caFile = configuration.originCertificateAuthorityFile { setString(CURLOPT_CAINFO, caFile) }
-        setLong(CURLOPT_TIMEOUT_MS, Int(max(0.001, min(configuration.requestTimeout, request.timeout ?? .infinity)) * 1000))
+        setLong(CURLOPT_TIMEOUT_MS, Int(maximumTime * 1000))
+        setLong(CURLOPT_NOPROGRESS, 0)
+        _ = rf_curl_easy_setopt_xferinfo(easy, curlProgress)
+        _ = rf_curl_easy_setopt_ptr(easy, CURLOPT_XFERINFODATA, me)
         setLong(CURLOPT_CONNECTTIMEOUT_MS, Int((configuration.connectTimeout + 5) * 1000))
         _ = rf_curl_easy_setopt_ptr(easy, CURLOPT_ERRORBUFFER, errorBuffer)
         _ = rf_curl_easy_setopt_write(easy, CURLOPT_WRITEFUNCTION, curlWriteBody)
@@ -118,6 +136,7 @@ final class CurlTransfer: @unchecked Sendable {
     private func setString(_ option: CURLoption, _ value: String) { _ = rf_curl_easy_setopt_str(easy, option, value) }
 
     fileprivate func appendBody(_ pointer: UnsafePointer<CChar>, _ count: Int) -> Bool {
+        lastActivity = Self.now()
         if body.count + count > maximumSize {
             exceededLimit = true
             return false
@@ -130,6 +149,7 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     fileprivate func appendHeader(_ pointer: UnsafePointer<CChar>, _ count: Int) {
+        lastActivity = Self.now()
         let line = String(decoding: UnsafeRawBufferPointer(start: pointer, count: count), as: UTF8.self)
         if line.hasPrefix("HTTP/") { headerLines.removeAll() }  // a new (final or interim) response
         headerLines.append(line)
@@ -139,25 +159,21 @@ final class CurlTransfer: @unchecked Sendable {
     /// connection it makes to the session's listener is joined to a relay chain for this target.
     fileprivate func openTunnelSocket() -> curl_socket_t {
         guard case .relayed(let relayed) = route else { return rf_curl_socket_bad() }
-        let fd = relayed.opener.prepareSocket(hops: relayed.hops, target: relayed.target) { [self] error in
-            recordTunnelFailure(error)
-        }
+        // Weak: a tunnel may outlive this transfer (libcurl keeps connections for reuse).
+        let fd = relayed.opener.prepareSocket(hops: relayed.hops, target: relayed.target,
+                                              onFailure: { [weak self] error in self?.recordTunnelFailure(error) },
+                                              onEnd: { [weak self] end in self?.recordTunnelEnd(end) })
         return fd ?? rf_curl_socket_bad()
     }
 
     /// The outcome once libcurl reports the transfer done with `code`.
     func result(_ code: CURLcode) -> Result<(Data, HTTPResponse), FetchError> {
         lock.lock()
-        let failure = tunnelFailure
+        let failure = tunnelFailure, end = tunnelEnd
         lock.unlock()
         if let failure { return .failure(FetchError(.relay(failure))) }
         if exceededLimit { return .failure(FetchError(.responseTooLarge(limit: maximumSize))) }
-        guard code == CURLE_OK else {
-            let detail = String(cString: errorBuffer)
-            let text = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
-            if code == CURLE_OPERATION_TIMEDOUT { return .failure(FetchError(.transfer("timed out: \(text)"))) }
-            return .failure(FetchError(.transfer(text)))
-        }
+        guard code == CURLE_OK else { return .failure(failureError(code, tunnelEnd: end)) }
         var status = 0
         _ = rf_curl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
         var version = 0
@@ -166,8 +182,64 @@ final class CurlTransfer: @unchecked Sendable {
                                     httpVersion: version == Int(CURL_HTTP_VERSION_2_0) ? "HTTP/2" : "HTTP/1.1",
                                     headerFields: Self.parseHeaderFields(headerLines),
                                     url: request.url, relayHops: route.hopNames)
+        if case .relayClosed(let hop, originStreamCut: true) = end, response.bodyEndsAtConnectionClose(method: request.method) {
+            return .failure(FetchError(.relay(RelayError(hop: hop, cause: .tunnelEndedEarly(
+                "the origin's TLS stream was cut (no close_notify); the body of \(body.count) bytes is truncated")))))
+        }
         response.timings = timings()
         return .success((body, response))
+    }
+
+    /// libcurl's failure, told in terms of who failed: the idle or total time limit, the origin,
+    /// or the relay hop that ended the tunnel under it.
+    private func failureError(_ code: CURLcode, tunnelEnd: TunnelEnd?) -> FetchError {
+        let detail = String(cString: errorBuffer)
+        let text = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+        let origin = Self.authority(of: request.url)
+        if idleTimedOut {
+            return FetchError(.idleTimeout(seconds: idleTimeout, peer: origin, route: route.hopNames))
+        }
+        if code == CURLE_OPERATION_TIMEDOUT { return FetchError(.timedOut(maximumTime)) }
+        if code == CURLE_OUT_OF_MEMORY {
+            // libcurl 7.88 refuses a header block over 100 KiB with this code and no message.
+            return FetchError(.transfer("the response headers from \(origin) are too large (libcurl accepts at most 100 KiB)"))
+        }
+        switch tunnelEnd {
+        case .relayClosed(let hop, _):
+            return FetchError(.relay(RelayError(hop: hop, cause: .tunnelEndedEarly(text))))
+        case .failed(let error):
+            return FetchError(.relay(error))
+        case .clientClosed, nil:
+            return FetchError(.transfer(text))
+        }
+    }
+
+    /// Called by libcurl about once a second and on every chunk; false stops the transfer.
+    fileprivate func checkIdle() -> Bool {
+        var sent: curl_off_t = 0
+        _ = rf_curl_easy_getinfo_off(easy, CURLINFO_PRETRANSFER_TIME_T, &sent)
+        // Until the request is on its way, the connect timeout is the one that applies.
+        guard sent > 0 else {
+            lastActivity = Self.now()
+            return true
+        }
+        if Self.now() - lastActivity > idleTimeout {
+            idleTimedOut = true
+            return false
+        }
+        return true
+    }
+
+    static func now() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+
+    private static func authority(of url: URL) -> String {
+        let host = url.host ?? ""
+        let port = url.port ?? (url.scheme?.lowercased() == "http" ? 80 : 443)
+        return "\(host):\(port)"
     }
 
     /// libcurl's cumulative phase times turned into HAR's per-phase durations.
@@ -221,7 +293,25 @@ private func curlWriteHeader(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, 
     return size * count
 }
 
+private func curlProgress(_ context: UnsafeMutableRawPointer?, _ downloadTotal: curl_off_t, _ downloaded: curl_off_t,
+                          _ uploadTotal: curl_off_t, _ uploaded: curl_off_t) -> Int32 {
+    guard let context else { return 0 }
+    return Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().checkIdle() ? 0 : 1
+}
+
 private func curlOpenTunnelSocket(_ context: UnsafeMutableRawPointer?, _ purpose: curlsocktype, _ address: UnsafeMutablePointer<curl_sockaddr>?) -> curl_socket_t {
     guard let context else { return rf_curl_socket_bad() }
     return Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().openTunnelSocket()
+}
+
+extension HTTPResponse {
+    /// True for an HTTP/1.x response whose body has neither a length nor chunked framing, so
+    /// only the end of the connection ends it (RFC 9112 §6.3).
+    func bodyEndsAtConnectionClose(method: String) -> Bool {
+        guard httpVersion.hasPrefix("HTTP/1"), method.uppercased() != "HEAD",
+              !(100..<200).contains(statusCode), statusCode != 204, statusCode != 304 else { return false }
+        if value(forHeaderField: "Content-Length") != nil { return false }
+        if let coding = value(forHeaderField: "Transfer-Encoding"), coding.lowercased().contains("chunked") { return false }
+        return true
+    }
 }

@@ -14,6 +14,8 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
         case redirectLoop(String)
         case responseTooLarge(limit: Int)
         case timedOut(Double)
+        /// No byte arrived for `seconds` from `peer` (host:port), reached through `route`'s hops.
+        case idleTimeout(seconds: Double, peer: String, route: [String])
         /// An Oblivious HTTP exchange failed (relay refused, bad key, response not authentic).
         case oblivious(String)
     }
@@ -38,8 +40,16 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
         case .tooManyRedirects(let count): return "too many redirects (more than \(count))"
         case .redirectLoop(let url): return "redirect loop at \(url)"
         case .responseTooLarge(let limit): return "response larger than the limit of \(limit) bytes"
-        case .timedOut(let seconds): return "timed out after \(seconds) s"
+        case .timedOut(let seconds): return "timed out after \(Self.format(seconds)) s (the time limit for the whole request)"
+        case .idleTimeout(let seconds, let peer, let route):
+            let via = route.isEmpty ? "" : " through " + route.indices.map { "hop \($0 + 1) (\(route[$0]))" }.joined(separator: ", ")
+            return "no data for \(Self.format(seconds)) s from \(peer)\(via): the origin or a relay stalled (idle timeout)"
         case .oblivious(let why): return "Oblivious HTTP: \(why)"
         }
+    }
+
+    /// 2 rather than 2.0; 1.5 stays 1.5.
+    private static func format(_ seconds: Double) -> String {
+        seconds == seconds.rounded() && seconds < 1e9 ? String(Int(seconds)) : String(seconds)
     }
 }

@@ -16,8 +16,11 @@ extension Session {
         /// Seconds to wait for a relay's HTTP/3 (QUIC) endpoint before using its HTTP/2 endpoint;
         /// a session remembers which relays needed the fallback.
         public var http3FallbackDelay: Double = 1
-        /// Seconds for a whole request, redirects included.
+        /// Seconds for a whole request, redirects included (curl's `--max-time`).
         public var requestTimeout: Double = 120
+        /// Seconds a transfer may go without receiving a byte before it fails, naming the origin
+        /// and the hops it came through.
+        public var idleTimeout: Double = 30
         /// Redirects followed before giving up; 0 turns following off.
         public var maximumRedirects: Int = 20
         /// Largest body accepted, in bytes.

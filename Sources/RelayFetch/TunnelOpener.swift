@@ -26,6 +26,7 @@ final class TunnelOpener: @unchecked Sendable {
         let hops: [RelayEndpoint]
         let target: TunnelTarget
         let onFailure: @Sendable (RelayError) -> Void
+        let onEnd: @Sendable (TunnelEnd) -> Void
     }
 
     init(connectTimeout: Double, idleTimeout: Double, http3AttemptTimeout: Double) throws(FetchError) {
@@ -57,10 +58,12 @@ final class TunnelOpener: @unchecked Sendable {
 
     /// Makes the socket libcurl will connect to the listener with, remembering which tunnel it
     /// needs. Called on the curl thread from the open-socket callback.
-    func prepareSocket(hops: [RelayEndpoint], target: TunnelTarget, onFailure: @escaping @Sendable (RelayError) -> Void) -> Int32? {
+    /// `onFailure` hears of a chain that could not be built, `onEnd` of how a built one ended.
+    func prepareSocket(hops: [RelayEndpoint], target: TunnelTarget, onFailure: @escaping @Sendable (RelayError) -> Void,
+                       onEnd: @escaping @Sendable (TunnelEnd) -> Void) -> Int32? {
         guard let (fd, name) = try? LocalSocketListener.makeClientSocket() else { return nil }
         lock.lock()
-        pending[name] = PendingTunnel(hops: hops, target: target, onFailure: onFailure)
+        pending[name] = PendingTunnel(hops: hops, target: target, onFailure: onFailure, onEnd: onEnd)
         lock.unlock()
         return fd
     }
@@ -80,7 +83,7 @@ final class TunnelOpener: @unchecked Sendable {
                 let bridge = TunnelSocketBridge(loop: loop, fd: fd, tunnel: tunnel)
                 let id = ObjectIdentifier(bridge)
                 bridges[id] = bridge
-                bridge.start { [weak self] in self?.bridges[id] = nil }
+                bridge.start(onEnd: request.onEnd) { [weak self] in self?.bridges[id] = nil }
             case .failure(let error):
                 request.onFailure(error)
                 Glibc.close(fd)

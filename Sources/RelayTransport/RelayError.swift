@@ -37,6 +37,8 @@ public struct RelayError: Error, Sendable, CustomStringConvertible {
         case protocolNotOffered(wanted: String, offered: String)
         case publicKeyPinMismatch
         case unsupported(String)
+        /// The tunnel ended (closed or failed at this hop) before the exchange inside it finished.
+        case tunnelEndedEarly(String)
     }
 
     public let hop: HopDescription
@@ -49,7 +51,8 @@ public struct RelayError: Error, Sendable, CustomStringConvertible {
 
     public var description: String { "\(hop): \(causeText)" }
 
-    private var causeText: String {
+    /// The cause alone, without the hop.
+    public var causeText: String {
         switch cause {
         case .resolveFailed(let why): return "cannot resolve relay host: \(why)"
         case .connectionRefused: return "connection refused"
@@ -68,6 +71,7 @@ public struct RelayError: Error, Sendable, CustomStringConvertible {
             return "relay does not offer \(wanted) (its ALPN answer: \(offered))"
         case .publicKeyPinMismatch: return "the relay's public key matches none of the pinned keys"
         case .unsupported(let what): return what
+        case .tunnelEndedEarly(let why): return "the relay closed the tunnel before the response was complete: \(why)"
         }
     }
 }

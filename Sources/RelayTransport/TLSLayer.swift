@@ -17,6 +17,9 @@ public final class TLSLayer: TransportLayer, TransportLayerDelegate {
     private var handshakeDone = false
     private var paused = false
     private var closed = false
+    /// Set once the peer's close_notify (or the end of the stream below) was passed up: the end
+    /// is delivered once, and reading stops there.
+    private var peerFinished = false
     private var pendingPlaintext: [UInt8] = []
     /// Reused buffers for OpenSSL's output and for decrypted input (no allocation per record).
     private var outputBuffer = [UInt8](repeating: 0, count: 16 * 1024)
@@ -139,7 +142,7 @@ public final class TLSLayer: TransportLayer, TransportLayerDelegate {
     }
 
     private func readPlaintext() {
-        while handshakeDone && !paused && !closed {
+        while handshakeDone && !paused && !closed && !peerFinished {
             ERR_clear_error()
             let count = inputBuffer.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
             if count > 0 {
@@ -149,7 +152,10 @@ public final class TLSLayer: TransportLayer, TransportLayerDelegate {
             let error = SSL_get_error(ssl, count)
             flushOutput()  // post-handshake messages (tickets, key updates) may want to answer
             if error == SSL_ERROR_WANT_READ || error == SSL_ERROR_WANT_WRITE { return }
-            if error == SSL_ERROR_ZERO_RETURN { delegate?.layerDidReceiveEOF(); return }
+            if error == SSL_ERROR_ZERO_RETURN {
+                finishFromPeer()
+                return
+            }
             fail(.tls(TLSContext.lastError()))
             return
         }
@@ -172,8 +178,15 @@ public final class TLSLayer: TransportLayer, TransportLayerDelegate {
             failHandshake("connection closed by peer during handshake")
         } else {
             readPlaintext()
-            delegate?.layerDidReceiveEOF()
+            finishFromPeer()
         }
+    }
+
+    /// Tells the layer above, once, that the peer is done sending.
+    private func finishFromPeer() {
+        guard !peerFinished, !closed else { return }
+        peerFinished = true
+        delegate?.layerDidReceiveEOF()
     }
 
     public func layerDidFail(_ error: RelayError) {

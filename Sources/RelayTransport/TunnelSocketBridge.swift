@@ -16,6 +16,8 @@ public final class TunnelSocketBridge: TransportLayerDelegate {
     private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
     private let highWater = 1 << 20
     private var onClose: (() -> Void)?
+    private var onEnd: ((TunnelEnd) -> Void)?
+    private var originRecords = TLSRecordWatch()
 
     /// Takes ownership of `fd` (non-blocking, our end of the socketpair) and of `tunnel`.
     public init(loop: EventLoop, fd: Int32, tunnel: TransportLayer) {
@@ -24,9 +26,11 @@ public final class TunnelSocketBridge: TransportLayerDelegate {
         self.tunnel = tunnel
     }
 
-    /// Starts pumping both ways; `onClose` runs once when either side closes (the owner, which
-    /// keeps the bridge alive until then, drops it there).
-    public func start(onClose: @escaping () -> Void) {
+    /// Starts pumping both ways. `onEnd` hears once how the tunnel ended, before the client sees
+    /// the end; `onClose` runs once when both sides are closed (the owner, which keeps the bridge
+    /// alive until then, drops it there).
+    public func start(onEnd: @escaping (TunnelEnd) -> Void, onClose: @escaping () -> Void) {
+        self.onEnd = onEnd
         self.onClose = onClose
         tunnel.delegate = self
         do {
@@ -69,29 +73,43 @@ public final class TunnelSocketBridge: TransportLayerDelegate {
         }
         guard !closed else { return }
         loop.update(fd, writable: !toClient.isEmpty)
-        if toClient.count < highWater / 2 { tunnel.setReadingPaused(false) }
-        if toClient.isEmpty && tunnelEnded { shutdown() }
+        if tunnelEnded {
+            if toClient.isEmpty { shutdown() }
+        } else if toClient.count < highWater / 2 {
+            tunnel.setReadingPaused(false)
+        }
     }
 
     public func layerDidReceive(_ bytes: [UInt8]) {
+        originRecords.observe(bytes)
         toClient.append(contentsOf: bytes)
         if toClient.count >= highWater { tunnel.setReadingPaused(true) }
         flushToClient()
     }
 
     public func layerDidReceiveEOF() {
+        guard !tunnelEnded, !closed else { return }
         tunnelEnded = true
+        report(.relayClosed(hop: tunnel.hop, originStreamCut: originRecords.verdict == .truncated))
         if toClient.isEmpty { Glibc.shutdown(fd, Int32(SHUT_WR)) }
         flushToClient()
     }
 
     public func layerDidFail(_ error: RelayError) {
+        if !closed { report(.failed(error)) }
         shutdown()
+    }
+
+    private func report(_ end: TunnelEnd) {
+        let report = onEnd
+        onEnd = nil
+        report?(end)
     }
 
     /// Closes both sides once.
     public func shutdown() {
         guard !closed else { return }
+        report(.clientClosed)
         closed = true
         loop.deregister(fd)
         Glibc.close(fd)
@@ -100,4 +118,15 @@ public final class TunnelSocketBridge: TransportLayerDelegate {
         onClose = nil
         done?()
     }
+}
+
+/// How a bridged tunnel ended, so an error seen by the client can name the hop that ended it.
+public enum TunnelEnd: Sendable {
+    /// The client closed its end first: the normal end.
+    case clientClosed
+    /// The relay (`hop`, the last of the chain) ended the tunnel cleanly. `originStreamCut` is
+    /// true when the origin's TLS stream stopped inside a record or without a closing alert.
+    case relayClosed(hop: HopDescription, originStreamCut: Bool)
+    /// A layer of the tunnel failed.
+    case failed(RelayError)
 }

@@ -24,7 +24,7 @@ public final class HostileServer {
         let pki = TestServers.directory.appendingPathComponent("pki")
         let certificate = isRelayAddress ? "relay" : "origin"
         log = FileManager.default.temporaryDirectory.appendingPathComponent("hostile-\(UUID().uuidString).log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.python)
         process.arguments = ["-u", "-B", TestServers.repository.appendingPathComponent("Samples/servers/hostile/\(script)").path,

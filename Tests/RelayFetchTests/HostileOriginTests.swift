@@ -1,0 +1,101 @@
+import Foundation
+import XCTest
+import RelayFetch
+import RelayFetchTestSupport
+
+/// A hostile origin (Samples/servers/hostile/origin.py) behind the real squid relay: bodies cut
+/// short, connections that stay open and silent, huge headers. relayfetch must fail with a clear
+/// error naming who misbehaved, never crash, never hang past its timeouts.
+final class HostileOriginTests: XCTestCase {
+    private var origin: HostileServer!
+
+    override func setUpWithError() throws {
+        origin = try HostileServer(script: "origin.py")
+    }
+
+    override func tearDown() { origin.stop() }
+
+    private func url(_ path: String) -> URL { URL(string: "https://origin.test:\(origin.port)\(path)")! }
+
+    private func session(idleTimeout: Double = 30, requestTimeout: Double = 120) throws -> Session {
+        var configuration = TestServers.configuration(hops: [TestServers.relayHop()])
+        configuration.idleTimeout = idleTimeout
+        configuration.requestTimeout = requestTimeout
+        return try Session(configuration: configuration)
+    }
+
+    /// The relay ends the tunnel cleanly (TLS close_notify) after the origin dropped its
+    /// connection mid-body: this used to recurse without end and crash.
+    func testRelayClosingTheTunnelMidBodyFailsAsTruncated() async throws {
+        for _ in 0..<5 {
+            let session = try session()
+            defer { session.invalidate() }
+            do {
+                _ = try await session.data(from: url("/truncate/200000"))
+                XCTFail("a body cut short was accepted")
+            } catch let error as FetchError {
+                XCTAssertTrue(error.description.contains("hop 1 (127.0.0.11:3129"), "\(error)")
+                XCTAssertTrue(error.description.contains("closed"), "\(error)")
+            }
+        }
+        XCTAssertEqual(try origin.events().filter { $0.contains("/truncate/") }.count, 5)
+    }
+
+    /// Without a length, the body ends at the connection's end; an end without the origin's TLS
+    /// close_notify is a truncation, not a complete body.
+    func testBodyWithoutLengthCutWithoutCloseNotifyIsATruncation() async throws {
+        let session = try session()
+        defer { session.invalidate() }
+        do {
+            let (body, _) = try await session.data(from: url("/truncate-unlength/5000"))
+            XCTFail("a truncated body of \(body.count) bytes was accepted")
+        } catch let error as FetchError {
+            XCTAssertTrue(error.description.contains("truncat") || error.description.contains("closed"), "\(error)")
+        }
+        XCTAssertEqual(try origin.events().filter { $0.contains("/truncate-unlength/") }.count, 1)
+    }
+
+    /// A response without a length on a connection that stays open: the idle timeout ends it,
+    /// naming the origin and the hop it came through.
+    func testSilentOriginHitsTheIdleTimeout() async throws {
+        let session = try session(idleTimeout: 1.5)
+        defer { session.invalidate() }
+        let started = Date()
+        do {
+            _ = try await session.data(from: url("/unlength-stall/1000"))
+            XCTFail("a stalled response completed")
+        } catch let error as FetchError {
+            XCTAssertTrue(error.description.contains("no data for 1.5 s"), "\(error)")
+            XCTAssertTrue(error.description.contains("origin.test:\(origin.port)"), "\(error)")
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(started), 15)
+        XCTAssertEqual(try origin.events().filter { $0.contains("/unlength-stall/") }.count, 1)
+    }
+
+    /// A body that stops halfway on an open connection: the total time limit (curl's --max-time)
+    /// ends it when the idle timeout is longer.
+    func testStalledBodyHitsTheMaximumTime() async throws {
+        let session = try session(idleTimeout: 60, requestTimeout: 2)
+        defer { session.invalidate() }
+        let started = Date()
+        do {
+            _ = try await session.data(from: url("/stall-body/1000"))
+            XCTFail("a stalled body completed")
+        } catch let error as FetchError {
+            XCTAssertTrue(error.description.contains("timed out after 2"), "\(error)")
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(started), 15)
+    }
+
+    func testHugeResponseHeaderIsReportedAsSuch() async throws {
+        let session = try session()
+        defer { session.invalidate() }
+        do {
+            _ = try await session.data(from: url("/big-header/1048576"))
+            XCTFail("a 1 MB header was accepted")
+        } catch let error as FetchError {
+            XCTAssertTrue(error.description.contains("header"), "\(error)")
+            XCTAssertFalse(error.description.lowercased().contains("out of memory"), "\(error)")
+        }
+    }
+}
