@@ -158,9 +158,17 @@ public final class Session: @unchecked Sendable {
             next.body = nil
             next.headerFields.removeAll { ["content-type", "content-length"].contains($0.name.lowercased()) }
         }
-        if url.host != request.url.host {
-            next.headerFields.removeAll { ["authorization", "cookie"].contains($0.name.lowercased()) }
+        // Credentials the caller set are for the origin they named: like curl, drop them on any
+        // change of scheme, host or port (a downgrade to http would send them in clear text).
+        if origin(of: url) != origin(of: request.url) {
+            next.headerFields.removeAll { ["authorization", "cookie", "proxy-authorization"].contains($0.name.lowercased()) }
         }
         return next
+    }
+
+    /// Scheme, host and port, with the scheme's default port filled in.
+    private static func origin(of url: URL) -> String {
+        let scheme = url.scheme?.lowercased() ?? ""
+        return "\(scheme)://\(url.host?.lowercased() ?? ""):\(url.port ?? (scheme == "http" ? 80 : 443))"
     }
 }

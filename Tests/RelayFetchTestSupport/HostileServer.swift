@@ -14,6 +14,8 @@ public final class HostileServer {
     /// Where the script logs what it saw; `events()` fails when it is missing.
     public let log: URL
     private let process: Process
+    /// The script's standard input: it exits when this closes, so it never outlives the tests.
+    private let lifeline = Pipe()
 
     /// Starts `Samples/servers/hostile/<script>` with `arguments` after the common ones and
     /// waits (up to 10 s) for its READY line.
@@ -35,12 +37,12 @@ public final class HostileServer {
                              "--log", log.path] + arguments
         let output = Pipe()
         process.standardOutput = output
+        process.standardInput = lifeline
         process.standardError = FileHandle.nullDevice
         try process.run()
         self.process = process
         guard let port = Self.readReadyPort(output.fileHandleForReading) else {
-            process.terminate()
-            process.waitUntilExit()
+            kill(process.processIdentifier, SIGKILL)
             throw TestServerError(description: "hostile server \(script) did not print READY <port>")
         }
         self.port = port
@@ -48,12 +50,13 @@ public final class HostileServer {
 
     deinit { stop() }
 
-    /// Ends the server (idempotent).
+    /// Ends the server (idempotent). Polls instead of `waitUntilExit`, which can block forever
+    /// on a test's cooperative thread.
     public func stop() {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
+        guard process.isRunning else { return }
+        kill(process.processIdentifier, SIGKILL)
+        let deadline = Date().addingTimeInterval(5)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
     }
 
     /// The events the server logged, one per line. Throws when the log is missing or unreadable,

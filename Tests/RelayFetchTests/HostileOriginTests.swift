@@ -99,3 +99,48 @@ final class HostileOriginTests: XCTestCase {
         }
     }
 }
+
+/// Redirects that change scheme, host or port: the caller's credentials stay behind.
+final class RedirectCredentialTests: XCTestCase {
+    /// https://origin.test:P/redirect -> http://origin.test:Q/landing on a plain-HTTP origin that
+    /// logs every header it gets.
+    func testDowngradeRedirectSendsNoCredentialsInClearText() async throws {
+        let secure = try HostileServer(script: "origin.py")
+        let plain = try HostileServer(script: "origin.py", arguments: ["--plain"])
+        defer { secure.stop(); plain.stop() }
+        let marker = TestServers.marker("downgrade")
+        let target = "http://origin.test:\(plain.port)/landing?\(marker)"
+        let start = URL(string: "https://origin.test:\(secure.port)/redirect?to=\(target.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)")!
+        let session = try Session(configuration: TestServers.configuration(hops: [TestServers.relayHop()]))
+        defer { session.invalidate() }
+        let request = HTTPRequest(url: start, headerFields: [("Authorization", "Bearer user-secret"), ("Cookie", "session=user-cookie")])
+        let (_, response) = try await session.data(for: request)
+        XCTAssertEqual(response.statusCode, 200)
+
+        let first = try secure.events().filter { $0.contains("/redirect") }
+        XCTAssertEqual(first.count, 1)
+        XCTAssertTrue(first[0].contains("Authorization: Bearer user-secret"), "the first hop is the origin the caller named: \(first)")
+        let landed = try plain.events().filter { $0.contains(marker) }
+        XCTAssertEqual(landed.count, 1, "the plain origin saw: \(String(describing: try? plain.events()))")
+        XCTAssertFalse(landed[0].contains("user-secret"), landed[0])
+        XCTAssertFalse(landed[0].contains("user-cookie"), landed[0])
+        XCTAssertFalse(landed[0].contains("secret1"), "a Secure cookie went over http: \(landed[0])")
+        XCTAssertTrue(landed[0].contains("plain=visible"), "the jar's non-Secure cookie should go: \(landed[0])")
+    }
+
+    /// Same scheme and host, another port: a different origin, so credentials stay behind too.
+    func testPortChangeDropsCredentials() async throws {
+        let first = try HostileServer(script: "origin.py")
+        let second = try HostileServer(script: "origin.py")
+        defer { first.stop(); second.stop() }
+        let marker = TestServers.marker("port")
+        let target = "https://origin.test:\(second.port)/landing?\(marker)"
+        let start = URL(string: "https://origin.test:\(first.port)/redirect?to=\(target.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)")!
+        let session = try Session(configuration: TestServers.configuration(hops: [TestServers.relayHop()]))
+        defer { session.invalidate() }
+        _ = try await session.data(for: HTTPRequest(url: start, headerFields: [("Authorization", "Bearer user-secret")]))
+        let landed = try second.events().filter { $0.contains(marker) }
+        XCTAssertEqual(landed.count, 1)
+        XCTAssertFalse(landed[0].contains("user-secret"), landed[0])
+    }
+}

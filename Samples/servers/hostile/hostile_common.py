@@ -5,6 +5,7 @@ TCP listener, prints "READY <port>" as its first line of standard output, and ap
 per event to --log (flushed at once, so a test can read it while the server runs).
 """
 import argparse
+import os
 import socket
 import ssl
 import sys
@@ -59,10 +60,22 @@ def listen(args):
     return sock
 
 
+def exit_with_parent():
+    """Exits when standard input closes: the test that started this server has ended."""
+    def watch():
+        try:
+            while sys.stdin.buffer.read(4096):
+                pass
+        finally:
+            os._exit(0)
+    threading.Thread(target=watch, daemon=True).start()
+
+
 def serve(args, handle, tls_context=None):
     """Accepts forever, running handle(conn, address) on a thread per connection. With a TLS
     context, the handshake happens on that thread (a stalled client cannot block the accept loop)."""
     listener = listen(args)
+    exit_with_parent()
     print("READY %d" % listener.getsockname()[1], flush=True)
 
     def run(conn, address):
