@@ -18,6 +18,9 @@ struct RelayOptions {
       --match-domain D         relay only D and its subdomains (repeatable; default: everything)
       --exclude-domain D       never relay D and its subdomains (repeatable; wins over match)
       --connect-timeout SECS   time to build the relay chain (default 15)
+      --max-time SECS          time limit for the whole transfer, redirects included (default 120)
+      --idle-timeout SECS      fail when no byte arrives for SECS (default 30), naming the origin
+                               and the hops it came through
       --profile FILE           take relays and domains from a com.apple.relay.managed profile
                                (.mobileconfig: XML, binary or CMS-signed); not with --relay
       --profile-cacert FILE    PEM CA file to check a signed profile's signer (default: system)
@@ -26,7 +29,9 @@ struct RelayOptions {
                                (e.g. https://relay.example/ohttp); with --match-domain, only those
                                hosts; --relay options then form the chain that reaches the relay
       --ohttp-keys FILE|URL    the gateway's key configuration (application/ohttp-keys), from a
-                               file or fetched from a URL (e.g. https://gw/.well-known/ohttp-gateway)
+                               file or fetched from a URL (e.g. https://gw/.well-known/ohttp-gateway):
+                               through the --relay chain, or without one only from the OHTTP
+                               relay's own host (it sees your address anyway)
     """
 
     private struct PendingHop {
@@ -42,6 +47,8 @@ struct RelayOptions {
     var matchDomains: [String] = []
     var excludedDomains: [String] = []
     var connectTimeout: Double?
+    var maximumTime: Double?
+    var idleTimeout: Double?
     var profilePath: String?
     var profileCAFile: String?
     var directAddresses: [String: String] = [:]
@@ -92,6 +99,8 @@ struct RelayOptions {
         case "--match-domain": matchDomains.append(try scanner.value())
         case "--exclude-domain": excludedDomains.append(try scanner.value())
         case "--connect-timeout": connectTimeout = try scanner.number()
+        case "--max-time": maximumTime = try scanner.number()
+        case "--idle-timeout": idleTimeout = try scanner.number()
         case "--profile":
             let path = try scanner.value()
             try Self.requireReadable(path, option: "--profile")
@@ -127,6 +136,11 @@ struct RelayOptions {
         if (ohttpRelay == nil) != (ohttpKeys == nil) {
             throw UsageError("--ohttp-relay and --ohttp-keys go together")
         }
+        if let ohttpRelay, let ohttpKeys, hops.isEmpty, let keysURL = URL(string: ohttpKeys), keysURL.scheme?.hasPrefix("http") == true,
+           Self.origin(keysURL) != Self.origin(ohttpRelay) {
+            throw UsageError("--ohttp-keys \(ohttpKeys) would be fetched directly, telling \(keysURL.host ?? "its host") your address: "
+                             + "add a --relay chain to fetch it through, fetch it from the OHTTP relay's own host, or give a file")
+        }
         if ohttpRelay != nil && profilePath != nil { throw UsageError("use either --profile or --ohttp-relay, not both") }
         if profilePath != nil && !hops.isEmpty {
             throw UsageError("use either --profile or --relay, not both")
@@ -160,10 +174,14 @@ struct RelayOptions {
         }
         configuration.originCertificateAuthorityFile = originCAFile
         if let connectTimeout { configuration.connectTimeout = connectTimeout }
+        if let maximumTime { configuration.requestTimeout = maximumTime }
+        if let idleTimeout { configuration.idleTimeout = idleTimeout }
         if let ohttpRelay, let ohttpKeys {
-            // The --relay chain (if any) now carries the POSTs to the OHTTP relay.
+            // The --relay chain (if any) now carries the POSTs to the OHTTP relay, and the key fetch.
             let chain = configuration.proxyConfigurations.first?.relayHops ?? []
-            let keys = try await Self.loadKeys(ohttpKeys, using: configuration)
+            var keyConfiguration = configuration
+            keyConfiguration.proxyConfigurations = chain.isEmpty ? [] : [ProxyConfiguration(relayHops: chain)]
+            let keys = try await Self.loadKeys(ohttpKeys, using: keyConfiguration)
             var root = URLComponents(url: ohttpRelay, resolvingAgainstBaseURL: false)!
             let path = root.path.isEmpty ? "/" : root.path
             root.path = ""
@@ -216,6 +234,12 @@ struct RelayOptions {
             throw UsageError("header \(name) has a line break in its value")
         }
         return (name, value)
+    }
+
+    /// scheme://host:port with the default port filled in.
+    private static func origin(_ url: URL) -> String {
+        let scheme = url.scheme?.lowercased() ?? ""
+        return "\(scheme)://\(url.host?.lowercased() ?? ""):\(url.port ?? (scheme == "http" ? 80 : 443))"
     }
 
     private static func requireReadable(_ path: String, option: String) throws {

@@ -159,3 +159,30 @@ final class GetChainCommandTests: XCTestCase {
         }
     }
 }
+
+/// `--max-time` and `--idle-timeout` against a hostile origin that stays silent.
+final class GetTimeoutCommandTests: XCTestCase {
+    func testIdleTimeoutNamesTheOriginAndTheHop() async throws {
+        let origin = try HostileServer(script: "origin.py")
+        defer { origin.stop() }
+        let run = await CommandRun.run(["get", "https://origin.test:\(origin.port)/unlength-stall/100", "--idle-timeout", "1"] + CommandRun.relayArguments)
+        XCTAssertEqual(run.status, 1)
+        XCTAssertTrue(run.stderr.contains("no data for 1 s from origin.test:\(origin.port) through hop 1 (127.0.0.11:3129)"), run.stderr)
+    }
+
+    func testMaxTimeEndsAStalledBody() async throws {
+        let origin = try HostileServer(script: "origin.py")
+        defer { origin.stop() }
+        let run = await CommandRun.run(["get", "https://origin.test:\(origin.port)/stall-body/100", "--max-time", "1.5"] + CommandRun.relayArguments)
+        XCTAssertEqual(run.status, 1)
+        XCTAssertTrue(run.stderr.contains("timed out after 1.5 s"), run.stderr)
+    }
+
+    func testTimeoutsMustBePositive() async {
+        for option in ["--max-time", "--idle-timeout", "--connect-timeout"] {
+            let run = await CommandRun.run(["get", "https://origin.test/", option, "0"])
+            XCTAssertEqual(run.status, 2, option)
+            XCTAssertTrue(run.stderr.contains("\(option) needs a positive number"), run.stderr)
+        }
+    }
+}

@@ -100,15 +100,24 @@ final class ObliviousCommandTests: XCTestCase {
     override func setUpWithError() throws { try TestServers.ensureRunning() }
 
     func testGetThroughOHTTPWithKeysFromAFileAndFromTheRelay() async {
-        // A file, the relay's key resource, and RFC 9540 discovery at the gateway itself.
-        for keys in [TestServers.ohttpKeysFile.path, "https://127.0.0.30/ohttp-keys", "http://127.0.0.31:8081/.well-known/ohttp-gateway"] {
+        // A file, the relay's key resource, and RFC 9540 discovery at the gateway itself, which
+        // only a relay chain may reach (the gateway must never see the client's address).
+        let discovery = "http://127.0.0.31:8081/.well-known/ohttp-gateway"
+        let earlierGatewayTunnels = TestServers.logLines(TestServers.relayLog, containing: "127.0.0.31:8081").count
+        for (keys, chain) in [(TestServers.ohttpKeysFile.path, []), ("https://127.0.0.30/ohttp-keys", []), (discovery, CommandRun.relayArguments)] {
             let marker = TestServers.marker("cliohttp")
             let run = await CommandRun.run(["get", "https://origin.test/index.html?\(marker)", "--ohttp-relay", "https://127.0.0.30/relay",
-                                            "--ohttp-keys", keys, "--cacert", TestServers.caFile, "-i"])
+                                            "--ohttp-keys", keys, "--cacert", TestServers.caFile, "-i"] + chain)
             XCTAssertEqual(run.status, 0, run.stderr)
             XCTAssertTrue(run.stdoutText.hasPrefix("OHTTP 200\r\n"), run.stdoutText)
             XCTAssertEqual(TestServers.logLines(TestServers.originALog, containing: marker).first?.first, "127.0.0.32")
         }
+        // The discovery request reached the gateway through relay A.
+        let gatewayTunnels = TestServers.waitForLogLines(TestServers.relayLog, containing: "127.0.0.31:8081", skipping: earlierGatewayTunnels)
+        XCTAssertEqual(gatewayTunnels.first?[2], "CONNECT", "squid log: \(gatewayTunnels)")
+        let direct = await CommandRun.run(["get", "https://origin.test/", "--ohttp-relay", "https://127.0.0.30/relay", "--ohttp-keys", discovery])
+        XCTAssertEqual(direct.status, 2)
+        XCTAssertTrue(direct.stderr.contains("would be fetched directly, telling 127.0.0.31 your address"), direct.stderr)
         let lonely = await CommandRun.run(["get", "https://origin.test/", "--ohttp-relay", "https://127.0.0.30/relay"])
         XCTAssertEqual(lonely.status, 2)
         XCTAssertTrue(lonely.stderr.contains("--ohttp-relay and --ohttp-keys go together"), lonely.stderr)
