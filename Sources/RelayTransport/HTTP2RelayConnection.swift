@@ -15,6 +15,8 @@ final class HTTP2RelayConnection: TransportLayerDelegate {
     /// Called (on the loop) whenever the last stream ends, and when the connection dies.
     var onIdle: (() -> Void)?
     var onClose: (() -> Void)?
+    /// nghttp2's verdict on the relay, from the GOAWAY it sent when it found a connection error.
+    fileprivate var libraryError: String?
 
     static let streamWindow: Int32 = 1 << 20
     static let connectionWindow: Int32 = 16 << 20
@@ -35,6 +37,7 @@ final class HTTP2RelayConnection: TransportLayerDelegate {
         nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, h2OnFrameReceived)
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, h2OnDataChunk)
         nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, h2OnStreamClose)
+        nghttp2_session_callbacks_set_on_frame_send_callback(callbacks, h2OnFrameSent)
         nghttp2_option_set_no_auto_window_update(option, 1)
         // The session's user data is this connection, unretained: the connection owns the session.
         let rc = nghttp2_session_client_new2(&session, callbacks, Unmanaged.passUnretained(self).toOpaque(), option)
@@ -143,6 +146,13 @@ final class HTTP2RelayConnection: TransportLayerDelegate {
             return
         }
         flush()
+        // A connection error (malformed or oversized frame, bad SETTINGS...) does not make
+        // mem_recv fail: nghttp2 queues GOAWAY and stops wanting to read or write. Fail at once,
+        // naming the hop and nghttp2's reason, rather than leave tunnels to their timeouts.
+        if !closed, nghttp2_session_want_read(session) == 0, nghttp2_session_want_write(session) == 0 {
+            let reason = libraryError.map { "HTTP/2 connection error: \($0)" } ?? "the relay ended the HTTP/2 connection (GOAWAY)"
+            shutDown(RelayError(hop: hop, cause: .protocolError(reason)))
+        }
     }
 
     func layerDidReceiveEOF() {
@@ -172,7 +182,9 @@ final class HTTP2RelayConnection: TransportLayerDelegate {
 
     static func codeName(_ code: UInt32) -> String {
         let names: [UInt32: String] = [0: "NO_ERROR", 1: "PROTOCOL_ERROR", 2: "INTERNAL_ERROR", 3: "FLOW_CONTROL_ERROR",
-                                       7: "REFUSED_STREAM", 8: "CANCEL", 0xa: "CONNECT_ERROR", 0xb: "ENHANCE_YOUR_CALM"]
+                                       4: "SETTINGS_TIMEOUT", 5: "STREAM_CLOSED", 6: "FRAME_SIZE_ERROR", 7: "REFUSED_STREAM",
+                                       8: "CANCEL", 9: "COMPRESSION_ERROR", 0xa: "CONNECT_ERROR", 0xb: "ENHANCE_YOUR_CALM",
+                                       0xc: "INADEQUATE_SECURITY", 0xd: "HTTP_1_1_REQUIRED"]
         return "\(names[code] ?? "error") 0x\(String(code, radix: 16))"
     }
 }
@@ -225,6 +237,19 @@ private func h2OnDataChunk(_ session: OpaquePointer?, _ flags: UInt8, _ streamID
                            _ length: Int, _ user: UnsafeMutableRawPointer?) -> Int32 {
     guard let data, let stream = connection(user).stream(streamID) else { return 0 }
     stream.receivedData(Array(UnsafeBufferPointer(start: data, count: length)))
+    return 0
+}
+
+/// Our own GOAWAY with an error code is nghttp2 rejecting the relay: keep its code and reason.
+private func h2OnFrameSent(_ session: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ user: UnsafeMutableRawPointer?) -> Int32 {
+    guard let frame, UInt32(frame.pointee.hd.type) == NGHTTP2_GOAWAY.rawValue else { return 0 }
+    let goaway = frame.pointee.goaway
+    guard goaway.error_code != NGHTTP2_NO_ERROR.rawValue else { return 0 }
+    var reason = HTTP2RelayConnection.codeName(goaway.error_code)
+    if let data = goaway.opaque_data, goaway.opaque_data_len > 0 {
+        reason += ": " + String(decoding: UnsafeBufferPointer(start: data, count: goaway.opaque_data_len), as: UTF8.self)
+    }
+    connection(user).libraryError = reason
     return 0
 }
 

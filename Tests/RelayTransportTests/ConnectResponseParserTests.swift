@@ -42,3 +42,39 @@ final class ConnectResponseParserTests: XCTestCase {
         XCTAssertEqual(head, "CONNECT [::1]:443 HTTP/1.1\r\nHost: [::1]:443\r\nProxy-Authorization: Bearer t\r\n\r\n")
     }
 }
+
+/// The TLS record watch that tells a clean end of an origin's TLS stream from a cut one.
+final class TLSRecordWatchTests: XCTestCase {
+    private func record(_ type: UInt8, _ length: Int) -> [UInt8] {
+        [type, 0x03, 0x03, UInt8(length >> 8), UInt8(length & 0xff)] + [UInt8](repeating: 0xAB, count: length)
+    }
+
+    func testVerdicts() {
+        var clean = TLSRecordWatch()
+        clean.observe(record(0x16, 90) + record(0x17, 400))
+        clean.observe(record(0x17, TLSRecordWatch.encryptedAlertLength))
+        XCTAssertEqual(clean.verdict, .endedWithAlert)
+
+        var tls12 = TLSRecordWatch()
+        tls12.observe(record(0x16, 90) + record(0x17, 400) + record(0x15, 26))
+        XCTAssertEqual(tls12.verdict, .endedWithAlert)
+
+        var afterData = TLSRecordWatch()
+        afterData.observe(record(0x16, 90) + record(0x17, 400))
+        XCTAssertEqual(afterData.verdict, .truncated)
+
+        var midRecord = TLSRecordWatch()
+        let bytes = record(0x16, 90) + record(0x17, 400)
+        midRecord.observe(Array(bytes[0..<300]))
+        XCTAssertEqual(midRecord.verdict, .truncated)
+        // Byte by byte, the same as at once.
+        var split = TLSRecordWatch()
+        for byte in record(0x16, 90) + record(0x17, 19) { split.observe([byte]) }
+        XCTAssertEqual(split.verdict, .endedWithAlert)
+
+        var plain = TLSRecordWatch()
+        plain.observe(Array("HTTP/1.1 200 OK\r\n\r\n".utf8))
+        XCTAssertEqual(plain.verdict, .notTLS)
+        XCTAssertEqual(TLSRecordWatch().verdict, .notTLS)
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+import XCTest
+import RelayFetch
+import RelayFetchTestSupport
+
+/// Hostile relays of our own (Samples/servers/hostile/): protocol errors fail the hop at once,
+/// naming it and the cause, and nothing ever goes direct.
+final class HostileRelayTests: XCTestCase {
+    /// Each way of breaking HTTP/2 fails well before the 15 s connect timeout.
+    func testHTTP2RelayProtocolErrorsFailAtOnceNamingTheHop() async throws {
+        for mode in ["oversized-data", "bad-settings", "garbage"] {
+            let relay = try HostileServer(script: "h2_relay.py", host: "127.0.0.11", arguments: ["--mode", mode])
+            defer { relay.stop() }
+            let hop = TestServers.relayHop(url: URL(string: "https://127.0.0.11:\(relay.port)")!, relayProtocol: .http2)
+            let session = try Session(configuration: TestServers.configuration(hops: [hop], connectTimeout: 15))
+            defer { session.invalidate() }
+            let started = Date()
+            do {
+                _ = try await session.data(from: URL(string: "https://127.0.0.21/index.html")!)
+                XCTFail("\(mode): a broken HTTP/2 relay carried a request")
+            } catch let error as FetchError {
+                XCTAssertEqual(error.relayError?.hop.index, 1, "\(mode): \(error)")
+                XCTAssertTrue(error.description.contains("hop 1 (127.0.0.11:\(relay.port)"), "\(mode): \(error)")
+                XCTAssertTrue(error.description.contains("HTTP/2 connection error: "), "\(mode): \(error)")
+            }
+            XCTAssertLessThan(Date().timeIntervalSince(started), 5, "\(mode) was noticed only by a timeout")
+            XCTAssertEqual(try relay.events().filter { $0.hasPrefix("SENT") }, ["SENT\t\(mode)"])
+        }
+    }
+
+    /// A relay that answers SETTINGS and then nothing: the connect timeout ends it, named.
+    func testSilentHTTP2RelayHitsTheConnectTimeout() async throws {
+        let relay = try HostileServer(script: "h2_relay.py", host: "127.0.0.11", arguments: ["--mode", "stall"])
+        defer { relay.stop() }
+        let hop = TestServers.relayHop(url: URL(string: "https://127.0.0.11:\(relay.port)")!, relayProtocol: .http2)
+        let session = try Session(configuration: TestServers.configuration(hops: [hop], connectTimeout: 1))
+        defer { session.invalidate() }
+        do {
+            _ = try await session.data(from: URL(string: "https://127.0.0.21/index.html")!)
+            XCTFail("a silent relay carried a request")
+        } catch let error as FetchError {
+            XCTAssertEqual(error.relayError?.cause, .timeout, "\(error)")
+            XCTAssertEqual(error.relayError?.hop.index, 1, "\(error)")
+        }
+        XCTAssertEqual(try relay.events().filter { $0.hasPrefix("CONNECTION") }.count, 1)
+    }
+}
