@@ -45,3 +45,50 @@ final class HostileRelayTests: XCTestCase {
         XCTAssertEqual(try relay.events().filter { $0.hasPrefix("CONNECTION") }.count, 1)
     }
 }
+
+/// A hostile HTTP/1.1 relay that opens the tunnel to the real nginx origin (127.0.0.21) and then
+/// cuts, stalls or resets it mid-body. The origin serves 1 MiB (/big).
+final class HostileTunnelTests: XCTestCase {
+    private func fetchThrough(_ mode: String, bytes: Int, idleTimeout: Double = 30) async throws -> (FetchError?, HostileServer) {
+        let relay = try HostileServer(script: "h1_relay.py", host: "127.0.0.11", arguments: ["--mode", mode, "--bytes", String(bytes)])
+        let hop = TestServers.relayHop(url: URL(string: "https://127.0.0.11:\(relay.port)")!, relayProtocol: .http1)
+        var configuration = TestServers.configuration(hops: [hop])
+        configuration.idleTimeout = idleTimeout
+        let session = try Session(configuration: configuration)
+        defer { session.invalidate() }
+        do {
+            let (body, _) = try await session.data(from: URL(string: "https://origin.test/big")!)
+            XCTFail("\(mode): accepted a body of \(body.count) bytes through a tunnel that was cut")
+            return (nil, relay)
+        } catch let error as FetchError {
+            return (error, relay)
+        }
+    }
+
+    /// The relay's TLS close_notify mid-body used to recurse without end (a segfault).
+    func testCloseNotifyMidBodyIsATruncationNamingTheHop() async throws {
+        for _ in 0..<3 {
+            let (error, relay) = try await fetchThrough("close-notify-after", bytes: 50_000)
+            defer { relay.stop() }
+            XCTAssertEqual(error?.relayError?.hop.index, 1, "\(String(describing: error))")
+            XCTAssertTrue(error?.description.contains("closed the tunnel before the response was complete") == true, "\(String(describing: error))")
+            XCTAssertEqual(try relay.events().filter { $0.hasPrefix("MISBEHAVED") }.count, 1)
+        }
+    }
+
+    func testResetMidBodyNamesTheHop() async throws {
+        let (error, relay) = try await fetchThrough("reset-after", bytes: 50_000)
+        defer { relay.stop() }
+        XCTAssertEqual(error?.relayError?.hop.index, 1, "\(String(describing: error))")
+        XCTAssertEqual(try relay.events().filter { $0.hasPrefix("MISBEHAVED") }.count, 1)
+    }
+
+    func testRelayStallingMidBodyHitsTheIdleTimeout() async throws {
+        let started = Date()
+        let (error, relay) = try await fetchThrough("stall-after", bytes: 50_000, idleTimeout: 1)
+        defer { relay.stop() }
+        XCTAssertTrue(error?.description.contains("no data for 1 s from origin.test:443 through hop 1 (127.0.0.11:\(relay.port))") == true,
+                      "\(String(describing: error))")
+        XCTAssertLessThan(Date().timeIntervalSince(started), 10)
+    }
+}

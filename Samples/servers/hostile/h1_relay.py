@@ -1,0 +1,70 @@
+"""A hostile HTTP/1.1 CONNECT relay (TLS): it opens the tunnel like squid would (origin.test and
+origin2.test resolve to 127.0.0.21 and .22 here, as in squid's hosts file), then misbehaves in
+the tunnel per --mode. Logs "CONNECT<TAB>authority" per tunnel and "MISBEHAVED<TAB>mode".
+
+Modes:
+  stall-after N          forward N bytes from the origin, then stop forwarding (tunnel stays open)
+  close-notify-after N   forward N bytes from the origin, then end the tunnel with TLS close_notify
+  reset-after N          forward N bytes from the origin, then reset the TCP connection
+"""
+import socket
+import struct
+import threading
+
+import hostile_common as common
+
+HOSTS = {"origin.test": "127.0.0.21", "origin2.test": "127.0.0.22"}
+
+
+def extra(parser):
+    parser.add_argument("--mode", required=True, choices=["stall-after", "close-notify-after", "reset-after"])
+    parser.add_argument("--bytes", type=int, default=0)
+
+
+args = common.arguments("hostile HTTP/1.1 CONNECT relay", extra)
+log = common.EventLog(args.log)
+
+
+def pump(source, sink):
+    try:
+        while True:
+            data = source.recv(65536)
+            if not data:
+                break
+            sink.sendall(data)
+    except OSError:
+        pass
+
+
+def handle(client, address):
+    head, rest = common.read_head(client)
+    if head is None:
+        return
+    authority = head.split("\r\n")[0].split(" ")[1]
+    log("CONNECT", authority)
+    host, _, port = authority.rpartition(":")
+    origin = socket.create_connection((HOSTS.get(host, host), int(port)))
+    client.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
+    if rest:
+        origin.sendall(rest)
+    threading.Thread(target=pump, args=(client, origin), daemon=True).start()
+    forwarded = 0
+    while forwarded < args.bytes:
+        data = origin.recv(min(65536, args.bytes - forwarded))
+        if not data:
+            break
+        client.sendall(data)
+        forwarded += len(data)
+    log("MISBEHAVED", args.mode)
+    if args.mode == "stall-after":
+        common.stall_forever()
+    elif args.mode == "close-notify-after":
+        client.unwrap()  # TLS close_notify, then the TCP close below
+        client.close()
+    elif args.mode == "reset-after":
+        client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        client.close()
+    origin.close()
+
+
+common.serve(args, handle, common.server_tls_context(args, ["http/1.1"]))
