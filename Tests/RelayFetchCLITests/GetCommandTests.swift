@@ -186,3 +186,17 @@ final class GetTimeoutCommandTests: XCTestCase {
         }
     }
 }
+
+/// `page` against a document that never finishes: the idle timeout ends it with exit 1.
+final class PageTimeoutCommandTests: XCTestCase {
+    func testPageOfASilentOriginEndsWithTheIdleTimeout() async throws {
+        let origin = try HostileServer(script: "origin.py")
+        defer { origin.stop() }
+        let started = Date()
+        let run = await CommandRun.run(["page", "https://origin.test:\(origin.port)/unlength-stall/100", "--idle-timeout", "1"] + CommandRun.relayArguments)
+        XCTAssertEqual(run.status, 1, run.stderr)
+        XCTAssertTrue(run.stderr.contains("no data for 1 s from origin.test:\(origin.port)"), run.stderr)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 10)
+        XCTAssertEqual(try origin.events().filter { $0.contains("/unlength-stall/") }.count, 1)
+    }
+}
