@@ -197,7 +197,7 @@ final class CurlTransfer: @unchecked Sendable {
         let text = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
         let origin = Self.authority(of: request.url)
         if idleTimedOut {
-            return FetchError(.idleTimeout(seconds: idleTimeout, peer: origin, route: route.hopNames))
+            return FetchError(.idleTimeout(seconds: idleTimeout, peer: origin, route: route.hopNames, stalled: nil))
         }
         if code == CURLE_OPERATION_TIMEDOUT { return FetchError(.timedOut(maximumTime)) }
         if code == CURLE_OUT_OF_MEMORY {

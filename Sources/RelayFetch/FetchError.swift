@@ -14,8 +14,9 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
         case redirectLoop(String)
         case responseTooLarge(limit: Int)
         case timedOut(Double)
-        /// No byte arrived for `seconds` from `peer` (host:port), reached through `route`'s hops.
-        case idleTimeout(seconds: Double, peer: String, route: [String])
+        /// No byte arrived for `seconds` from `peer` (host:port), reached through `route`'s hops;
+        /// `stalled` says who stopped, when the relays could be probed.
+        case idleTimeout(seconds: Double, peer: String, route: [String], stalled: String?)
         /// An Oblivious HTTP exchange failed (relay refused, bad key, response not authentic).
         case oblivious(String)
     }
@@ -41,9 +42,10 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
         case .redirectLoop(let url): return "redirect loop at \(url)"
         case .responseTooLarge(let limit): return "response larger than the limit of \(limit) bytes"
         case .timedOut(let seconds): return "timed out after \(Self.format(seconds)) s (the time limit for the whole request)"
-        case .idleTimeout(let seconds, let peer, let route):
+        case .idleTimeout(let seconds, let peer, let route, let stalled):
             let via = route.isEmpty ? "" : " through " + route.indices.map { "hop \($0 + 1) (\(route[$0]))" }.joined(separator: ", ")
-            return "no data for \(Self.format(seconds)) s from \(peer)\(via): the origin or a relay stalled (idle timeout)"
+            let who = stalled ?? (route.isEmpty ? "the origin stalled" : "the origin or a relay stalled")
+            return "no data for \(Self.format(seconds)) s from \(peer)\(via): \(who) (idle timeout)"
         case .oblivious(let why): return "Oblivious HTTP: \(why)"
         }
     }

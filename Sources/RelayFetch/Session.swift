@@ -93,7 +93,11 @@ public final class Session: @unchecked Sendable {
         } else {
             let transfer = try CurlTransfer(request: request, route: route, configuration: configuration)
             transfer.onBodyChunk = onBodyChunk
-            (body, response) = try await engine.perform(transfer)
+            do {
+                (body, response) = try await engine.perform(transfer)
+            } catch let error as FetchError {
+                throw await diagnosed(error, route: route)
+            }
         }
         let setCookies = response.headerFields.filter { $0.name.lowercased() == "set-cookie" }.map(\.value)
         store.cookieJar.store(setCookieValues: setCookies, from: response.url)
@@ -105,6 +109,23 @@ public final class Session: @unchecked Sendable {
         }
         store.httpCache.store(request, response: response, body: body)
         return (body, response)
+    }
+
+    /// An idle timeout through relays, with who stalled: each HTTP/2 hop is asked for a PING;
+    /// the first that does not answer stalled, and if all answer, the origin did.
+    private func diagnosed(_ error: FetchError, route: Route) async -> FetchError {
+        guard case .idleTimeout(let seconds, let peer, let names, .none) = error.code, case .relayed(let relayed) = route else { return error }
+        let alive = await opener.probe(hops: relayed.hops, timeout: min(2, seconds))
+        let stalled: String
+        if let silent = alive.firstIndex(of: false) {
+            stalled = "hop \(silent + 1) (\(names[silent])) stalled: it did not answer an HTTP/2 PING"
+        } else if !alive.isEmpty, alive.allSatisfy({ $0 == true }) {
+            stalled = "the origin stalled: every relay answered an HTTP/2 PING"
+        } else {
+            let unknown = alive.indices.filter { alive[$0] == nil }.map { "hop \($0 + 1)" }.joined(separator: ", ")
+            stalled = "the origin or \(unknown) stalled (only HTTP/2 hops can be probed)"
+        }
+        return FetchError(.idleTimeout(seconds: seconds, peer: peer, route: names, stalled: stalled))
     }
 
     /// The route for `url`: the first configuration that covers its host, else direct.

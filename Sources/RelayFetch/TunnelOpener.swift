@@ -98,6 +98,13 @@ final class TunnelOpener: @unchecked Sendable {
         }
     }
 
+    /// Which of `hops` answer a liveness probe (`RelayChainBuilder.probe`).
+    func probe(hops: [RelayEndpoint], timeout: Double) async -> [Bool?] {
+        await withCheckedContinuation { continuation in
+            loop.execute { [builder] in builder.probe(hops: hops, timeout: timeout) { continuation.resume(returning: $0) } }
+        }
+    }
+
     /// Stops listening, closes every open tunnel, then stops the event loop.
     func shutdown() {
         loop.execute { [self] in

@@ -15,6 +15,8 @@ final class HTTP2RelayConnection: TransportLayerDelegate {
     /// Called (on the loop) whenever the last stream ends, and when the connection dies.
     var onIdle: (() -> Void)?
     var onClose: (() -> Void)?
+    /// Waiting for the relay's PING acknowledgement (`ping`).
+    private var pingWaiters: [(Bool) -> Void] = []
     /// nghttp2's verdict on the relay, from the GOAWAY it sent when it found a connection error.
     fileprivate var libraryError: String?
 
@@ -103,6 +105,26 @@ final class HTTP2RelayConnection: TransportLayerDelegate {
         flush()
     }
 
+    /// Sends a PING; `answered` hears true when the relay acknowledges it, false if the
+    /// connection ends first. The caller times it out (`cancelPings`).
+    func ping(_ answered: @escaping (Bool) -> Void) {
+        guard !closed else { return answered(false) }
+        pingWaiters.append(answered)
+        if pingWaiters.count == 1 {
+            nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil)
+            flush()
+        }
+    }
+
+    /// Gives every PING still waiting the answer false (the relay did not answer in time).
+    func cancelPings() { answerPings(false) }
+
+    fileprivate func answerPings(_ answer: Bool) {
+        let waiters = pingWaiters
+        pingWaiters.removeAll()
+        for waiter in waiters { waiter(answer) }
+    }
+
     /// Ends the connection: GOAWAY, then closes the layers below; open streams fail.
     func close() {
         guard !closed else { return }
@@ -119,6 +141,7 @@ final class HTTP2RelayConnection: TransportLayerDelegate {
         let open = streams.values
         streams.removeAll()
         for stream in open { stream.connectionFailed(error) }
+        answerPings(false)
         onClose?()
     }
 
@@ -227,6 +250,8 @@ private func h2OnFrameReceived(_ session: OpaquePointer?, _ frame: UnsafePointer
         owner.stream(frame.pointee.hd.stream_id)?.headersComplete()
     case NGHTTP2_GOAWAY.rawValue:
         owner.goAway(lastStreamID: frame.pointee.goaway.last_stream_id, code: frame.pointee.goaway.error_code)
+    case NGHTTP2_PING.rawValue where frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0:
+        owner.answerPings(true)
     default:
         break
     }

@@ -67,6 +67,21 @@ public final class RelayChainBuilder {
         openTunnel(through: hops.count, to: target, attempt: attempt) { result in attempt.finish(result) }
     }
 
+    /// Probes each hop of `hops` that has a pooled HTTP/2 connection with a PING: per hop, true
+    /// (answered within `timeout`), false (did not) or nil (cannot be probed: HTTP/1.1 or HTTP/3).
+    public func probe(hops: [RelayEndpoint], timeout: Double, completion: @escaping ([Bool?]) -> Void) {
+        var results = [Bool?](repeating: nil, count: hops.count)
+        var pending = hops.count
+        guard pending > 0 else { return completion([]) }
+        for count in 1...hops.count {
+            pool.probe(RelayConnectionPool.Key(hops[0..<count]), timeout: timeout) { alive in
+                results[count - 1] = alive
+                pending -= 1
+                if pending == 0 { completion(results) }
+            }
+        }
+    }
+
     /// Opens a tunnel through the first `count` hops of the attempt's chain to `target`.
     private func openTunnel(through count: Int, to target: TunnelTarget, attempt: ChainAttempt,
                             completion: @escaping (Result<TransportLayer, RelayError>) -> Void) {

@@ -68,6 +68,20 @@ final class RelayConnectionPool {
         }
     }
 
+    /// Whether the pooled connection for `key` answers a PING within `timeout` seconds; nil when
+    /// there is none (an HTTP/1.1 hop, whose tunnel cannot be probed).
+    func probe(_ key: Key, timeout: Double, completion: @escaping (Bool?) -> Void) {
+        guard let connection = connections[key] else { return completion(nil) }
+        var answered = false
+        let timer = loop.schedule(after: timeout) { [weak connection] in connection?.cancelPings() }
+        connection.ping { [loop] alive in
+            guard !answered else { return }
+            answered = true
+            loop.cancelTimer(timer)
+            completion(alive)
+        }
+    }
+
     func closeAll() {
         let open = Array(connections.values)
         connections.removeAll()

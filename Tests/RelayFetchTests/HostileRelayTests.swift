@@ -92,3 +92,43 @@ final class HostileTunnelTests: XCTestCase {
         XCTAssertLessThan(Date().timeIntervalSince(started), 10)
     }
 }
+
+/// An idle timeout through HTTP/2 relays says who stalled: each hop is asked for a PING.
+final class StallDiagnosisTests: XCTestCase {
+    /// nghttpx (relay A, HTTP/2) in front of squid answers PINGs while the origin is silent.
+    func testSilentOriginBehindAnHTTP2RelayIsNamedAsTheOneThatStalled() async throws {
+        let origin = try HostileServer(script: "origin.py")
+        defer { origin.stop() }
+        let hop = TestServers.relayHop(url: TestServers.http2RelayAURL, relayProtocol: .http2)
+        var configuration = TestServers.configuration(hops: [hop])
+        configuration.idleTimeout = 1
+        let session = try Session(configuration: configuration)
+        defer { session.invalidate() }
+        do {
+            _ = try await session.data(from: URL(string: "https://origin.test:\(origin.port)/unlength-stall/100")!)
+            XCTFail("a stalled response completed")
+        } catch let error as FetchError {
+            XCTAssertTrue(error.description.contains("the origin stalled: every relay answered an HTTP/2 PING"), "\(error)")
+        }
+        XCTAssertEqual(try origin.events().filter { $0.contains("/unlength-stall/") }.count, 1)
+    }
+
+    /// A relay that freezes mid-body (no data, no PING answer) is named as the one that stalled.
+    func testFrozenHTTP2RelayIsNamedAsTheOneThatStalled() async throws {
+        let relay = try HostileServer(script: "h2_relay.py", host: "127.0.0.11",
+                                      arguments: ["--mode", "freeze-after", "--bytes", "50000", "--target", "127.0.0.21:443"])
+        defer { relay.stop() }
+        let hop = TestServers.relayHop(url: URL(string: "https://127.0.0.11:\(relay.port)")!, relayProtocol: .http2)
+        var configuration = TestServers.configuration(hops: [hop])
+        configuration.idleTimeout = 1
+        let session = try Session(configuration: configuration)
+        defer { session.invalidate() }
+        do {
+            let (body, _) = try await session.data(from: URL(string: "https://origin.test/big")!)
+            XCTFail("got \(body.count) bytes through a frozen relay")
+        } catch let error as FetchError {
+            XCTAssertTrue(error.description.contains("hop 1 (127.0.0.11:\(relay.port)) stalled: it did not answer an HTTP/2 PING"), "\(error)")
+        }
+        XCTAssertEqual(try relay.events().filter { $0.hasPrefix("SENT") }.count, 1, "the relay never froze: \(String(describing: try? relay.events()))")
+    }
+}

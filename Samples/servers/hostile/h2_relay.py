@@ -6,15 +6,22 @@ Modes:
   bad-settings     a SETTINGS frame whose length is not a multiple of 6
   garbage          bytes that are no HTTP/2 frame at all
   stall            SETTINGS, then silence (the connect timeout must end it)
+  freeze-after     opens each CONNECT tunnel to --target (whatever authority was asked),
+                   forwards --bytes of the origin's answer, then freezes: it reads and sends
+                   nothing more, so PINGs go unanswered too
 """
+import socket
 import struct
+import threading
 
 import hostile_common as common
 
 
 def extra(parser):
     parser.add_argument("--mode", required=True,
-                        choices=["oversized-data", "bad-settings", "garbage", "stall"])
+                        choices=["oversized-data", "bad-settings", "garbage", "stall", "freeze-after"])
+    parser.add_argument("--target", default="127.0.0.21:443")
+    parser.add_argument("--bytes", type=int, default=0)
 
 
 args = common.arguments("hostile HTTP/2 relay", extra)
@@ -27,6 +34,63 @@ def frame(kind, flags, stream, payload, length=None):
     return struct.pack(">I", size)[1:] + bytes([kind, flags]) + struct.pack(">I", stream) + payload
 
 
+def read_frame(conn, buffer):
+    """Returns (kind, flags, stream, payload, rest of buffer), or None when the client closed."""
+    while len(buffer) < 9 or len(buffer) < 9 + int.from_bytes(buffer[:3], "big"):
+        chunk = conn.recv(65536)
+        if not chunk:
+            return None
+        buffer += chunk
+    length = int.from_bytes(buffer[:3], "big")
+    stream = struct.unpack(">I", buffer[5:9])[0] & 0x7FFFFFFF
+    return buffer[3], buffer[4], stream, buffer[9:9 + length], buffer[9 + length:]
+
+
+def tunnel_then_freeze(conn, buffer):
+    """A working CONNECT relay for one tunnel until --bytes of the origin's data went through."""
+    lock = threading.Lock()
+    frozen = threading.Event()
+    origin = None
+    while not frozen.is_set():
+        parsed = read_frame(conn, buffer)
+        if parsed is None:
+            return
+        kind, flags, stream, payload, buffer = parsed
+        if frozen.is_set():
+            break
+        if kind == 0x4 and not flags & 0x1:
+            with lock:
+                conn.sendall(frame(0x4, 0x1, 0, b""))
+        elif kind == 0x6 and not flags & 0x1:
+            with lock:
+                conn.sendall(frame(0x6, 0x1, 0, payload))
+        elif kind == 0x1 and origin is None:
+            host, _, port = args.target.rpartition(":")
+            origin = socket.create_connection((host, int(port)))
+            log("CONNECT", stream)
+            with lock:
+                conn.sendall(frame(0x1, 0x4, stream, b"\x88"))  # :status 200 (HPACK static index 8)
+
+            def pump(stream=stream, origin=origin):
+                sent = 0
+                while sent < args.bytes:
+                    data = origin.recv(min(16384, args.bytes - sent))
+                    if not data:
+                        return
+                    with lock:
+                        conn.sendall(frame(0x0, 0, stream, data))
+                    sent += len(data)
+                frozen.set()
+                log("SENT", args.mode)
+            threading.Thread(target=pump, daemon=True).start()
+        elif kind == 0x0 and origin is not None and payload:
+            origin.sendall(payload)
+            with lock:  # give the credit back at once
+                conn.sendall(frame(0x8, 0, 0, struct.pack(">I", len(payload))) +
+                             frame(0x8, 0, stream, struct.pack(">I", len(payload))))
+    common.stall_forever()
+
+
 def handle(conn, address):
     log("CONNECTION", address[0])
     received = b""
@@ -36,6 +100,8 @@ def handle(conn, address):
             return
         received += chunk
     conn.sendall(frame(0x4, 0, 0, b""))  # our (empty) SETTINGS
+    if args.mode == "freeze-after":
+        return tunnel_then_freeze(conn, received[len(PREFACE):])
     if args.mode == "oversized-data":
         conn.sendall(frame(0x0, 0, 0, b"x" * 1024, length=16 << 20))
     elif args.mode == "bad-settings":
