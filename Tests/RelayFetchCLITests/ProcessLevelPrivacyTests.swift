@@ -46,7 +46,7 @@ final class ProcessLevelPrivacyTests: XCTestCase {
         }
         XCTAssertFalse(trace.contains { $0.contains("htons(53)") }, "a DNS query left the process")
         XCTAssertFalse(trace.contains { $0.contains("/etc/hosts") || $0.contains("resolv.conf") }, "the resolver was consulted")
-        XCTAssertEqual(TestServers.logLines(TestServers.originALog, containing: marker).first?.first, "127.0.0.11")
+        XCTAssertEqual(try TestServers.logLines(TestServers.originALog, containing: marker).first?.first, "127.0.0.11")
     }
 
     func testNothingIsWrittenToDiskButTheRequestedOutput() throws {

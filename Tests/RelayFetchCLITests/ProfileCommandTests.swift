@@ -65,8 +65,8 @@ final class ProfileCommandTests: XCTestCase {
         let direct = await CommandRun.run(["get", "https://public.test/index.html?\(marker)", "--profile", file.path, "--cacert", TestServers.caFile,
                                            "--resolve", "public.test:443:127.0.0.22", "-o", "/dev/null"])
         XCTAssertEqual(direct.status, 0, direct.stderr)
-        XCTAssertEqual(TestServers.logLines(TestServers.originALog, containing: marker).first?.first, "127.0.0.11")
-        XCTAssertEqual(TestServers.logLines(TestServers.originBLog, containing: marker).first?.first, "127.0.0.1")
+        XCTAssertEqual(try TestServers.logLines(TestServers.originALog, containing: marker).first?.first, "127.0.0.11")
+        XCTAssertEqual(try TestServers.logLines(TestServers.originBLog, containing: marker).first?.first, "127.0.0.1")
         let both = await CommandRun.run(["get", "https://internal.test/", "--profile", file.path, "--relay", "https://r"])
         XCTAssertEqual(both.status, 2)
     }
@@ -107,7 +107,7 @@ final class ObliviousCommandTests: XCTestCase {
                                             "--ohttp-keys", keys, "--cacert", TestServers.caFile, "-i"])
             XCTAssertEqual(run.status, 0, run.stderr)
             XCTAssertTrue(run.stdoutText.hasPrefix("OHTTP 200\r\n"), run.stdoutText)
-            XCTAssertEqual(TestServers.logLines(TestServers.originALog, containing: marker).first?.first, "127.0.0.32")
+            XCTAssertEqual(try TestServers.logLines(TestServers.originALog, containing: marker).first?.first, "127.0.0.32")
         }
         let lonely = await CommandRun.run(["get", "https://origin.test/", "--ohttp-relay", "https://127.0.0.30/relay"])
         XCTAssertEqual(lonely.status, 2)

@@ -7,7 +7,7 @@ import RelayFetchTestSupport
 /// relay (relay A, UDP 127.0.0.11:4433) and the nginx origins:
 /// QUIC(relay) -> HTTP/3 CONNECT(origin:443) -> TLS(origin) -> HTTP/1.1.
 final class HTTP3RelayTests: XCTestCase {
-    static let relayLog = TestServers.directory.appendingPathComponent("h3relay-a/access.log")
+    static let relayLog = TestServers.http3RelayALog
 
     override func setUpWithError() throws { try TestServers.ensureRunning() }
 
@@ -28,8 +28,8 @@ final class HTTP3RelayTests: XCTestCase {
         let response = session.fetch(over: tunnel, path: "/index.html?\(marker)")
         XCTAssertTrue(response.hasPrefix("HTTP/1.1 200"), response)
         XCTAssertTrue(response.contains("<title>relayfetch sample site</title>"), response)
-        XCTAssertEqual(TestServers.logLines(TestServers.originALog, containing: marker).first?.first, "127.0.0.11")
-        let connects = TestServers.allLogLines(Self.relayLog).filter { $0.count > 6 && $0[2] == "CONNECT" && $0[4] == "origin.test:443" }
+        XCTAssertEqual(try TestServers.logLines(TestServers.originALog, containing: marker).first?.first, "127.0.0.11")
+        let connects = try TestServers.allLogLines(Self.relayLog).filter { $0.count > 6 && $0[2] == "CONNECT" && $0[4] == "origin.test:443" }
         XCTAssertEqual(connects.last?[6], "200")
     }
 
@@ -107,7 +107,7 @@ final class HTTP3RelayTests: XCTestCase {
         let (tunnel, reports) = try session.tunnel(through: [Self.relay(), relayB]).get()
         XCTAssertEqual(reports.map(\.hop.protocolName), ["QUIC, HTTP/3 CONNECT", "HTTPS, HTTP/2 CONNECT"])
         XCTAssertTrue(session.fetch(over: tunnel, path: "/index.html?\(marker)").contains("relayfetch sample site"))
-        XCTAssertEqual(TestServers.logLines(TestServers.originALog, containing: marker).first?.first, "127.0.0.12")
+        XCTAssertEqual(try TestServers.logLines(TestServers.originALog, containing: marker).first?.first, "127.0.0.12")
     }
 
     func testRelayWithNothingListeningFailsNamingHop1() throws {
