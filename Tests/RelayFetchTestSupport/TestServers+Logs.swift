@@ -21,15 +21,47 @@ extension TestServers {
         return text.split(separator: "\n").filter { marker.isEmpty || $0.contains(marker) }.map { $0.components(separatedBy: "\t") }
     }
 
-    /// Waits up to `timeout` seconds for lines with `marker` beyond the first `skipping` ones
-    /// (squid logs a tunnel only when it closes); returns the new lines, or none at the timeout.
-    public static func waitForLogLines(_ log: URL, containing marker: String, skipping: Int, timeout: Double = 10) throws -> [[String]] {
+    /// Waits up to `timeout` seconds for at least `count` lines with `marker` beyond the first
+    /// `skipping` ones (squid logs a tunnel only when it closes); returns the new lines, or none
+    /// at the timeout.
+    public static func waitForLogLines(_ log: URL, containing marker: String, skipping: Int, count: Int = 1,
+                                       timeout: Double = 10) throws -> [[String]] {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             let lines = try logLines(log, containing: marker)
-            if lines.count > skipping { return Array(lines.dropFirst(skipping)) }
+            if lines.count >= skipping + count { return Array(lines.dropFirst(skipping)) }
             if Date() >= deadline { return [] }
             Thread.sleep(forTimeInterval: 0.1)
         }
+    }
+}
+
+/// nghttpx access-log fields (Samples/servers/nghttpx.conf.in). There is no client port, so
+/// lines cannot be told apart by client connection.
+public enum HTTP2RelayLogField: Int {
+    case time = 0, remoteAddress, alpn, method, path, status, proxyAuthorization
+}
+
+/// HTTP/3 relay access-log fields (Samples/servers/h3_relay.py); `peer` is the client's
+/// address:port, so one QUIC connection's lines share it.
+public enum HTTP3RelayLogField: Int {
+    case time = 0, peer, method, connectProtocol, authority, path, status, proxyAuthorization
+}
+
+/// squid access-log fields (Samples/servers/squid.conf.in, logformat relayfetch), written when a
+/// tunnel closes. There is no client port.
+public enum SquidLogField: Int {
+    case time = 0, clientAddress, method, url, status, upstreamAddress, proxyAuthorization
+}
+
+extension Array where Element == [String] {
+    /// The lines whose `field` equals `value`.
+    public func with<Field: RawRepresentable>(_ field: Field, _ value: String) -> [[String]] where Field.RawValue == Int {
+        filter { $0.count > field.rawValue && $0[field.rawValue] == value }
+    }
+
+    /// The values of `field` on every line (lines too short give "").
+    public func values<Field: RawRepresentable>(_ field: Field) -> [String] where Field.RawValue == Int {
+        map { $0.count > field.rawValue ? $0[field.rawValue] : "" }
     }
 }

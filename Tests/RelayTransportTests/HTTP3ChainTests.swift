@@ -30,7 +30,9 @@ final class HTTP3ChainTests: XCTestCase {
         XCTAssertTrue(response.contains("<title>relayfetch sample site</title>"), response)
         XCTAssertEqual(try TestServers.logLines(TestServers.originALog, containing: marker).first?.first, "127.0.0.12")
 
-        let linesA = try TestServers.allLogLines(Self.relayALog).dropFirst(linesBeforeA)
+        let linesA = try TestServers.http3RelayLines(Self.relayALog, skipping: linesBeforeA,
+                                                     from: try TestServers.ownSockets(.udp, to: "127.0.0.11:4433"))
+        XCTAssertEqual(linesA.count, 1, "relay A logged one request from this process's QUIC connection: \(linesA)")
         let linesB = try TestServers.allLogLines(Self.relayBLog).dropFirst(linesBeforeB)
         let udp = linesA.filter { $0.count > 7 && $0[2] == "CONNECT" && $0[3] == "connect-udp" }
         XCTAssertEqual(udp.last?[5], "/.well-known/masque/udp/127.0.0.12/4433/", "\(Array(linesA))")
@@ -60,15 +62,20 @@ final class HTTP3ChainTests: XCTestCase {
         let session = HTTP3TestChain()
         defer { session.end() }
         let hops = [HTTP3RelayTests.relay(), Self.relayB()]
+        let linesBeforeA = try TestServers.allLogLines(Self.relayALog).count
         let (first, second) = session.twoTunnels(through: hops)
         let (tunnelA, _) = try first.get(), (tunnelB, _) = try second.get()
-        XCTAssertEqual(session.connectionsOpened(), 1, "both CONNECT-UDP streams ride one QUIC connection to relay A")
         let markerA = TestServers.marker("h3h3a"), markerB = TestServers.marker("h3h3b")
         XCTAssertTrue(session.fetch(over: tunnelA, path: "/index.html?\(markerA)").contains("relayfetch sample site"))
         XCTAssertTrue(session.fetch(over: tunnelB, path: "/index.html?\(markerB)").contains("relayfetch sample site"))
         let (third, reports) = try session.tunnel(through: hops).get()
         XCTAssertEqual(reports.first?.reusedConnection, true)
-        XCTAssertEqual(session.connectionsOpened(), 1)
+        // The kernel: one UDP socket to relay A; relay A: every CONNECT-UDP stream came from it.
+        let ours = try TestServers.ownSockets(.udp, to: "127.0.0.11:4433")
+        XCTAssertEqual(ours.count, 1, "one QUIC connection to relay A: \(ours)")
+        let streams = try TestServers.http3RelayLines(Self.relayALog, skipping: linesBeforeA, from: ours)
+        XCTAssertEqual(streams.with(HTTP3RelayLogField.connectProtocol, "connect-udp").with(HTTP3RelayLogField.status, "200").count,
+                       3, "relay A's log: \(streams)")
         session.loop.execute { third.close() }
     }
 
