@@ -21,6 +21,7 @@ final class FetchThroughRelayTests: XCTestCase {
         XCTAssertEqual(lines.count, 1)
         XCTAssertEqual(lines.first?[OriginLogField.remoteAddress.rawValue], "127.0.0.11")
         XCTAssertEqual(lines.first?[OriginLogField.host.rawValue], "origin.test")
+        XCTAssertEqual(lines.first?[OriginLogField.serverProtocol.rawValue], "HTTP/2.0", "the origin's log: the client's HTTP/2 reached it")
     }
 
     func testHopHeaderReachesTheRelayAndNeverTheOrigin() async throws {

@@ -35,6 +35,7 @@ final class ObliviousHTTPEndToEndTests: XCTestCase {
         XCTAssertEqual(relay.count, 1)
         XCTAssertEqual(relay.first?[0], "127.0.0.1", "the relay sees the client")
         XCTAssertEqual(relay.first?[2], "/relay")
+        XCTAssertEqual(relay.first?[4], "message/ohttp-req", "the relay's log: an encapsulated request, so OHTTP")
         let relayText = try String(contentsOf: TestServers.ohttpRelayLog, encoding: .utf8)
         XCTAssertFalse(relayText.contains(marker) || relayText.contains("origin.test"), "the relay never sees what was asked")
     }
