@@ -50,12 +50,15 @@ public final class HostileServer {
 
     deinit { stop() }
 
-    /// Ends the server (idempotent).
+    /// Ends the server (idempotent). A child started from a Swift concurrency thread inherits
+    /// that thread's blocked signals, SIGTERM included, so after a grace period it gets SIGKILL.
     public func stop() {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
+        guard process.isRunning else { return }
+        process.terminate()
+        let deadline = Date().addingTimeInterval(2)
+        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
     }
 
     /// The events the server logged, one per line. Throws when the log is missing or unreadable,

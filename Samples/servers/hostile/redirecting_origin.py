@@ -13,6 +13,8 @@ tests (HostileServer.swift). Not hostile in itself: a well-behaved HTTPS/1.1 ori
 Anything else is 404. Connections stay open for further requests (keep-alive) until the client
 closes them. Logs "METHOD<TAB>TARGET" per request.
 """
+import signal
+
 import hostile_common
 
 PAGE = """<!DOCTYPE html>
@@ -33,6 +35,8 @@ def respond(conn, status, headers, body=b""):
 
 
 def main():
+    # A test process may start us from a thread that blocks signals; take SIGTERM again.
+    signal.pthread_sigmask(signal.SIG_SETMASK, [])
     args = hostile_common.arguments(__doc__.splitlines()[0])
     log = hostile_common.EventLog(args.log)
 
