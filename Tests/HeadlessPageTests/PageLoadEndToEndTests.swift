@@ -13,7 +13,7 @@ final class PageLoadEndToEndTests: XCTestCase {
     func testSampleSiteLoadsCompletelyThroughTheRelay() async throws {
         let expected = try String(contentsOf: TestServers.repository.appendingPathComponent("Samples/site/full/EXPECTED.txt"), encoding: .utf8)
             .split(separator: "\n").map(String.init)
-        let before = TestServers.allLogLines(TestServers.originALog).count
+        let before = try TestServers.allLogLines(TestServers.originALog).count
         let hop = TestServers.relayHop(url: TestServers.http2RelayAURL)
         let session = try Session(configuration: TestServers.configuration(hops: [hop]))
         defer { session.invalidate() }
@@ -25,7 +25,7 @@ final class PageLoadEndToEndTests: XCTestCase {
         XCTAssertTrue(page.failedResources.isEmpty, "\(page.failedResources.map { "\($0.url) \($0.error ?? "")" })")
         XCTAssertTrue(page.resources.allSatisfy { $0.relayChain == ["127.0.0.11:4433"] })
 
-        let lines = Array(TestServers.allLogLines(TestServers.originALog).dropFirst(before))
+        let lines = Array(try TestServers.allLogLines(TestServers.originALog).dropFirst(before))
         let paths = lines.map { $0[OriginLogField.uri.rawValue] }
         XCTAssertEqual(paths.sorted(), expected.sorted(), "every expected path exactly once, nothing else")
         XCTAssertTrue(lines.allSatisfy { $0[OriginLogField.remoteAddress.rawValue] == "127.0.0.11" })

@@ -15,38 +15,28 @@ final class ProcessLevelPrivacyTests: XCTestCase {
         }
     }
 
-    func traced(_ arguments: [String]) throws -> (status: Int32, output: String, trace: [String]) {
+    func traced(_ arguments: [String]) throws -> (status: Int32, output: String, trace: SystemCallTrace) {
         let traceFile = FileManager.default.temporaryDirectory.appendingPathComponent("relayfetch-trace-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: traceFile) }
-        let calls = "connect,sendto,sendmsg,open,openat,creat,rename,renameat,renameat2,link,linkat,symlink,unlink,unlinkat,mkdir,mkdirat,truncate"
-        let result = try TestServers.run(["/usr/bin/strace", "-f", "-qq", "-e", "trace=\(calls)", "-o", traceFile.path,
+        let result = try TestServers.run(["/usr/bin/strace", "-f", "-qq", "-e", "trace=\(SystemCallTrace.traced)", "-o", traceFile.path,
                                           CommandRun.executable] + arguments)
-        let trace = try String(contentsOf: traceFile, encoding: .utf8).split(separator: "\n").map(String.init)
-        return (result.status, result.output, trace)
+        return (result.status, result.output, SystemCallTrace(try String(contentsOf: traceFile, encoding: .utf8)))
     }
 
-    /// System calls that open a file for writing, create, rename, link or remove one.
-    static func fileWrites(in trace: [String]) -> [String] {
-        trace.filter { line in
-            (line.contains("open") && (line.contains("O_WRONLY") || line.contains("O_RDWR") || line.contains("O_CREAT")))
-                || ["creat(", "rename", "link(", "linkat(", "symlink", "unlink", "mkdir", "truncate("].contains { line.contains($0) }
-        }
+    /// The process dialled exactly `expected` (besides its own tunnel listener), resolved no
+    /// name, and the trace is live: it recorded the dials and the opening of the test CA.
+    func assertDialledOnly(_ expected: Set<SystemCallTrace.Dial>, in trace: SystemCallTrace, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertEqual(trace.externalDials, expected, "unexpected dials", file: file, line: line)
+        XCTAssertEqual(trace.resolverActivity, [], "a name was resolved", file: file, line: line)
+        XCTAssertTrue(trace.opened(TestServers.caFile), "the trace shows no opens: is it recording?", file: file, line: line)
     }
 
     func testRelayedFetchConnectsOnlyToTheRelayAndResolvesNothing() throws {
         let marker = TestServers.marker("strace")
         let (status, output, trace) = try traced(["get", "https://origin.test/index.html?\(marker)", "-o", "/dev/null"] + CommandRun.relayArguments)
         XCTAssertEqual(status, 0, output)
-        let connects = trace.filter { $0.contains("connect(") }
-        XCTAssertTrue(connects.contains { $0.contains("sin_port=htons(3129), sin_addr=inet_addr(\"127.0.0.11\")") }, "\(connects)")
-        for call in connects {
-            let toRelay = call.contains("sin_port=htons(3129), sin_addr=inet_addr(\"127.0.0.11\")")
-            let toOwnListener = call.contains("sun_path=@\"relayfetch.")
-            XCTAssertTrue(toRelay || toOwnListener, "unexpected connection: \(call)")
-        }
-        XCTAssertFalse(trace.contains { $0.contains("htons(53)") }, "a DNS query left the process")
-        XCTAssertFalse(trace.contains { $0.contains("/etc/hosts") || $0.contains("resolv.conf") }, "the resolver was consulted")
-        XCTAssertEqual(TestServers.logLines(TestServers.originALog, containing: marker).first?.first, "127.0.0.11")
+        assertDialledOnly([.init(kind: .tcp, address: "127.0.0.11:3129")], in: trace)
+        XCTAssertEqual(try TestServers.logLines(TestServers.originALog, containing: marker).first?.first, "127.0.0.11")
     }
 
     func testNothingIsWrittenToDiskButTheRequestedOutput() throws {
@@ -54,13 +44,11 @@ final class ProcessLevelPrivacyTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: output) }
         let (status, text, trace) = try traced(["get", "https://origin.test/redirect", "-o", output.path] + CommandRun.relayArguments)
         XCTAssertEqual(status, 0, text)
-        let writes = Self.fileWrites(in: trace)
+        let writes = trace.fileWrites
         XCTAssertEqual(writes.count, 1, "\(writes)")
         XCTAssertTrue(writes.first?.contains("\"\(output.path)\"") == true, "\(writes)")
     }
-}
 
-extension ProcessLevelPrivacyTests {
     /// Invariant 3 for a page load: the page sets a cookie, its images are cacheable, and still
     /// nothing but the requested HAR file is opened for writing, created or renamed.
     func testPageLoadWithCookiesAndCacheWritesOnlyTheHAR() throws {
@@ -68,7 +56,7 @@ extension ProcessLevelPrivacyTests {
         defer { try? FileManager.default.removeItem(at: har) }
         let (status, text, trace) = try traced(["page", "https://origin.test/full/index.html", "--har", har.path] + CommandRun.relayArguments)
         XCTAssertEqual(status, 0, text)
-        let writes = Self.fileWrites(in: trace)
+        let writes = trace.fileWrites
         XCTAssertEqual(writes.count, 1, "\(writes)")
         XCTAssertTrue(writes.first?.contains("\"\(har.path)\"") == true, "\(writes)")
         let entries = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(contentsOf: har)) as? [String: Any])?["log"] as? [String: Any])

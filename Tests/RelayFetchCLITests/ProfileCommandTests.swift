@@ -65,8 +65,8 @@ final class ProfileCommandTests: XCTestCase {
         let direct = await CommandRun.run(["get", "https://public.test/index.html?\(marker)", "--profile", file.path, "--cacert", TestServers.caFile,
                                            "--resolve", "public.test:443:127.0.0.22", "-o", "/dev/null"])
         XCTAssertEqual(direct.status, 0, direct.stderr)
-        XCTAssertEqual(TestServers.logLines(TestServers.originALog, containing: marker).first?.first, "127.0.0.11")
-        XCTAssertEqual(TestServers.logLines(TestServers.originBLog, containing: marker).first?.first, "127.0.0.1")
+        XCTAssertEqual(try TestServers.logLines(TestServers.originALog, containing: marker).first?.first, "127.0.0.11")
+        XCTAssertEqual(try TestServers.logLines(TestServers.originBLog, containing: marker).first?.first, "127.0.0.1")
         let both = await CommandRun.run(["get", "https://internal.test/", "--profile", file.path, "--relay", "https://r"])
         XCTAssertEqual(both.status, 2)
     }
@@ -99,21 +99,21 @@ final class PageCommandTests: XCTestCase {
 final class ObliviousCommandTests: XCTestCase {
     override func setUpWithError() throws { try TestServers.ensureRunning() }
 
-    func testGetThroughOHTTPWithKeysFromAFileAndFromTheRelay() async {
+    func testGetThroughOHTTPWithKeysFromAFileAndFromTheRelay() async throws {
         // A file, the relay's key resource, and RFC 9540 discovery at the gateway itself, which
         // only a relay chain may reach (the gateway must never see the client's address).
         let discovery = "http://127.0.0.31:8081/.well-known/ohttp-gateway"
-        let earlierGatewayTunnels = TestServers.logLines(TestServers.relayLog, containing: "127.0.0.31:8081").count
+        let earlierGatewayTunnels = try TestServers.logLines(TestServers.relayLog, containing: "127.0.0.31:8081").count
         for (keys, chain) in [(TestServers.ohttpKeysFile.path, []), ("https://127.0.0.30/ohttp-keys", []), (discovery, CommandRun.relayArguments)] {
             let marker = TestServers.marker("cliohttp")
             let run = await CommandRun.run(["get", "https://origin.test/index.html?\(marker)", "--ohttp-relay", "https://127.0.0.30/relay",
                                             "--ohttp-keys", keys, "--cacert", TestServers.caFile, "-i"] + chain)
             XCTAssertEqual(run.status, 0, run.stderr)
             XCTAssertTrue(run.stdoutText.hasPrefix("OHTTP 200\r\n"), run.stdoutText)
-            XCTAssertEqual(TestServers.logLines(TestServers.originALog, containing: marker).first?.first, "127.0.0.32")
+            XCTAssertEqual(try TestServers.logLines(TestServers.originALog, containing: marker).first?.first, "127.0.0.32")
         }
         // The discovery request reached the gateway through relay A.
-        let gatewayTunnels = TestServers.waitForLogLines(TestServers.relayLog, containing: "127.0.0.31:8081", skipping: earlierGatewayTunnels)
+        let gatewayTunnels = try TestServers.waitForLogLines(TestServers.relayLog, containing: "127.0.0.31:8081", skipping: earlierGatewayTunnels)
         XCTAssertEqual(gatewayTunnels.first?[2], "CONNECT", "squid log: \(gatewayTunnels)")
         let direct = await CommandRun.run(["get", "https://origin.test/", "--ohttp-relay", "https://127.0.0.30/relay", "--ohttp-keys", discovery])
         XCTAssertEqual(direct.status, 2)

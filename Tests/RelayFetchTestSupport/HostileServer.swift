@@ -26,7 +26,9 @@ public final class HostileServer {
         let pki = TestServers.directory.appendingPathComponent("pki")
         let certificate = isRelayAddress ? "relay" : "origin"
         log = FileManager.default.temporaryDirectory.appendingPathComponent("hostile-\(UUID().uuidString).log")
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        guard FileManager.default.createFile(atPath: log.path, contents: nil) else {
+            throw TestServerError(description: "cannot create the hostile server's log \(log.path)")
+        }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.python)
         process.arguments = ["-u", "-B", TestServers.repository.appendingPathComponent("Samples/servers/hostile/\(script)").path,

@@ -25,9 +25,6 @@ public enum TestServers {
     public static var http2RelayALog: URL { directory.appendingPathComponent("nghttpx-a/access.log") }
     public static var http2RelayBLog: URL { directory.appendingPathComponent("nghttpx-b/access.log") }
 
-    /// All lines of a log, as TAB-separated fields.
-    public static func allLogLines(_ log: URL) -> [[String]] { logLines(log, containing: "") }
-
     /// The Oblivious HTTP relay (nginx) and gateway (Python, pyhpke).
     public static let ohttpRelayURL = URL(string: "https://127.0.0.30")!
     public static var ohttpKeysFile: URL { directory.appendingPathComponent("ohttp/keys.bin") }
@@ -93,24 +90,6 @@ public enum TestServers {
 
     /// A query marker unique to one test, to find its requests in the logs.
     public static func marker(_ label: String = "t") -> String { "\(label)-\(UUID().uuidString.prefix(8))" }
-
-    /// Access-log lines containing `marker`, as TAB-separated fields.
-    public static func logLines(_ log: URL, containing marker: String) -> [[String]] {
-        guard let text = try? String(contentsOf: log, encoding: .utf8) else { return [] }
-        return text.split(separator: "\n").filter { marker.isEmpty || $0.contains(marker) }.map { $0.components(separatedBy: "\t") }
-    }
-
-    /// Waits up to `timeout` seconds for lines with `marker` beyond the first `skipping` ones
-    /// (squid logs a tunnel only when it closes); returns the new lines.
-    public static func waitForLogLines(_ log: URL, containing marker: String, skipping: Int, timeout: Double = 10) -> [[String]] {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            let lines = logLines(log, containing: marker)
-            if lines.count > skipping { return Array(lines.dropFirst(skipping)) }
-            Thread.sleep(forTimeInterval: 0.1)
-        }
-        return []
-    }
 
     /// Runs a program, returning its exit status and combined output.
     public static func run(_ arguments: [String], environment: [String: String]? = nil) throws -> (status: Int32, output: String) {

@@ -68,7 +68,7 @@ final class HostileTunnelTests: XCTestCase {
     /// The relay's TLS close_notify mid-body used to recurse without end (a segfault).
     func testCloseNotifyMidBodyIsATruncationNamingTheHop() async throws {
         for _ in 0..<3 {
-            let (error, relay) = try await fetchThrough("close-notify-after", bytes: 50_000)
+            let (error, relay) = try await fetchThrough("close-notify-after", bytes: 50_000, idleTimeout: 5)
             defer { relay.stop() }
             XCTAssertEqual(error?.relayError?.hop.index, 1, "\(String(describing: error))")
             XCTAssertTrue(error?.description.contains("closed the tunnel before the response was complete") == true, "\(String(describing: error))")
@@ -77,7 +77,7 @@ final class HostileTunnelTests: XCTestCase {
     }
 
     func testResetMidBodyNamesTheHop() async throws {
-        let (error, relay) = try await fetchThrough("reset-after", bytes: 50_000)
+        let (error, relay) = try await fetchThrough("reset-after", bytes: 50_000, idleTimeout: 5)
         defer { relay.stop() }
         XCTAssertEqual(error?.relayError?.hop.index, 1, "\(String(describing: error))")
         XCTAssertEqual(try relay.events().filter { $0.hasPrefix("MISBEHAVED") }.count, 1)

@@ -18,6 +18,6 @@ final class NoDNSLeakTests: XCTestCase {
         defer { relayed.invalidate() }
         let (_, response) = try await relayed.data(from: URL(string: "https://origin2.test/index.html?\(marker)")!)
         XCTAssertEqual(response.statusCode, 200)
-        XCTAssertEqual(TestServers.logLines(TestServers.originBLog, containing: marker).first?[OriginLogField.remoteAddress.rawValue], "127.0.0.11")
+        XCTAssertEqual(try TestServers.logLines(TestServers.originBLog, containing: marker).first?[OriginLogField.remoteAddress.rawValue], "127.0.0.11")
     }
 }

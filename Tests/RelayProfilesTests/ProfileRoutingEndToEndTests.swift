@@ -31,7 +31,8 @@ final class ProfileRoutingEndToEndTests: XCTestCase {
     private func session(profile file: URL) throws -> Session {
         var configuration = Session.Configuration(proxyConfigurations: try ManagedRelayProfileReader.read(contentsOf: file).proxyConfigurations)
         configuration.originCertificateAuthorityFile = TestServers.caFile
-        configuration.directHostAddresses = ["public.test:443": "127.0.0.22"]
+        // internal.test too, so that it would load if its route ever went direct.
+        configuration.directHostAddresses = ["public.test:443": TestServers.originBAddress, "internal.test:443": TestServers.originAAddress]
         configuration.connectTimeout = 3
         return try Session(configuration: configuration)
     }
@@ -40,7 +41,7 @@ final class ProfileRoutingEndToEndTests: XCTestCase {
         let file = try Self.profile(relay: "https://127.0.0.11:3129")
         defer { try? FileManager.default.removeItem(at: file) }
         let marker = TestServers.marker("profile")
-        let relayedBefore = TestServers.logLines(TestServers.relayLog, containing: "internal.test:443").count
+        let relayedBefore = try TestServers.logLines(TestServers.relayLog, containing: "internal.test:443").count
         let session = try session(profile: file)
         let (_, relayed) = try await session.data(from: URL(string: "https://internal.test/index.html?\(marker)")!)
         let (_, direct) = try await session.data(from: URL(string: "https://public.test/index.html?\(marker)")!)
@@ -48,10 +49,10 @@ final class ProfileRoutingEndToEndTests: XCTestCase {
 
         XCTAssertEqual(relayed.relayHops, ["127.0.0.11:3129"])
         XCTAssertEqual(direct.relayHops, [])
-        XCTAssertEqual(TestServers.logLines(TestServers.originALog, containing: marker).first?.first, "127.0.0.11")
-        XCTAssertEqual(TestServers.logLines(TestServers.originBLog, containing: marker).first?.first, "127.0.0.1")
-        XCTAssertFalse(TestServers.waitForLogLines(TestServers.relayLog, containing: "internal.test:443", skipping: relayedBefore).isEmpty)
-        XCTAssertTrue(TestServers.logLines(TestServers.relayLog, containing: "public.test").isEmpty, "public.test never reaches the relay")
+        XCTAssertEqual(try TestServers.logLines(TestServers.originALog, containing: marker).first?.first, "127.0.0.11")
+        XCTAssertEqual(try TestServers.logLines(TestServers.originBLog, containing: marker).first?.first, "127.0.0.1")
+        XCTAssertFalse(try TestServers.waitForLogLines(TestServers.relayLog, containing: "internal.test:443", skipping: relayedBefore).isEmpty)
+        XCTAssertTrue(try TestServers.logLines(TestServers.relayLog, containing: "public.test").isEmpty, "public.test never reaches the relay")
     }
 
     func testRelayDownFailsTheMatchedHostOnly() async throws {
@@ -68,7 +69,9 @@ final class ProfileRoutingEndToEndTests: XCTestCase {
         }
         let (_, direct) = try await session.data(from: URL(string: "https://public.test/index.html?\(marker)")!)
         XCTAssertEqual(direct.statusCode, 200)
-        XCTAssertTrue(TestServers.logLines(TestServers.originALog, containing: marker).isEmpty)
+        XCTAssertEqual(try TestServers.logLines(TestServers.originBLog, containing: marker).first?.first, "127.0.0.1")
+        try await TestServers.proveDirectlyReachable(TestServers.originAAddress, as: "internal.test")
+        XCTAssertEqual(try TestServers.logLines(TestServers.originALog, containing: marker).count, 0, "internal.test went direct")
     }
 
     func testProfileIdentityAuthenticatesToARelayThatDemandsIt() async throws {

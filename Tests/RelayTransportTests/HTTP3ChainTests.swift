@@ -6,8 +6,8 @@ import RelayFetchTestSupport
 /// Two HTTP/3 hops against the aioquic relays: QUIC(relay A) -> CONNECT-UDP(relay B's UDP port)
 /// -> QUIC(relay B) inside the datagram flow -> HTTP/3 CONNECT(origin:443) -> TLS(origin) -> HTTP/1.1.
 final class HTTP3ChainTests: XCTestCase {
-    static let relayALog = TestServers.directory.appendingPathComponent("h3relay-a/access.log")
-    static let relayBLog = TestServers.directory.appendingPathComponent("h3relay-b/access.log")
+    static let relayALog = TestServers.http3RelayALog
+    static let relayBLog = TestServers.http3RelayBLog
 
     override func setUpWithError() throws { try TestServers.ensureRunning() }
 
@@ -19,8 +19,8 @@ final class HTTP3ChainTests: XCTestCase {
         let session = HTTP3TestChain()
         defer { session.end() }
         let marker = TestServers.marker("h3h3")
-        let linesBeforeA = TestServers.allLogLines(Self.relayALog).count
-        let linesBeforeB = TestServers.allLogLines(Self.relayBLog).count
+        let linesBeforeA = try TestServers.allLogLines(Self.relayALog).count
+        let linesBeforeB = try TestServers.allLogLines(Self.relayBLog).count
         let (tunnel, reports) = try session.tunnel(through: [HTTP3RelayTests.relay(), Self.relayB()]).get()
         XCTAssertEqual(reports.map(\.hop.index), [1, 2])
         XCTAssertEqual(reports.map(\.hop.endpoint), ["127.0.0.11:4433", "127.0.0.12:4433"])
@@ -28,10 +28,12 @@ final class HTTP3ChainTests: XCTestCase {
         let response = session.fetch(over: tunnel, path: "/index.html?\(marker)")
         XCTAssertTrue(response.hasPrefix("HTTP/1.1 200"), response)
         XCTAssertTrue(response.contains("<title>relayfetch sample site</title>"), response)
-        XCTAssertEqual(TestServers.logLines(TestServers.originALog, containing: marker).first?.first, "127.0.0.12")
+        XCTAssertEqual(try TestServers.logLines(TestServers.originALog, containing: marker).first?.first, "127.0.0.12")
 
-        let linesA = TestServers.allLogLines(Self.relayALog).dropFirst(linesBeforeA)
-        let linesB = TestServers.allLogLines(Self.relayBLog).dropFirst(linesBeforeB)
+        let linesA = try TestServers.http3RelayLines(Self.relayALog, skipping: linesBeforeA,
+                                                     from: try TestServers.ownSockets(.udp, to: "127.0.0.11:4433"))
+        XCTAssertEqual(linesA.count, 1, "relay A logged one request from this process's QUIC connection: \(linesA)")
+        let linesB = try TestServers.allLogLines(Self.relayBLog).dropFirst(linesBeforeB)
         let udp = linesA.filter { $0.count > 7 && $0[2] == "CONNECT" && $0[3] == "connect-udp" }
         XCTAssertEqual(udp.last?[5], "/.well-known/masque/udp/127.0.0.12/4433/", "\(Array(linesA))")
         XCTAssertEqual(udp.last?[6], "200")
@@ -60,15 +62,20 @@ final class HTTP3ChainTests: XCTestCase {
         let session = HTTP3TestChain()
         defer { session.end() }
         let hops = [HTTP3RelayTests.relay(), Self.relayB()]
+        let linesBeforeA = try TestServers.allLogLines(Self.relayALog).count
         let (first, second) = session.twoTunnels(through: hops)
         let (tunnelA, _) = try first.get(), (tunnelB, _) = try second.get()
-        XCTAssertEqual(session.connectionsOpened(), 1, "both CONNECT-UDP streams ride one QUIC connection to relay A")
         let markerA = TestServers.marker("h3h3a"), markerB = TestServers.marker("h3h3b")
         XCTAssertTrue(session.fetch(over: tunnelA, path: "/index.html?\(markerA)").contains("relayfetch sample site"))
         XCTAssertTrue(session.fetch(over: tunnelB, path: "/index.html?\(markerB)").contains("relayfetch sample site"))
         let (third, reports) = try session.tunnel(through: hops).get()
         XCTAssertEqual(reports.first?.reusedConnection, true)
-        XCTAssertEqual(session.connectionsOpened(), 1)
+        // The kernel: one UDP socket to relay A; relay A: every CONNECT-UDP stream came from it.
+        let ours = try TestServers.ownSockets(.udp, to: "127.0.0.11:4433")
+        XCTAssertEqual(ours.count, 1, "one QUIC connection to relay A: \(ours)")
+        let streams = try TestServers.http3RelayLines(Self.relayALog, skipping: linesBeforeA, from: ours)
+        XCTAssertEqual(streams.with(HTTP3RelayLogField.connectProtocol, "connect-udp").with(HTTP3RelayLogField.status, "200").count,
+                       3, "relay A's log: \(streams)")
         session.loop.execute { third.close() }
     }
 
@@ -98,7 +105,7 @@ final class HTTP3ChainTests: XCTestCase {
         XCTAssertEqual(reports.last?.hop.endpoint, "127.0.0.12:4433")
         XCTAssertEqual(reports.last?.hop.protocolName, "HTTPS, HTTP/2 CONNECT")
         XCTAssertTrue(session.fetch(over: tunnel, path: "/index.html?\(marker)").contains("relayfetch sample site"))
-        XCTAssertEqual(TestServers.logLines(TestServers.originALog, containing: marker).first?.first, "127.0.0.12")
+        XCTAssertEqual(try TestServers.logLines(TestServers.originALog, containing: marker).first?.first, "127.0.0.12")
     }
 
     func testCapsuleCodecRoundTripsAcrossSplitsAndSkipsOtherCapsules() throws {

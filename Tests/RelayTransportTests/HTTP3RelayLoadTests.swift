@@ -13,6 +13,7 @@ final class HTTP3RelayLoadTests: XCTestCase {
         let count = 150
         let session = HTTP3TestChain()
         defer { session.end() }
+        let linesBefore = try TestServers.allLogLines(TestServers.http3RelayALog).count
         let finished = DispatchSemaphore(value: 0)
         let results = HTTP3LoadResults()
         session.loop.execute {
@@ -34,7 +35,11 @@ final class HTTP3RelayLoadTests: XCTestCase {
         }
         for _ in 0..<count { _ = finished.wait(timeout: .now() + 30) }
         XCTAssertEqual(results.succeeded, count, results.failures.prefix(3).joined(separator: "\n"))
-        XCTAssertEqual(session.connectionsOpened(), 1)
+        // The kernel: one UDP socket to the relay; the relay: every tunnel came from it.
+        let ours = try TestServers.ownSockets(.udp, to: "127.0.0.11:4433")
+        XCTAssertEqual(ours.count, 1, "\(ours)")
+        let tunnels = try TestServers.http3RelayLines(TestServers.http3RelayALog, skipping: linesBefore, from: ours)
+        XCTAssertEqual(tunnels.with(HTTP3RelayLogField.status, "200").with(HTTP3RelayLogField.authority, "origin.test:443").count, count)
     }
 }
 

@@ -7,7 +7,7 @@ import RelayFetchTestSupport
 /// relay (relay A, UDP 127.0.0.11:4433) and the nginx origins:
 /// QUIC(relay) -> HTTP/3 CONNECT(origin:443) -> TLS(origin) -> HTTP/1.1.
 final class HTTP3RelayTests: XCTestCase {
-    static let relayLog = TestServers.directory.appendingPathComponent("h3relay-a/access.log")
+    static let relayLog = TestServers.http3RelayALog
 
     override func setUpWithError() throws { try TestServers.ensureRunning() }
 
@@ -22,15 +22,18 @@ final class HTTP3RelayTests: XCTestCase {
         let session = HTTP3TestChain()
         defer { session.end() }
         let marker = TestServers.marker("h3")
+        let linesBefore = try TestServers.allLogLines(Self.relayLog).count
         let (tunnel, reports) = try session.tunnel(through: [Self.relay()]).get()
         XCTAssertEqual(reports.map(\.hop.index), [1])
         XCTAssertEqual(reports.first?.hop.protocolName, "QUIC, HTTP/3 CONNECT")
         let response = session.fetch(over: tunnel, path: "/index.html?\(marker)")
         XCTAssertTrue(response.hasPrefix("HTTP/1.1 200"), response)
         XCTAssertTrue(response.contains("<title>relayfetch sample site</title>"), response)
-        XCTAssertEqual(TestServers.logLines(TestServers.originALog, containing: marker).first?.first, "127.0.0.11")
-        let connects = TestServers.allLogLines(Self.relayLog).filter { $0.count > 6 && $0[2] == "CONNECT" && $0[4] == "origin.test:443" }
-        XCTAssertEqual(connects.last?[6], "200")
+        XCTAssertEqual(try TestServers.logLines(TestServers.originALog, containing: marker).first?.first, "127.0.0.11")
+        let ours = try TestServers.ownSockets(.udp, to: "127.0.0.11:4433")
+        let connects = try TestServers.http3RelayLines(Self.relayLog, skipping: linesBefore, from: ours)
+        XCTAssertEqual(connects.values(HTTP3RelayLogField.authority), ["origin.test:443"], "the HTTP/3 relay carried the tunnel: \(ours)")
+        XCTAssertEqual(connects.values(HTTP3RelayLogField.status), ["200"])
     }
 
     func testWithoutTheTokenTheRelayAnswers407NamingHop1() throws {
@@ -46,16 +49,21 @@ final class HTTP3RelayTests: XCTestCase {
     func testTwoTunnelsShareOneQUICConnection() throws {
         let session = HTTP3TestChain()
         defer { session.end() }
+        let linesBefore = try TestServers.allLogLines(Self.relayLog).count
         let (first, second) = session.twoTunnels(through: [Self.relay()])
         let (tunnelA, reportsA) = try first.get(), (tunnelB, reportsB) = try second.get()
-        XCTAssertEqual(session.connectionsOpened(), 1, "both tunnels ride the same QUIC connection")
         XCTAssertEqual([reportsA[0].reusedConnection, reportsB[0].reusedConnection].sorted { !$0 && $1 }, [false, true])
         let markerA = TestServers.marker("h3a"), markerB = TestServers.marker("h3b")
         XCTAssertTrue(session.fetch(over: tunnelA, path: "/index.html?\(markerA)").contains("relayfetch sample site"))
         XCTAssertTrue(session.fetch(over: tunnelB, path: "/index.html?\(markerB)").contains("relayfetch sample site"))
         let (third, thirdReports) = try session.tunnel(through: [Self.relay()]).get()
         XCTAssertEqual(thirdReports.first?.reusedConnection, true)
-        XCTAssertEqual(session.connectionsOpened(), 1)
+        // The kernel: one UDP socket to the relay; the relay: three tunnels, all from that socket.
+        let ours = try TestServers.ownSockets(.udp, to: "127.0.0.11:4433")
+        XCTAssertEqual(ours.count, 1, "one QUIC connection to the relay: \(ours)")
+        let tunnels = try TestServers.http3RelayLines(Self.relayLog, skipping: linesBefore, from: ours)
+            .with(HTTP3RelayLogField.method, "CONNECT").with(HTTP3RelayLogField.authority, "origin.test:443")
+        XCTAssertEqual(tunnels.values(HTTP3RelayLogField.status), ["200", "200", "200"], "the relay's log: \(tunnels)")
         session.loop.execute { third.close() }
     }
 
@@ -85,15 +93,25 @@ final class HTTP3RelayTests: XCTestCase {
     func testAnIdleConnectionClosesAndTheNextTunnelOpensANewOne() throws {
         let session = HTTP3TestChain(idleTimeout: 0.3)
         defer { session.end() }
+        let linesBefore = try TestServers.allLogLines(Self.relayLog).count
         let (first, _) = try session.tunnel(through: [Self.relay()]).get()
+        let firstSockets = try TestServers.ownSockets(.udp, to: "127.0.0.11:4433")
         session.loop.execute { first.close() }
         Thread.sleep(forTimeInterval: 0.1)
         let (second, reports) = try session.tunnel(through: [Self.relay()]).get()
         XCTAssertEqual(reports.first?.reusedConnection, true, "still within the idle timeout")
         session.loop.execute { second.close() }
         Thread.sleep(forTimeInterval: 0.8)
+        XCTAssertEqual(try TestServers.ownSockets(.udp, to: "127.0.0.11:4433"), [], "after the idle timeout the connection was closed")
         let (third, _) = try session.tunnel(through: [Self.relay()]).get()
-        XCTAssertEqual(session.connectionsOpened(), 2, "after the idle timeout the connection was closed")
+        let thirdSockets = try TestServers.ownSockets(.udp, to: "127.0.0.11:4433")
+        XCTAssertEqual(firstSockets.count, 1)
+        XCTAssertEqual(thirdSockets.count, 1)
+        // The relay's log: two tunnels from the first connection, then one from a new one.
+        let peers = try TestServers.http3RelayLines(Self.relayLog, skipping: linesBefore, from: firstSockets + thirdSockets)
+            .with(HTTP3RelayLogField.method, "CONNECT").values(HTTP3RelayLogField.peer)
+        XCTAssertEqual(peers, firstSockets + firstSockets + thirdSockets, "the relay's log")
+        XCTAssertNotEqual(firstSockets, thirdSockets)
         session.loop.execute { third.close() }
     }
 
@@ -107,7 +125,7 @@ final class HTTP3RelayTests: XCTestCase {
         let (tunnel, reports) = try session.tunnel(through: [Self.relay(), relayB]).get()
         XCTAssertEqual(reports.map(\.hop.protocolName), ["QUIC, HTTP/3 CONNECT", "HTTPS, HTTP/2 CONNECT"])
         XCTAssertTrue(session.fetch(over: tunnel, path: "/index.html?\(marker)").contains("relayfetch sample site"))
-        XCTAssertEqual(TestServers.logLines(TestServers.originALog, containing: marker).first?.first, "127.0.0.12")
+        XCTAssertEqual(try TestServers.logLines(TestServers.originALog, containing: marker).first?.first, "127.0.0.12")
     }
 
     func testRelayWithNothingListeningFailsNamingHop1() throws {
@@ -185,17 +203,6 @@ final class HTTP3TestChain {
         _ = done.wait(timeout: .now() + 10)
         let missing = RelayError(hop: HopDescription(index: 0, endpoint: "test", protocolName: "-"), cause: .timeout)
         return (outcomes[0] ?? .failure(missing), outcomes[1] ?? .failure(missing))
-    }
-
-    func connectionsOpened() -> Int {
-        let done = DispatchSemaphore(value: 0)
-        var count = 0
-        loop.execute { [self] in
-            count = builder.connectionsOpened[1] ?? 0
-            done.signal()
-        }
-        done.wait()
-        return count
     }
 
     /// Loop thread: starts a build to origin.test:443 (for tests that drive many at once).

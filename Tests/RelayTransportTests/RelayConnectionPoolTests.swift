@@ -29,25 +29,25 @@ final class RelayConnectionPoolTests: XCTestCase {
             wait(for: [done], timeout: 10)
             return try XCTUnwrap(try outcome?.get().0)
         }
-        func opened() -> Int {
-            let done = expectation(description: "count")
-            var count = 0
-            loop.execute { count = builder.connectionsOpened[1] ?? 0; done.fulfill() }
-            wait(for: [done], timeout: 5)
-            return count
-        }
+        // The kernel's view of this process's connections to the relay, not the builder's count.
+        let earlier = Set(try TestServers.ownSockets(.tcp, to: "127.0.0.11:4433"))
+        func connections() throws -> Set<String> { Set(try TestServers.ownSockets(.tcp, to: "127.0.0.11:4433")).subtracting(earlier) }
 
         let first = try tunnel()
         let second = try tunnel()
-        XCTAssertEqual(opened(), 1, "the second tunnel shares the first one's connection")
+        let shared = try connections()
+        XCTAssertEqual(shared.count, 1, "the second tunnel shares the first one's connection: \(shared)")
         loop.execute { first.close(); second.close() }
         Thread.sleep(forTimeInterval: 0.1)
         let third = try tunnel()
-        XCTAssertEqual(opened(), 1, "still within the idle timeout: reused")
+        XCTAssertEqual(try connections(), shared, "still within the idle timeout: reused")
         loop.execute { third.close() }
         Thread.sleep(forTimeInterval: 0.8)
+        XCTAssertEqual(try connections(), [], "after the idle timeout the connection was closed")
         let fourth = try tunnel()
-        XCTAssertEqual(opened(), 2, "after the idle timeout the connection was closed")
+        let fresh = try connections()
+        XCTAssertEqual(fresh.count, 1)
+        XCTAssertTrue(fresh.isDisjoint(with: shared), "the fourth tunnel opened a new connection")
         loop.execute { fourth.close(); builder.closeAll() }
     }
 }

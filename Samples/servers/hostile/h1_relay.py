@@ -62,7 +62,10 @@ def handle(client, address):
         client.unwrap()  # TLS close_notify, then the TCP close below
         client.close()
     elif args.mode == "reset-after":
+        # Linger 0 makes the close an RST; SHUT_RD first wakes the thread blocked reading this
+        # socket, which would otherwise hold the descriptor open and the close would not happen.
         client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        socket.socket.shutdown(client, socket.SHUT_RD)
         client.close()
     origin.close()
 
