@@ -165,18 +165,21 @@ final class GetChainCommandTests: XCTestCase {
 
 /// `--max-time` and `--idle-timeout` against a hostile origin that stays silent.
 final class GetTimeoutCommandTests: XCTestCase {
-    func testIdleTimeoutNamesTheOriginAndTheHop() async throws {
+    /// Runs `get` of `path` on a fresh hostile origin through squid with `options`.
+    private func runGet(_ path: String, _ options: [String]) async throws -> (CommandRun, UInt16) {
         let origin = try HostileServer(script: "origin.py")
         defer { origin.stop() }
-        let run = await CommandRun.run(["get", "https://origin.test:\(origin.port)/unlength-stall/100", "--idle-timeout", "1"] + CommandRun.relayArguments)
+        return (await CommandRun.run(["get", "https://origin.test:\(origin.port)\(path)"] + options + CommandRun.relayArguments), origin.port)
+    }
+
+    func testIdleTimeoutNamesTheOriginAndTheHop() async throws {
+        let (run, port) = try await runGet("/unlength-stall/100", ["--idle-timeout", "1"])
         XCTAssertEqual(run.status, 1)
-        XCTAssertTrue(run.stderr.contains("no data for 1 s from origin.test:\(origin.port) through hop 1 (127.0.0.11:3129)"), run.stderr)
+        XCTAssertTrue(run.stderr.contains("no data for 1 s from origin.test:\(port) through hop 1 (127.0.0.11:3129)"), run.stderr)
     }
 
     func testMaxTimeEndsAStalledBody() async throws {
-        let origin = try HostileServer(script: "origin.py")
-        defer { origin.stop() }
-        let run = await CommandRun.run(["get", "https://origin.test:\(origin.port)/stall-body/100", "--max-time", "1.5"] + CommandRun.relayArguments)
+        let (run, _) = try await runGet("/stall-body/100", ["--max-time", "1.5"])
         XCTAssertEqual(run.status, 1)
         XCTAssertTrue(run.stderr.contains("timed out after 1.5 s"), run.stderr)
     }
