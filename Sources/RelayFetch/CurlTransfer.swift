@@ -118,7 +118,7 @@ final class CurlTransfer: @unchecked Sendable {
     private func setString(_ option: CURLoption, _ value: String) { _ = rf_curl_easy_setopt_str(easy, option, value) }
 
     fileprivate func appendBody(_ pointer: UnsafePointer<CChar>, _ count: Int) -> Bool {
-        if body.count + count > maximumSize {
+        if body.count + count > maximumSize || request.byteBudget?.take(count) == false {
             exceededLimit = true
             return false
         }
@@ -151,7 +151,10 @@ final class CurlTransfer: @unchecked Sendable {
         let failure = tunnelFailure
         lock.unlock()
         if let failure { return .failure(FetchError(.relay(failure))) }
-        if exceededLimit { return .failure(FetchError(.responseTooLarge(limit: maximumSize))) }
+        if exceededLimit {
+            let budget = request.byteBudget.flatMap { $0.isExhausted ? $0.limit : nil }
+            return .failure(FetchError(.responseTooLarge(limit: budget ?? maximumSize)))
+        }
         guard code == CURLE_OK else {
             let detail = String(cString: errorBuffer)
             let text = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail

@@ -80,6 +80,9 @@ public final class TunnelSocketBridge: TransportLayerDelegate {
     }
 
     public func layerDidReceiveEOF() {
+        // Resuming reads below (flushToClient) makes a TLS layer report its close_notify again:
+        // without this guard the two recurse until the stack overflows.
+        guard !tunnelEnded else { return }
         tunnelEnded = true
         if toClient.isEmpty { Glibc.shutdown(fd, Int32(SHUT_WR)) }
         flushToClient()
