@@ -19,6 +19,7 @@ Routes (n, k, mb from the query):
   anything else        a few bytes (HOSTILE-BYTES and the path), typed by extension
 """
 import html
+import signal
 import sys
 import threading
 import urllib.parse
@@ -120,6 +121,9 @@ def main():
         parser.add_argument("--plain", action="store_true", help="plain HTTP instead of TLS")
         parser.add_argument("--corpus", help="file of hostile subresource URLs for /traversal")
 
+    # A process started from a thread that blocks signals inherits the mask: unblock the ones
+    # a test ends its server with, or terminate() would wait forever.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM, signal.SIGINT])
     args = hostile_common.arguments("hostile page origin", extra)
     log = hostile_common.EventLog(args.log)
 
