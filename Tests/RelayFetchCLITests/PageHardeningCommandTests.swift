@@ -72,6 +72,7 @@ final class PageHardeningCommandTests: XCTestCase {
         XCTAssertEqual(run.stderr, "relayfetch: warning: stopped at 25 subresources (raise with --max-subresources)\n")
         let summary = try XCTUnwrap(try JSONSerialization.jsonObject(with: run.stdout) as? [String: Any])
         XCTAssertEqual((summary["resources"] as? [Any])?.count, 25)
+        XCTAssertEqual(summary["limitsReached"] as? [String], ["stopped at 25 subresources (maximumSubresources)"])
 
         let imports = await CommandRun.run(["page", "https://origin.test:\(origin.port)/import-page", "--import-depth", "2"] + CommandRun.relayArguments)
         XCTAssertEqual(imports.status, 0, imports.stderr)
