@@ -81,10 +81,7 @@ public final class PageLoader: @unchecked Sendable {
             // The complete document may name what the streaming pass could not see yet (the
             // last chunk, or a page whose charset the header gave): submit it too; seen URLs are
             // skipped, and the pass stops once a limit is reached.
-            let policy = document.xpath("//meta[@name]").compactMap { meta -> ReferrerPolicy? in
-                guard meta.attribute("name")?.lowercased() == "referrer" else { return nil }
-                return meta.attribute("content").flatMap(ReferrerPolicy.init(parsing:))
-            }.last ?? defaultPolicy
+            let policy = SubresourceScanner.metaPolicy(in: document) ?? defaultPolicy
             var batch: [SubresourceJob] = []
             SubresourceScanner.scan(document, baseURL: response.url) { reference in
                 batch.append(SubresourceJob(reference: reference, referrer: response.url, policy: policy))

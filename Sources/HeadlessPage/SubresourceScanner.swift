@@ -40,7 +40,7 @@ struct SubresourceScanner {
     static func scan(_ document: HTMLDocument, baseURL: URL, _ visit: (SubresourceReference) -> Bool) -> ReferrerPolicy? {
         var scanner = SubresourceScanner(documentURL: baseURL)
         if let base = document.xpath("//base[@href]").first { scanner.noteBase(base) }
-        for meta in document.xpath("//meta[@name]") { scanner.notePolicy(meta) }
+        scanner.policy = metaPolicy(in: document)
         document.forEachElement { scanner.scan($0, visit) }
         return scanner.policy
     }
@@ -100,9 +100,17 @@ struct SubresourceScanner {
 
     /// `<meta name="referrer" content="...">`: a later one replaces an earlier one.
     private mutating func notePolicy(_ element: HTMLElement) {
-        guard element.attribute("name")?.lowercased() == "referrer",
-              let policy = element.attribute("content").flatMap(ReferrerPolicy.init(parsing:)) else { return }
-        self.policy = policy
+        if let policy = Self.policy(of: element) { self.policy = policy }
+    }
+
+    /// The policy the last `<meta name="referrer">` of a whole document names.
+    static func metaPolicy(in document: HTMLDocument) -> ReferrerPolicy? {
+        document.xpath("//meta[@name]").compactMap(policy(of:)).last
+    }
+
+    private static func policy(of meta: HTMLElement) -> ReferrerPolicy? {
+        guard meta.attribute("name")?.lowercased() == "referrer" else { return nil }
+        return meta.attribute("content").flatMap(ReferrerPolicy.init(parsing:))
     }
 
     /// Stylesheets, icons, preloads and manifests; nil for links a renderer never fetches.
