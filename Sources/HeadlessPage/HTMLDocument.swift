@@ -41,15 +41,7 @@ public final class HTMLDocument: @unchecked Sendable {
     /// Every element in document order.
     public var elements: [HTMLElement] {
         var result: [HTMLElement] = []
-        func walk(_ node: xmlNodePtr?) {
-            var cursor = node
-            while let current = cursor {
-                if current.pointee.type == XML_ELEMENT_NODE { result.append(HTMLElement(node: current, document: self)) }
-                walk(current.pointee.children)
-                cursor = current.pointee.next
-            }
-        }
-        walk(xmlDocGetRootElement(doc))
+        forEachElement { result.append($0); return true }
         return result
     }
 

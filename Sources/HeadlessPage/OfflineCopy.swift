@@ -1,21 +1,34 @@
 import Foundation
 
 /// Writes a loaded page as a local copy that opens offline: every loaded resource under
-/// `DIR/<host>/<path>`, and the HTML (page and frames) and CSS rewritten to point at those files
-/// with relative references. Resources that did not load keep their original URLs.
+/// `DIR/<host>/<path>` (as `OfflinePath` maps it: nothing can land outside `DIR`), and the HTML
+/// (page and frames) and CSS rewritten to point at those files with relative references.
+/// Resources that did not load, or could not be saved, keep their original URLs.
 public enum OfflineCopy {
     /// Writes the copy; returns the path of the page's own HTML file. The page must have been
-    /// loaded with `keepBodies`.
+    /// loaded with `keepBodies`. A subresource that cannot be written safely (a symbolic link or
+    /// a file where a folder belongs, a name two URLs share) is skipped and reported to
+    /// `skipped`; throws when the folder or the page's own file cannot be written.
     @discardableResult
-    public static func write(_ page: Page, to directory: URL) throws -> URL {
+    public static func write(_ page: Page, to directory: URL,
+                             skipped: ((URL, OfflineCopyError) -> Void)? = nil) throws -> URL {
+        let folder = try SaveFolder(directory)
         let all = [page.main] + page.resources
-        var files: [URL: URL] = [:]  // remote URL -> local file
-        for resource in all where resource.body != nil && (200..<300).contains(resource.statusCode ?? 0) {
-            files[resource.url] = directory.appendingPathComponent(localPath(for: resource.url, isHTML: resource.mimeType?.contains("html") == true))
+        let saved = all.filter { $0.body != nil && (200..<300).contains($0.statusCode ?? 0) }
+        var layout = OfflineLayout()
+        var paths: [URL: [String]] = [:]
+        for resource in saved {
+            let wanted = OfflinePath.components(for: resource.url, isHTML: resource.mimeType?.contains("html") == true)
+            if let path = layout.place(wanted, for: resource.url) {
+                paths[resource.url] = path
+            } else if resource.url != page.main.url {
+                skipped?(resource.url, OfflineCopyError(path: wanted.joined(separator: "/"), reason: "another saved resource has this name"))
+            }
         }
+        var files = paths.mapValues { directory.appendingPathComponent($0.joined(separator: "/")) }
         files[page.url] = files[page.main.url]
-        for resource in all {
-            guard let body = resource.body, let file = files[resource.url] else { continue }
+        for resource in saved {
+            guard let body = resource.body, let path = paths[resource.url], let file = files[resource.url] else { continue }
             var output = body
             let base = resource.url == page.main.url ? page.url : resource.url
             if resource.mimeType?.contains("html") == true, let document = HTMLDocument(data: body, url: base) {
@@ -24,24 +37,14 @@ public enum OfflineCopy {
             } else if resource.mimeType == "text/css" || resource.kind == .stylesheet {
                 output = Data(rewriteCSS(String(decoding: body, as: UTF8.self), base: base, file: file, files: files).utf8)
             }
-            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try output.write(to: file)
+            do {
+                try folder.write(output, at: path)
+            } catch {
+                if resource.url == page.main.url { throw error }
+                skipped?(resource.url, error)
+            }
         }
         return files[page.url] ?? directory
-    }
-
-    /// "host/path", with index.html for directories and the query folded into the file name.
-    static func localPath(for url: URL, isHTML: Bool) -> String {
-        var path = url.path.isEmpty ? "/" : url.path
-        if path.hasSuffix("/") { path += "index.html" }
-        if let query = url.query, !query.isEmpty {
-            let safe = query.map { $0.isLetter || $0.isNumber ? String($0) : "_" }.joined()
-            let ext = (path as NSString).pathExtension
-            path = (path as NSString).deletingPathExtension + "_" + safe + (ext.isEmpty ? "" : "." + ext)
-        }
-        if isHTML && !path.hasSuffix(".html") && !path.hasSuffix(".htm") { path += ".html" }
-        let host = (url.host ?? "host") + (url.port.map { "_\($0)" } ?? "")
-        return host + path
     }
 
     /// `target` relative to the directory of `file`.
@@ -88,16 +91,8 @@ public enum OfflineCopy {
         }
     }
 
-    /// Rewrites url(...) and @import references that were saved.
+    /// Rewrites url(...) and @import references that were saved, in one pass.
     static func rewriteCSS(_ css: String, base: URL, file: URL, files: [URL: URL]) -> String {
-        var result = css
-        for reference in Set(CSSURLScanner.references(in: css).map(\.url)) {
-            guard let local = local(reference, base: base, file: file, files: files) else { continue }
-            for (old, new) in [("url(\(reference))", "url(\(local))"), ("url(\"\(reference)\")", "url(\"\(local)\")"),
-                               ("url('\(reference)')", "url('\(local)')"), ("\"\(reference)\"", "\"\(local)\""), ("'\(reference)'", "'\(local)'")] {
-                result = result.replacingOccurrences(of: old, with: new)
-            }
-        }
-        return result
+        CSSURLScanner.rewrite(css) { local($0.url, base: base, file: file, files: files) }
     }
 }

@@ -38,6 +38,8 @@ public struct Page: Sendable {
     public let startedAt: Date
     /// Seconds from the first request to the last byte of the last subresource.
     public let loadTime: Double
+    /// The limits on the page's work that the load reached (empty when everything fit).
+    public var limitsReached: [PageLimit] = []
 
     /// Bytes of the page and all its subresources.
     public var totalBytes: Int { main.size + resources.reduce(0) { $0 + $1.size } }

@@ -5,13 +5,29 @@ import RelayFetch
 /// (and its style sheets and frames) needs, concurrently, all through the session's relays and
 /// into the session's memory-only store. No JavaScript runs.
 public final class PageLoader: @unchecked Sendable {
-    /// Limits and switches for a load.
+    /// Limits and switches for a load. The limits bound one page's work, whatever the server
+    /// sends; a load that reaches one goes on with what fits and reports it in `Page.limitsReached`.
     public struct Options: Sendable {
-        /// How deep frames inside frames are loaded.
+        /// How deep frames inside frames are loaded (0: a frame's document, nothing in it).
+        /// At most `frameDepthRange.upperBound` (10, as Firefox's nested content frames).
         public var frameDepth = 2
+        public static let frameDepthRange = 0...10
+        /// How deep `@import` chains are followed (a sheet the page names is depth 0).
+        public static let importDepthRange = 0...32
+        public var importDepth = 8
+        /// Distinct subresources loaded for one page (page, style sheets and frames together).
+        /// Heavy real pages need a few hundred; complete mode fetches every srcset candidate,
+        /// so the default leaves room several times over.
+        public var maximumSubresources = 2_000
+        /// Bytes of the page and its subresources together (bodies as received); once reached,
+        /// nothing more starts and transfers in flight stop, so the total never exceeds it.
+        public var maximumPageBytes = 256 << 20
+        /// The referrer policy of a document that names none (`<meta name="referrer">` and an
+        /// element's `referrerpolicy` attribute override it), as in browsers.
+        public var referrerPolicy: ReferrerPolicy = .strictOriginWhenCrossOrigin
         /// Requests in flight at once. Origin connections are HTTP/2 (multiplexed) as a rule, so
-        /// the limits are well above HTTP/1.1 browsers' six per host; over HTTP/1.1 libcurl still
-        /// opens one connection per request in flight.
+        /// the limits are well above HTTP/1.1 browsers' six per host; over HTTP/1.1 the session
+        /// queues them on at most `Session.Configuration.maximumConnectionsPerHost` connections.
         public var maximumConcurrentRequests = 64
         public var maximumConcurrentRequestsPerOrigin = 32
         /// Meta refreshes followed (0 turns them off).
@@ -28,8 +44,14 @@ public final class PageLoader: @unchecked Sendable {
     public let session: Session
     public let options: Options
 
+    /// Depths outside their ranges are clamped into them; counts below 1 become 1.
     public init(session: Session, options: Options = Options()) {
         self.session = session
+        var options = options
+        options.frameDepth = min(max(options.frameDepth, Options.frameDepthRange.lowerBound), Options.frameDepthRange.upperBound)
+        options.importDepth = min(max(options.importDepth, Options.importDepthRange.lowerBound), Options.importDepthRange.upperBound)
+        options.maximumSubresources = max(1, options.maximumSubresources)
+        options.maximumPageBytes = max(1, options.maximumPageBytes)
         self.options = options
     }
 
@@ -41,27 +63,43 @@ public final class PageLoader: @unchecked Sendable {
         var target = url
         var refreshes = 0
         while true {
-            let scheduler = SubresourceScheduler(loader: self, pageURL: target, deadline: deadline, progress: progress)
-            let scanner = StreamingScanner { scheduler.submit($0) }
+            let budget = ByteBudget(limit: options.maximumPageBytes)
+            let scheduler = SubresourceScheduler(loader: self, pageURL: target, deadline: deadline, budget: budget, progress: progress)
+            let defaultPolicy = options.referrerPolicy
+            let scanner = StreamingScanner { references, url, policy in
+                scheduler.submit(references.map { SubresourceJob(reference: $0, referrer: url, policy: policy ?? defaultPolicy) })
+            }
             var main = PageResource(url: target, kind: .other, referrer: nil, startedAt: Date())
             var request = HTTPRequest(url: target, headerFields: [("Accept", "text/html,application/xhtml+xml,*/*;q=0.8")])
             request.timeout = deadline.timeIntervalSinceNow
+            request.byteBudget = budget
             let (data, response) = try await session.data(for: request) { scanner.feed($1, from: $0) }
             await scanner.settle()
             main.record(response: response, body: data, request: request, keepBody: options.keepBodies)
             scheduler.markSeen(response.url)
             let document = try parse(data, response: response)
             // The complete document may name what the streaming pass could not see yet (the
-            // last chunk, or a page whose charset the header gave): submit it too; seen URLs are skipped.
-            scheduler.submit(SubresourceScanner.references(in: document, baseURL: response.url).map { ($0, response.url, 0) })
+            // last chunk, or a page whose charset the header gave): submit it too; seen URLs are
+            // skipped, and the pass stops once a limit is reached.
+            let policy = SubresourceScanner.metaPolicy(in: document) ?? defaultPolicy
+            var batch: [SubresourceJob] = []
+            SubresourceScanner.scan(document, baseURL: response.url) { reference in
+                batch.append(SubresourceJob(reference: reference, referrer: response.url, policy: policy))
+                guard batch.count == 256 else { return true }
+                defer { batch.removeAll(keepingCapacity: true) }
+                return scheduler.submit(batch)
+            }
+            scheduler.submit(batch)
             let resources = await scheduler.finish()
             if refreshes < options.maximumMetaRefreshes, let next = MetaRefresh.target(in: document, base: response.url) {
                 refreshes += 1
                 target = next
                 continue
             }
-            return Page(url: response.url, statusCode: response.statusCode, headerFields: response.headerFields, document: document,
-                        main: main, resources: resources, startedAt: started, loadTime: Date().timeIntervalSince(started))
+            var page = Page(url: response.url, statusCode: response.statusCode, headerFields: response.headerFields, document: document,
+                            main: main, resources: resources, startedAt: started, loadTime: Date().timeIntervalSince(started))
+            page.limitsReached = scheduler.limitsReached
+            return page
         }
     }
 

@@ -1,15 +1,25 @@
 import Foundation
+import RelayFetch
 
 /// The preload scanner: feeds HTML chunks to a push parser on a serial queue and reports the
-/// subresources found in the partial document after each chunk. The page URL is the base until a
-/// `<base href>` appears (the scanner honours it from then on).
+/// subresources of the elements each chunk added. The parser only ever appends to the tree, so
+/// the scan resumes after the last element it saw: the whole page costs one walk, not one per
+/// chunk. A `<style>` element is scanned once an element follows it (its text is complete);
+/// the page loader's final pass over the whole document covers anything left.
 final class StreamingScanner: @unchecked Sendable {
     private let queue = DispatchQueue(label: "relayfetch.preload-scanner")
     private var parser: HTMLStreamParser?
+    private var document: HTMLDocument?
+    private var scanner: SubresourceScanner?
+    private var cursor: HTMLElement?
+    private var pendingStyles: [HTMLElement] = []
     private var url: URL?
-    private let found: ([SubresourceScheduler.Job]) -> Void
+    private var stopped = false
+    private let found: ([SubresourceReference], URL, ReferrerPolicy?) -> Bool
 
-    init(found: @escaping ([SubresourceScheduler.Job]) -> Void) {
+    /// `found` receives each chunk's new references with the document URL and the policy of
+    /// the document's referrer meta so far; it returns false to stop scanning (a limit was hit).
+    init(found: @escaping ([SubresourceReference], URL, ReferrerPolicy?) -> Bool) {
         self.found = found
     }
 
@@ -20,17 +30,44 @@ final class StreamingScanner: @unchecked Sendable {
             if url != source {  // the first chunk (a retried exchange starts afresh)
                 url = source
                 parser = HTMLStreamParser(url: source, charset: nil)
+                document = nil
+                scanner = SubresourceScanner(documentURL: source)
+                cursor = nil
+                pendingStyles = []
+                stopped = false
             }
-            guard let parser, let url else { return }
+            guard let parser, !stopped else { return }
             parser.feed(chunk)
-            guard let partial = parser.partialDocument() else { return }
-            let references = SubresourceScanner.references(in: partial, baseURL: url)
-            if !references.isEmpty { found(references.map { ($0, url, 0) }) }
+            if document == nil { document = parser.partialDocument() }
+            scanAdded()
         }
     }
 
     /// Waits until every chunk fed so far has been scanned.
     func settle() async {
         await withCheckedContinuation { continuation in queue.async { continuation.resume() } }
+    }
+
+    private func scanAdded() {
+        guard let document, var scanner, let url else { return }
+        var references: [SubresourceReference] = []
+        var next = cursor.map { document.element(after: $0) } ?? document.root
+        // Styles whose element is now followed by another are complete.
+        if next != nil, !pendingStyles.isEmpty {
+            for style in pendingStyles { _ = scanner.scan(style) { references.append($0); return true } }
+            pendingStyles.removeAll()
+        }
+        while let element = next {
+            let following = document.element(after: element)
+            if element.name == "style" && following == nil {
+                pendingStyles.append(element)
+            } else {
+                _ = scanner.scan(element) { references.append($0); return true }
+            }
+            cursor = element
+            next = following
+        }
+        self.scanner = scanner
+        if !references.isEmpty, !found(references, url, scanner.policy) { stopped = true }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import RelayFetch
 
 /// What kind of subresource a URL is, which decides how its body is scanned in turn.
 public enum SubresourceKind: String, Sendable, Codable {
@@ -9,51 +10,107 @@ public enum SubresourceKind: String, Sendable, Codable {
 public struct SubresourceReference: Sendable, Equatable {
     public let url: URL
     public let kind: SubresourceKind
+    /// The element's own `referrerpolicy` attribute, when it has one.
+    var referrerPolicy: ReferrerPolicy?
 }
 
 /// Finds every URL a browser could need to render a document in any viewport or media
 /// ("complete mode"): images and every srcset candidate, scripts, style sheets (and what they
 /// import or reference), icons, preloads, manifests, frames, media, objects and SVG references.
 /// Never links, form actions, canonical or alternate links, data: URLs or strings in scripts.
-enum SubresourceScanner {
-    static func references(in document: HTMLDocument, baseURL documentURL: URL) -> [SubresourceReference] {
-        var base = documentURL
-        if let href = document.xpath("//base[@href]").first?.attribute("href"), let url = URL(string: href, relativeTo: documentURL) {
-            base = url.absoluteURL
-        }
+///
+/// A value scans one document element by element, in document order, so a streaming parse can
+/// hand it only what each chunk added: the base URL (`<base href>`) and the referrer policy
+/// (`<meta name="referrer">`) apply from where they appear.
+struct SubresourceScanner {
+    private(set) var base: URL
+    /// The document's referrer policy as far as scanned; nil when it named none.
+    private(set) var policy: ReferrerPolicy?
+    private let documentURL: URL
+    private var baseSeen = false
+
+    init(documentURL: URL) {
+        self.documentURL = documentURL
+        base = documentURL
+    }
+
+    /// Every reference of a whole document, with its first `<base href>` and last referrer
+    /// meta applied to all elements; stops when `visit` returns false. Returns the policy.
+    @discardableResult
+    static func scan(_ document: HTMLDocument, baseURL: URL, _ visit: (SubresourceReference) -> Bool) -> ReferrerPolicy? {
+        var scanner = SubresourceScanner(documentURL: baseURL)
+        if let base = document.xpath("//base[@href]").first { scanner.noteBase(base) }
+        scanner.policy = metaPolicy(in: document)
+        document.forEachElement { scanner.scan($0, visit) }
+        return scanner.policy
+    }
+
+    /// The references of a whole document, as a list.
+    static func references(in document: HTMLDocument, baseURL: URL) -> [SubresourceReference] {
         var found: [SubresourceReference] = []
-        func add(_ text: String?, _ kind: SubresourceKind) {
-            guard let text = text?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty,
-                  let url = resolve(text, against: base) else { return }
-            found.append(SubresourceReference(url: url, kind: kind))
-        }
-        for element in document.elements {
-            switch element.name {
-            case "img":
-                add(element.attribute("src"), .image)
-                srcsetURLs(element.attribute("srcset")).forEach { add($0, .image) }
-            case "source":
-                srcsetURLs(element.attribute("srcset")).forEach { add($0, element.parent?.name == "picture" ? .image : .media) }
-                add(element.attribute("src"), .media)
-            case "script": add(element.attribute("src"), .script)
-            case "link": linkReference(element).map { add(element.attribute("href"), $0) }
-            case "style": CSSURLScanner.references(in: element.text).forEach { add($0.url, $0.isImport ? .stylesheet : .other) }
-            case "iframe", "frame": add(element.attribute("src"), .frame)
-            case "video":
-                add(element.attribute("src"), .media)
-                add(element.attribute("poster"), .image)
-            case "audio", "track": add(element.attribute("src"), .media)
-            case "object": add(element.attribute("data"), .object)
-            case "embed": add(element.attribute("src"), .object)
-            case "input" where element.attribute("type")?.lowercased() == "image": add(element.attribute("src"), .image)
-            case "image", "use": add(element.attribute("href") ?? element.attribute("xlink:href"), .image)
-            default: break
-            }
-            if let style = element.attribute("style") {
-                CSSURLScanner.references(in: style).forEach { add($0.url, .image) }
-            }
-        }
+        scan(document, baseURL: baseURL) { found.append($0); return true }
         return found
+    }
+
+    /// Scans one element (its attributes, and a `<style>` element's text); false when `visit` said stop.
+    mutating func scan(_ element: HTMLElement, _ visit: (SubresourceReference) -> Bool) -> Bool {
+        let base = self.base
+        let own = element.attribute("referrerpolicy").flatMap(ReferrerPolicy.init(parsing:))
+        var going = true
+        func add(_ text: String?, _ kind: SubresourceKind) {
+            guard going, let text = text?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty,
+                  let url = Self.resolve(text, against: base) else { return }
+            going = visit(SubresourceReference(url: url, kind: kind, referrerPolicy: own))
+        }
+        switch element.name {
+        case "base": noteBase(element)
+        case "meta": notePolicy(element)
+        case "img":
+            add(element.attribute("src"), .image)
+            Self.srcsetURLs(element.attribute("srcset")).forEach { add($0, .image) }
+        case "source":
+            Self.srcsetURLs(element.attribute("srcset")).forEach { add($0, element.parent?.name == "picture" ? .image : .media) }
+            add(element.attribute("src"), .media)
+        case "script": add(element.attribute("src"), .script)
+        case "link": Self.linkReference(element).map { add(element.attribute("href"), $0) }
+        case "style": CSSURLScanner.references(in: element.text).forEach { add($0.url, $0.isImport ? .stylesheet : .other) }
+        case "iframe", "frame": add(element.attribute("src"), .frame)
+        case "video":
+            add(element.attribute("src"), .media)
+            add(element.attribute("poster"), .image)
+        case "audio", "track": add(element.attribute("src"), .media)
+        case "object": add(element.attribute("data"), .object)
+        case "embed": add(element.attribute("src"), .object)
+        case "input" where element.attribute("type")?.lowercased() == "image": add(element.attribute("src"), .image)
+        case "image", "use": add(element.attribute("href") ?? element.attribute("xlink:href"), .image)
+        default: break
+        }
+        if let style = element.attribute("style") {
+            CSSURLScanner.references(in: style).forEach { add($0.url, .image) }
+        }
+        return going
+    }
+
+    /// The first `<base href>` sets the base for what follows.
+    private mutating func noteBase(_ element: HTMLElement) {
+        guard !baseSeen, let href = element.attribute("href"), let url = URL(string: href, relativeTo: documentURL) else { return }
+        baseSeen = true
+        base = url.absoluteURL
+    }
+
+    /// `<meta name="referrer" content="...">`: a later one replaces an earlier one.
+    private mutating func notePolicy(_ element: HTMLElement) {
+        if let policy = Self.policy(of: element) { self.policy = policy }
+    }
+
+    /// The policy the last `<meta name="referrer">` of a whole document names.
+    static func metaPolicy(in document: HTMLDocument) -> ReferrerPolicy? {
+        document.xpath("//meta[@name]").compactMap(policy(of:)).last
+    }
+
+    private static func policy(of meta: HTMLElement) -> ReferrerPolicy? {
+        guard meta.attribute("name")?.lowercased() == "referrer" else { return nil }
+        return meta.attribute("content").flatMap(ReferrerPolicy.init(parsing:))
     }
 
     /// Stylesheets, icons, preloads and manifests; nil for links a renderer never fetches.

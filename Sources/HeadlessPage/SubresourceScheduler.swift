@@ -1,12 +1,21 @@
 import Foundation
 import RelayFetch
 
+/// One subresource to load: what, for which document (the referrer and its policy), and how
+/// deep in frames and `@import` chains it was found.
+struct SubresourceJob: Sendable {
+    let reference: SubresourceReference
+    let referrer: URL
+    let policy: ReferrerPolicy
+    var frameDepth = 0
+    var importDepth = 0
+}
+
 /// Loads subresources concurrently within the overall and per-origin limits, as they are
 /// submitted (while the HTML still streams in, and as style sheets and frames are scanned).
-/// Each URL is loaded once per page.
+/// Each URL is loaded once per page; the page's limits (subresources, bytes, `@import` and
+/// frame depth) bound the work, and the ones reached are reported.
 final class SubresourceScheduler: @unchecked Sendable {
-    typealias Job = (reference: SubresourceReference, referrer: URL, depth: Int)
-
     private let loader: PageLoader
     private let pageURL: URL
     private let deadline: Date
@@ -19,10 +28,15 @@ final class SubresourceScheduler: @unchecked Sendable {
     private var bytes = 0
     private var active = 0
     private var closed = false
+    private var reached: [PageLimit] = []
     private var idle: CheckedContinuation<Void, Never>?
 
-    init(loader: PageLoader, pageURL: URL, deadline: Date, progress: (@Sendable (PageProgress) -> Void)?) {
+    /// The page's bytes, shared by the page's own request and every subresource.
+    let budget: ByteBudget
+
+    init(loader: PageLoader, pageURL: URL, deadline: Date, budget: ByteBudget, progress: (@Sendable (PageProgress) -> Void)?) {
         self.loader = loader
+        self.budget = budget
         self.pageURL = pageURL
         self.deadline = deadline
         self.progress = progress
@@ -32,13 +46,31 @@ final class SubresourceScheduler: @unchecked Sendable {
 
     func markSeen(_ url: URL) { lock.withLock { _ = seen.insert(url) } }
 
-    /// Starts loading the jobs whose URLs were not seen before. Thread-safe.
-    func submit(_ jobs: [Job]) {
-        let fresh: [Job] = lock.withLock {
-            let new = jobs.filter { seen.insert($0.reference.url).inserted }
-            discovered += new.count
+    /// The limits reached so far, each once.
+    var limitsReached: [PageLimit] { lock.withLock { reached } }
+
+    /// Starts loading the jobs whose URLs were not seen before, as far as the page's limits
+    /// allow. Thread-safe. Returns false once a limit stops further submissions.
+    @discardableResult
+    func submit(_ jobs: [SubresourceJob]) -> Bool {
+        let options = loader.options
+        let (fresh, open): ([SubresourceJob], Bool) = lock.withLock {
+            var new: [SubresourceJob] = []
+            for job in jobs where !seen.contains(job.reference.url) {
+                if discovered >= options.maximumSubresources {
+                    note(.subresources(options.maximumSubresources))
+                    break
+                }
+                if budget.used >= budget.limit || budget.isExhausted {
+                    note(.bytes(options.maximumPageBytes))
+                    break
+                }
+                seen.insert(job.reference.url)
+                new.append(job)
+                discovered += 1
+            }
             active += new.count
-            return new
+            return (new, discovered < options.maximumSubresources && !budget.isExhausted)
         }
         for job in fresh {
             Task { [self] in
@@ -49,7 +81,15 @@ final class SubresourceScheduler: @unchecked Sendable {
                 jobDone()
             }
         }
+        return open
     }
+
+    /// Records a limit reached (under the lock).
+    private func note(_ limit: PageLimit) {
+        if !reached.contains(limit) { reached.append(limit) }
+    }
+
+    private func noteLocked(_ limit: PageLimit) { lock.withLock { note(limit) } }
 
     /// Waits until everything submitted (and everything it led to) has loaded; no more
     /// submissions are expected. Returns the resources in the order they finished.
@@ -76,19 +116,29 @@ final class SubresourceScheduler: @unchecked Sendable {
         waiter?.resume()
     }
 
-    private func load(_ job: Job) async -> [Job] {
+    private func load(_ job: SubresourceJob) async -> [SubresourceJob] {
         var resource = PageResource(url: job.reference.url, kind: job.reference.kind, referrer: job.referrer, startedAt: Date())
-        var next: [Job] = []
-        var request = HTTPRequest(url: job.reference.url, headerFields: [("Referer", job.referrer.absoluteString)])
+        var next: [SubresourceJob] = []
+        let policy = job.reference.referrerPolicy ?? job.policy
+        var request = HTTPRequest(url: job.reference.url)
+        if let referer = policy.referer(from: job.referrer, to: job.reference.url) { request.headerFields.append(("Referer", referer)) }
+        request.referrer = job.referrer
+        request.referrerPolicy = policy
         request.siteForCookies = pageURL
         request.timeout = min(loader.options.resourceTimeout, deadline.timeIntervalSinceNow)
+        request.byteBudget = budget
         do {
             guard request.timeout! > 0 else { throw FetchError(.timedOut(loader.options.pageTimeout)) }
             let (body, response) = try await loader.session.data(for: request)
             resource.record(response: response, body: body, request: request, keepBody: loader.options.keepBodies)
             next = followUps(of: job, body: body, response: response)
         } catch {
-            resource.error = "\(error)"
+            if case .responseTooLarge = (error as? FetchError)?.code, budget.isExhausted {
+                noteLocked(.bytes(loader.options.maximumPageBytes))
+                resource.error = "not loaded: the page reached its limit of \(loader.options.maximumPageBytes) bytes (maximumPageBytes)"
+            } else {
+                resource.error = "\(error)"
+            }
             resource.duration = Date().timeIntervalSince(resource.startedAt)
         }
         let snapshot: PageProgress = lock.withLock {
@@ -100,21 +150,42 @@ final class SubresourceScheduler: @unchecked Sendable {
         return next
     }
 
-    /// What a loaded style sheet or frame needs in turn.
-    private func followUps(of job: Job, body: Data, response: HTTPResponse) -> [Job] {
+    /// What a loaded style sheet or frame needs in turn, within the depth limits.
+    private func followUps(of job: SubresourceJob, body: Data, response: HTTPResponse) -> [SubresourceJob] {
         guard (200..<300).contains(response.statusCode) else { return [] }
+        let options = loader.options
         let type = ContentType(response).mimeType ?? ""
         if job.reference.kind == .stylesheet || type == "text/css" {
-            let css = String(decoding: body, as: UTF8.self)
-            return CSSURLScanner.references(in: css).compactMap { reference in
-                SubresourceScanner.resolve(reference.url, against: response.url).map {
-                    (SubresourceReference(url: $0, kind: reference.isImport ? .stylesheet : Self.kind(ofCSSReference: $0)), response.url, job.depth)
+            var jobs: [SubresourceJob] = []
+            // A sheet naming more URLs than a page may load cannot add more than that.
+            for reference in CSSURLScanner.references(in: [UInt8](body), limit: options.maximumSubresources + 1) {
+                guard let url = SubresourceScanner.resolve(reference.url, against: response.url) else { continue }
+                if reference.isImport && job.importDepth >= options.importDepth {
+                    noteLocked(.importDepth(options.importDepth))
+                    continue
                 }
+                let kind: SubresourceKind = reference.isImport ? .stylesheet : Self.kind(ofCSSReference: url)
+                jobs.append(SubresourceJob(reference: SubresourceReference(url: url, kind: kind), referrer: response.url,
+                                           policy: options.referrerPolicy, frameDepth: job.frameDepth,
+                                           importDepth: reference.isImport ? job.importDepth + 1 : job.importDepth))
             }
+            return jobs
         }
-        if job.reference.kind == .frame, job.depth < loader.options.frameDepth, type.contains("html"),
-           let document = try? loader.parse(body, response: response) {
-            return SubresourceScanner.references(in: document, baseURL: response.url).map { ($0, response.url, job.depth + 1) }
+        if job.reference.kind == .frame, type.contains("html"), let document = try? loader.parse(body, response: response) {
+            var jobs: [SubresourceJob] = []
+            let limit = options.maximumSubresources + 1
+            let deeper = job.frameDepth < options.frameDepth
+            let policy = SubresourceScanner.scan(document, baseURL: response.url) { reference in
+                jobs.append(SubresourceJob(reference: reference, referrer: response.url, policy: options.referrerPolicy,
+                                           frameDepth: job.frameDepth + 1))
+                return deeper && jobs.count < limit
+            }
+            guard deeper else {
+                if !jobs.isEmpty { noteLocked(.frameDepth(options.frameDepth)) }
+                return []
+            }
+            guard let policy else { return jobs }
+            return jobs.map { SubresourceJob(reference: $0.reference, referrer: $0.referrer, policy: policy, frameDepth: $0.frameDepth) }
         }
         return []
     }

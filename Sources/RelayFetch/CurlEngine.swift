@@ -12,10 +12,15 @@ final class CurlEngine: @unchecked Sendable {
     private var running: [UnsafeMutableRawPointer: CurlTransfer] = [:]
     private var stopping = false
 
-    init() {
+    /// `maximumConnectionsPerHost` and `maximumConnections` bound the connections (each one
+    /// relay tunnel) libcurl opens; beyond them it queues transfers for an existing connection.
+    init(maximumConnectionsPerHost: Int, maximumConnections: Int) {
         Self.globalInit
         multi = curl_multi_init()!
         _ = rf_curl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
+        _ = rf_curl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, max(1, maximumConnectionsPerHost))
+        _ = rf_curl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, max(1, maximumConnections))
+        _ = rf_curl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, max(1, maximumConnections))
         let thread = Thread { [self] in run() }  // the thread keeps the engine alive until shutdown()
         thread.name = "relayfetch.curl"
         thread.start()

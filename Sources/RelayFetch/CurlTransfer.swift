@@ -137,7 +137,7 @@ final class CurlTransfer: @unchecked Sendable {
 
     fileprivate func appendBody(_ pointer: UnsafePointer<CChar>, _ count: Int) -> Bool {
         lastActivity = Self.now()
-        if body.count + count > maximumSize {
+        if body.count + count > maximumSize || request.byteBudget?.take(count) == false {
             exceededLimit = true
             return false
         }
@@ -172,7 +172,10 @@ final class CurlTransfer: @unchecked Sendable {
         let failure = tunnelFailure, end = tunnelEnd
         lock.unlock()
         if let failure { return .failure(FetchError(.relay(failure))) }
-        if exceededLimit { return .failure(FetchError(.responseTooLarge(limit: maximumSize))) }
+        if exceededLimit {
+            let budget = request.byteBudget.flatMap { $0.isExhausted ? $0.limit : nil }
+            return .failure(FetchError(.responseTooLarge(limit: budget ?? maximumSize)))
+        }
         guard code == CURLE_OK else { return .failure(failureError(code, tunnelEnd: end)) }
         var status = 0
         _ = rf_curl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)

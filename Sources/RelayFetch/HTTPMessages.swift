@@ -10,6 +10,12 @@ public struct HTTPRequest: Sendable {
     public var siteForCookies: URL?
     /// Seconds this request may take (each exchange of it), if less than the session's limit.
     public var timeout: Double?
+    /// The document that made this request: the session sends `Referer` as `referrerPolicy`
+    /// allows, worked out again for each redirect (a `Referer` field given here is replaced).
+    public var referrer: URL?
+    public var referrerPolicy: ReferrerPolicy = .strictOriginWhenCrossOrigin
+    /// A budget shared with other requests that this one's body bytes are taken from.
+    public var byteBudget: ByteBudget?
 
     public init(url: URL, method: String = "GET", headerFields: [(name: String, value: String)] = [], body: Data? = nil) {
         self.url = url

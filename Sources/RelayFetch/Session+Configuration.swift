@@ -26,6 +26,12 @@ extension Session {
         /// Largest body accepted, in bytes.
         public var maximumResponseSize: Int = 50 << 20
         public var userAgent: String = "relayfetch/0.1"
+        /// Connections open at once to one origin host, as browsers' six per host: further
+        /// requests wait for a free (or multiplexed HTTP/2) connection instead of opening
+        /// another relay tunnel.
+        public var maximumConnectionsPerHost: Int = 6
+        /// Connections open at once over all hosts; idle ones are kept for reuse up to this many.
+        public var maximumConnections: Int = 64
         /// Fixed addresses for hosts reached directly (not through a relay), like curl's
         /// `--resolve`: "host:port" -> address. Relayed names are never resolved locally, so
         /// entries for them are ignored.

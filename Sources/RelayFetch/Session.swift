@@ -13,7 +13,8 @@ public final class Session: @unchecked Sendable {
         self.configuration = configuration
         opener = try TunnelOpener(connectTimeout: configuration.connectTimeout, idleTimeout: configuration.relayIdleTimeout,
                                    http3AttemptTimeout: configuration.http3FallbackDelay)
-        engine = CurlEngine()
+        engine = CurlEngine(maximumConnectionsPerHost: configuration.maximumConnectionsPerHost,
+                            maximumConnections: configuration.maximumConnections)
     }
 
     deinit { invalidate() }
@@ -71,6 +72,10 @@ public final class Session: @unchecked Sendable {
         let route = try route(for: original.url)
         let store = configuration.dataStore
         var request = original
+        if let referrer = request.referrer {
+            request.headerFields.removeAll { $0.name.lowercased() == "referer" }
+            if let value = request.referrerPolicy.referer(from: referrer, to: request.url) { request.headerFields.append(("Referer", value)) }
+        }
         if !request.headerFields.contains(where: { $0.name.lowercased() == "cookie" }),
            let cookies = store.cookieJar.cookieHeader(for: request.url, siteForCookies: request.siteForCookies) {
             request.headerFields.append(("Cookie", cookies))

@@ -21,11 +21,19 @@ struct PageCommand {
       --har FILE               write the load as HAR 1.2 (with a _relayChain per entry)
       --warc FILE              write the load as WARC 1.1 (request and response records)
       --save DIR               write a local copy that opens offline (references rewritten)
-      --frame-depth N          how deep nested frames are loaded (default 2)
+      --frame-depth N          how deep nested frames are loaded (default 2, at most 10)
+      --import-depth N         how deep style sheet @import chains are followed (default 8,
+                               at most 32)
+      --max-subresources N     distinct subresources loaded for the page (default 2000)
+      --max-page-bytes N       bytes of the page and its subresources together, with an
+                               optional K, M or G suffix (default 256M)
       -h, --help               show this help
     Relay options:
     \(RelayOptions.help)
 
+    A page that reaches one of these limits still loads what fits, with a warning naming the
+    limit and its option. A subresource that --save cannot write inside DIR (a symbolic link or
+    a file where a folder belongs) is skipped with a warning; nothing is written outside DIR.
     A progress line (resources done/total, bytes) is shown while loading when stderr is a terminal.
     Exit status: 0 loaded (even if some subresources failed), 1 the page failed, 2 bad usage.
     """
@@ -36,7 +44,10 @@ struct PageCommand {
     var harPath: String?
     var warcPath: String?
     var saveDirectory: String?
-    var frameDepth = 2
+    var frameDepth = PageLoader.Options().frameDepth
+    var importDepth = PageLoader.Options().importDepth
+    var maximumSubresources = PageLoader.Options().maximumSubresources
+    var maximumPageBytes = PageLoader.Options().maximumPageBytes
 
     static func parse(_ arguments: [String]) throws -> PageCommand? {
         var scanner = ArgumentScanner(arguments)
@@ -51,10 +62,10 @@ struct PageCommand {
             case "--har": command.harPath = try scanner.value()
             case "--warc": command.warcPath = try scanner.value()
             case "--save": command.saveDirectory = try scanner.value()
-            case "--frame-depth":
-                let text = try scanner.value()
-                guard let depth = Int(text), depth >= 0 else { throw UsageError("--frame-depth needs a number 0 or more, not \"\(text)\"") }
-                command.frameDepth = depth
+            case "--frame-depth": command.frameDepth = try number(&scanner, "--frame-depth", in: PageLoader.Options.frameDepthRange)
+            case "--import-depth": command.importDepth = try number(&scanner, "--import-depth", in: PageLoader.Options.importDepthRange)
+            case "--max-subresources": command.maximumSubresources = try number(&scanner, "--max-subresources", in: 1...1_000_000)
+            case "--max-page-bytes": command.maximumPageBytes = try byteCount(&scanner, "--max-page-bytes")
             default:
                 if argument.hasPrefix("-") { throw UsageError("unknown option \(argument) for page (see relayfetch page --help)") }
                 positionals.append(argument)
@@ -69,11 +80,48 @@ struct PageCommand {
         return command
     }
 
+    private static func number(_ scanner: inout ArgumentScanner, _ option: String, in range: ClosedRange<Int>) throws -> Int {
+        let text = try scanner.value()
+        guard let value = Int(text), range.contains(value) else {
+            throw UsageError("\(option) needs a number from \(range.lowerBound) to \(range.upperBound), not \"\(text)\"")
+        }
+        return value
+    }
+
+    /// A byte count such as 1048576, 512K, 64M or 1G (at least 1K, at most 64G).
+    private static func byteCount(_ scanner: inout ArgumentScanner, _ option: String) throws -> Int {
+        let text = try scanner.value()
+        let units: [Character: Int] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30]
+        var digits = Substring(text)
+        var unit = 1
+        if let last = text.last?.uppercased().first, let scale = units[last] {
+            unit = scale
+            digits = digits.dropLast()
+        }
+        guard let value = Int(digits), value > 0, value <= (64 << 30) / unit, value * unit >= 1 << 10 else {
+            throw UsageError("\(option) needs a byte count from 1K to 64G (e.g. 256M), not \"\(text)\"")
+        }
+        return value * unit
+    }
+
+    /// The option that raises `limit`, for warnings.
+    private static func option(for limit: PageLimit) -> String {
+        switch limit {
+        case .subresources(let value): "stopped at \(value) subresources (raise with --max-subresources)"
+        case .bytes(let value): "stopped at \(value) bytes for the page (raise with --max-page-bytes)"
+        case .importDepth(let value): "style sheet @import chains cut at depth \(value) (raise with --import-depth)"
+        case .frameDepth(let value): "frames nested deeper than \(value) not loaded (raise with --frame-depth)"
+        }
+    }
+
     func run(io: CommandIO) async -> Int32 {
         guard let session = await relay.makeSession(io: io) else { return 1 }
         defer { session.invalidate() }
         var options = PageLoader.Options()
         options.frameDepth = frameDepth
+        options.importDepth = importDepth
+        options.maximumSubresources = maximumSubresources
+        options.maximumPageBytes = maximumPageBytes
         options.keepBodies = warcPath != nil || saveDirectory != nil
         let showProgress = isatty(STDERR_FILENO) == 1
         let page: Page
@@ -86,6 +134,7 @@ struct PageCommand {
             io.log("relayfetch: error: \(error)")
             return 1
         }
+        for limit in page.limitsReached { io.log("relayfetch: warning: \(Self.option(for: limit))") }
         let archives: [(String?, () throws -> Data)] = [(harPath, { try HARWriter.data(for: page) }), (warcPath, { WARCWriter.data(for: page) })]
         for case let (path?, make) in archives {
             do {
@@ -97,10 +146,12 @@ struct PageCommand {
         }
         if let saveDirectory {
             do {
-                let index = try OfflineCopy.write(page, to: URL(fileURLWithPath: saveDirectory))
+                let index = try OfflineCopy.write(page, to: URL(fileURLWithPath: saveDirectory)) { url, error in
+                    io.log("relayfetch: warning: not saved: \(url.absoluteString): \(error)")
+                }
                 if !json { io.print("saved: \(index.path)") }
             } catch {
-                io.log("relayfetch: error: cannot save to \(saveDirectory): \(error.localizedDescription)")
+                io.log("relayfetch: error: cannot save to \(saveDirectory): \((error as? OfflineCopyError)?.description ?? error.localizedDescription)")
                 return 1
             }
         }

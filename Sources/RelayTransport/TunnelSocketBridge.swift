@@ -88,6 +88,8 @@ public final class TunnelSocketBridge: TransportLayerDelegate {
     }
 
     public func layerDidReceiveEOF() {
+        // Resuming reads below (flushToClient) makes a TLS layer report its close_notify again:
+        // without this guard the two recurse until the stack overflows.
         guard !tunnelEnded, !closed else { return }
         tunnelEnded = true
         report(.relayClosed(hop: tunnel.hop, originStreamCut: originRecords.verdict == .truncated))

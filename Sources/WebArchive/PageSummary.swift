@@ -19,6 +19,7 @@ public enum PageSummary {
                 return item
             },
             "failed": page.failedResources.count,
+            "limitsReached": page.limitsReached.map(\.description),
         ]
         return try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys]) + Data("\n".utf8)
     }

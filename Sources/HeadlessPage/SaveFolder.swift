@@ -1,0 +1,80 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+
+/// Why a file of an offline copy could not be written; names the path inside the folder.
+public struct OfflineCopyError: Error, CustomStringConvertible, Sendable {
+    public let path: String
+    public let reason: String
+    public var description: String { "\(path): \(reason)" }
+}
+
+/// The `--save` folder, opened once. Files are created relative to its descriptor, one folder
+/// at a time, never following a symbolic link and never writing through an existing entry (it
+/// is unlinked and the file created afresh, so a planted link or hard link cannot redirect the
+/// bytes), so nothing is written outside it. The one place in this module that reads errno.
+final class SaveFolder {
+    private let descriptor: Int32
+    let url: URL
+
+    /// Creates the folder if needed (its own path is the user's: links in it are followed).
+    init(_ url: URL) throws {
+        self.url = url
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        descriptor = open(url.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw OfflineCopyError(path: url.path, reason: Self.describe(errno)) }
+    }
+
+    deinit { close(descriptor) }
+
+    /// Writes `data` at `components` (each checked with `OfflinePath.isSafe`) below the folder.
+    func write(_ data: Data, at components: [String]) throws(OfflineCopyError) {
+        let shown = components.joined(separator: "/")
+        guard let name = components.last, components.allSatisfy(OfflinePath.isSafe) else {
+            throw OfflineCopyError(path: shown, reason: "not a safe relative path")
+        }
+        var folder = descriptor
+        defer { if folder != descriptor { close(folder) } }
+        for (offset, component) in components.dropLast().enumerated() {
+            let path = components[...offset].joined(separator: "/")
+            if mkdirat(folder, component, 0o755) != 0, errno != EEXIST {
+                throw OfflineCopyError(path: path, reason: "cannot create folder: \(Self.describe(errno))")
+            }
+            let next = retrying { openat(folder, component, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
+            guard next >= 0 else {
+                let code = errno
+                throw OfflineCopyError(path: path, reason: code == ELOOP || code == ENOTDIR
+                                       ? "is a symbolic link or a file, not a folder (not followed)" : Self.describe(code))
+            }
+            if folder != descriptor { close(folder) }
+            folder = next
+        }
+        if unlinkat(folder, name, 0) != 0, errno != ENOENT {
+            throw OfflineCopyError(path: shown, reason: "cannot replace the existing entry: \(Self.describe(errno))")
+        }
+        let file = retrying { openat(folder, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644) }
+        guard file >= 0 else { throw OfflineCopyError(path: shown, reason: Self.describe(errno)) }
+        defer { close(file) }
+        let failure: Int32? = data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
+            var offset = 0
+            while offset < raw.count {
+                let count = retrying { Glibc.write(file, raw.baseAddress! + offset, raw.count - offset) }
+                guard count > 0 else { return count < 0 ? errno : EIO }
+                offset += count
+            }
+            return nil
+        }
+        if let failure { throw OfflineCopyError(path: shown, reason: "write failed: \(Self.describe(failure))") }
+    }
+
+    private func retrying<T: BinaryInteger>(_ call: () -> T) -> T {
+        while true {
+            let result = call()
+            if result == -1 && errno == EINTR { continue }
+            return result
+        }
+    }
+
+    private static func describe(_ code: Int32) -> String { String(cString: strerror(code)) }
+}
