@@ -10,11 +10,11 @@ final class SessionIsolationTests: XCTestCase {
     func testSessionsOpenTunnelsOfTheirOwnAndReuseOnlyTheirOwn() async throws {
         let relay = "127.0.0.11:3129"
         let earlier = Set(try TestServers.ownSockets(.tcp, to: relay))
-        let tunnelLine = "\tCONNECT\torigin.test:443\t200\t"
+        let tunnelLine = "\tCONNECT\th19.origin.test:443\t200\t"  // a name no other test uses
         let tunnelsBefore = try TestServers.logLines(TestServers.relayLog, containing: tunnelLine).count
         let sessionA = try Session(configuration: TestServers.configuration(hops: [TestServers.relayHop()]))
         let sessionB = try Session(configuration: TestServers.configuration(hops: [TestServers.relayHop()]))
-        let url = URL(string: "https://origin.test/index.html")!
+        let url = URL(string: "https://h19.origin.test/index.html")!
 
         // Connections to the relay as the kernel lists them, not as the sessions count them.
         _ = try await sessionA.data(from: url)
