@@ -17,6 +17,8 @@ public final class TLSLayer: TransportLayer, TransportLayerDelegate {
     private var handshakeDone = false
     private var paused = false
     private var closed = false
+    /// Set once the peer's close_notify was read: EOF is reported once, and nothing is read after it.
+    private var peerClosed = false
     private var pendingPlaintext: [UInt8] = []
     /// Reused buffers for OpenSSL's output and for decrypted input (no allocation per record).
     private var outputBuffer = [UInt8](repeating: 0, count: 16 * 1024)
@@ -139,7 +141,7 @@ public final class TLSLayer: TransportLayer, TransportLayerDelegate {
     }
 
     private func readPlaintext() {
-        while handshakeDone && !paused && !closed {
+        while handshakeDone && !paused && !closed && !peerClosed {
             ERR_clear_error()
             let count = inputBuffer.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
             if count > 0 {
@@ -149,7 +151,11 @@ public final class TLSLayer: TransportLayer, TransportLayerDelegate {
             let error = SSL_get_error(ssl, count)
             flushOutput()  // post-handshake messages (tickets, key updates) may want to answer
             if error == SSL_ERROR_WANT_READ || error == SSL_ERROR_WANT_WRITE { return }
-            if error == SSL_ERROR_ZERO_RETURN { delegate?.layerDidReceiveEOF(); return }
+            if error == SSL_ERROR_ZERO_RETURN {
+                peerClosed = true  // before the delegate runs: it may unpause reading, which would read the EOF again
+                delegate?.layerDidReceiveEOF()
+                return
+            }
             fail(.tls(TLSContext.lastError()))
             return
         }
@@ -170,9 +176,12 @@ public final class TLSLayer: TransportLayer, TransportLayerDelegate {
     public func layerDidReceiveEOF() {
         if !handshakeDone {
             failHandshake("connection closed by peer during handshake")
-        } else {
+        } else if !peerClosed {
             readPlaintext()
-            delegate?.layerDidReceiveEOF()
+            if !peerClosed {  // readPlaintext has not reported it already
+                peerClosed = true
+                delegate?.layerDidReceiveEOF()
+            }
         }
     }
 

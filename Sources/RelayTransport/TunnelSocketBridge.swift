@@ -69,7 +69,8 @@ public final class TunnelSocketBridge: TransportLayerDelegate {
         }
         guard !closed else { return }
         loop.update(fd, writable: !toClient.isEmpty)
-        if toClient.count < highWater / 2 { tunnel.setReadingPaused(false) }
+        // After the tunnel's EOF there is nothing more to read; unpausing would only re-enter it.
+        if toClient.count < highWater / 2 && !tunnelEnded { tunnel.setReadingPaused(false) }
         if toClient.isEmpty && tunnelEnded { shutdown() }
     }
 
