@@ -24,7 +24,7 @@ public final class HostileServer {
         let pki = TestServers.directory.appendingPathComponent("pki")
         let certificate = isRelayAddress ? "relay" : "origin"
         log = FileManager.default.temporaryDirectory.appendingPathComponent("hostile-\(UUID().uuidString).log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.python)
         process.arguments = ["-u", "-B", TestServers.repository.appendingPathComponent("Samples/servers/hostile/\(script)").path,
@@ -50,10 +50,13 @@ public final class HostileServer {
 
     /// Ends the server (idempotent).
     public func stop() {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
+        guard process.isRunning else { return }
+        process.terminate()
+        // SIGTERM can be blocked in a child (the mask is inherited): never wait forever for it.
+        let deadline = Date().addingTimeInterval(2)
+        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
     }
 
     /// The events the server logged, one per line. Throws when the log is missing or unreadable,
