@@ -177,16 +177,25 @@ final class HTTP2RelayConnection: TransportLayerDelegate {
     }
 }
 
-/// Calls `body` with a C array of nghttp2_nv pointing into `fields`.
+/// Calls `body` with a C array of nghttp2_nv pointing into one buffer holding every name and value
+/// (the C library copies them during the call). All pointers come from that one buffer's
+/// `withUnsafeMutableBufferPointer`, so none outlives the storage it points into.
 private func withNameValues<R>(_ fields: [([UInt8], [UInt8])], _ body: (UnsafePointer<nghttp2_nv>, Int) -> R) -> R {
-    var copies = fields  // mutable storage the C structs point into, alive for the call
-    return copies.withUnsafeMutableBufferPointer { buffer in
-        var values: [nghttp2_nv] = []
-        for index in buffer.indices {
-            let name = buffer[index].0.withUnsafeMutableBufferPointer { $0.baseAddress! }
-            let value = buffer[index].1.withUnsafeMutableBufferPointer { $0.baseAddress ?? name }
-            values.append(nghttp2_nv(name: name, value: value, namelen: buffer[index].0.count,
-                                     valuelen: buffer[index].1.count, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)))
+    var bytes: [UInt8] = []
+    var spans: [(name: Range<Int>, value: Range<Int>)] = []
+    for (name, value) in fields {
+        let nameStart = bytes.count
+        bytes += name
+        let valueStart = bytes.count
+        bytes += value
+        spans.append((nameStart..<valueStart, valueStart..<bytes.count))
+    }
+    bytes.append(0)  // never empty, so the buffer has a base address
+    return bytes.withUnsafeMutableBufferPointer { storage in
+        let base = storage.baseAddress!
+        let values = spans.map {
+            nghttp2_nv(name: base + $0.name.lowerBound, value: base + $0.value.lowerBound, namelen: $0.name.count,
+                       valuelen: $0.value.count, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
         }
         return values.withUnsafeBufferPointer { body($0.baseAddress!, $0.count) }
     }
