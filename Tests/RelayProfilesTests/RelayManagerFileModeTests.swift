@@ -24,7 +24,8 @@ final class RelayManagerFileModeTests: XCTestCase {
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
         var environment = ProcessInfo.processInfo.environment
         environment[Self.childDirectoryVariable] = home.path
-        environment["ASAN_OPTIONS"] = "detect_leaks=0"  // LeakSanitizer cannot run under ptrace
+        // Under scripts/sanitize.sh: LeakSanitizer cannot run under ptrace, so it is off for the traced child.
+        environment["ASAN_OPTIONS"] = (environment["ASAN_OPTIONS"].map { $0 + ":" } ?? "") + "detect_leaks=0"
         let bundle = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
         let calls = "open,openat,creat,chmod,fchmod,fchmodat,mkdir,mkdirat,rename,renameat,renameat2"
         let child = try TestServers.run(["/usr/bin/strace", "-f", "-qq", "-e", "trace=\(calls)", "-o", trace.path,
