@@ -177,22 +177,10 @@ final class HTTP2RelayConnection: TransportLayerDelegate {
     }
 }
 
-/// Calls `body` with a C array of nghttp2_nv pointing into one buffer holding every name and value
-/// (the C library copies them during the call). All pointers come from that one buffer's
-/// `withUnsafeMutableBufferPointer`, so none outlives the storage it points into.
+/// Calls `body` with a C array of nghttp2_nv pointing into one packed copy of `fields` (the C library
+/// copies them in turn during the call).
 private func withNameValues<R>(_ fields: [([UInt8], [UInt8])], _ body: (UnsafePointer<nghttp2_nv>, Int) -> R) -> R {
-    var bytes: [UInt8] = []
-    var spans: [(name: Range<Int>, value: Range<Int>)] = []
-    for (name, value) in fields {
-        let nameStart = bytes.count
-        bytes += name
-        let valueStart = bytes.count
-        bytes += value
-        spans.append((nameStart..<valueStart, valueStart..<bytes.count))
-    }
-    bytes.append(0)  // never empty, so the buffer has a base address
-    return bytes.withUnsafeMutableBufferPointer { storage in
-        let base = storage.baseAddress!
+    withPackedHeaderFields(fields) { base, spans in
         let values = spans.map {
             nghttp2_nv(name: base + $0.name.lowerBound, value: base + $0.value.lowerBound, namelen: $0.name.count,
                        valuelen: $0.value.count, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))

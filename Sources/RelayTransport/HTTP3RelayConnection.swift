@@ -271,22 +271,10 @@ final class HTTP3RelayConnection: QUICApplication {
     func quicConnectionFailed(_ error: RelayError) { shutDown(error) }
 }
 
-/// Calls `body` with a C array of nghttp3_nv pointing into one buffer holding every name and value
-/// (the C library copies them during the call). All pointers come from that one buffer's
-/// `withUnsafeMutableBufferPointer`, so none outlives the storage it points into.
+/// Calls `body` with a C array of nghttp3_nv pointing into one packed copy of `fields` (the C library
+/// copies them in turn during the call).
 private func withHTTP3NameValues<R>(_ fields: [(String, String)], _ body: (UnsafePointer<nghttp3_nv>, Int) -> R) -> R {
-    var bytes: [UInt8] = []
-    var spans: [(name: Range<Int>, value: Range<Int>)] = []
-    for (name, value) in fields {
-        let nameStart = bytes.count
-        bytes += name.utf8
-        let valueStart = bytes.count
-        bytes += value.utf8
-        spans.append((nameStart..<valueStart, valueStart..<bytes.count))
-    }
-    bytes.append(0)  // never empty, so the buffer has a base address
-    return bytes.withUnsafeMutableBufferPointer { storage in
-        let base = storage.baseAddress!
+    withPackedHeaderFields(fields.map { (Array($0.0.utf8), Array($0.1.utf8)) }) { base, spans in
         let values = spans.map {
             nghttp3_nv(name: base + $0.name.lowerBound, value: base + $0.value.lowerBound, namelen: $0.name.count,
                        valuelen: $0.value.count, flags: UInt8(NGHTTP3_NV_FLAG_NONE))
