@@ -115,6 +115,9 @@ def main():
     write("invalid/bad-template.mobileconfig", bad([{"HTTP2RelayURL": "https://relay.example.com/masque/{target_host}/{port}/"}]))
     write("invalid/headers-not-strings.mobileconfig", bad([{"HTTP2RelayURL": "https://relay.example.com",
                                                              "AdditionalHTTPHeaderFields": {"Proxy-Authorization": 42}}]))
+    string_version = bad([egress])
+    string_version["PayloadContent"][0]["PayloadVersion"] = "1"  # MDM validators want an integer
+    write("invalid/string-payload-version.mobileconfig", string_version)
     with open(os.path.join(HERE, "two-hop-corporate.signed.mobileconfig"), "rb") as f:
         signed = bytearray(f.read())
     at = signed.find(b"corp.example.com")

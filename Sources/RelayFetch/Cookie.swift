@@ -20,6 +20,8 @@ public struct Cookie: Sendable, Equatable {
     /// nil for a session cookie.
     public let expires: Date?
     let created: Date
+    /// When a request last carried it (or it was set): eviction removes the least recently used.
+    var lastAccessed: Date
 
     func isExpired(at now: Date) -> Bool { expires.map { $0 <= now } ?? false }
 

@@ -2,13 +2,17 @@ import Foundation
 
 /// An in-memory cookie jar (RFC 6265bis): Domain, Path, Secure, HttpOnly, SameSite, Max-Age,
 /// Expires, host-only cookies, the `__Host-` and `__Secure-` prefixes, and public suffixes
-/// (libpsl) refused as cookie domains. Thread-safe; never written anywhere.
+/// (libpsl) refused as cookie domains, and the RFC's size limits (`CookieLimits`).
+/// Thread-safe; never written anywhere.
 public final class CookieJar: @unchecked Sendable {
     private let lock = NSLock()
     private var cookies: [Cookie] = []
     private let now: () -> Date
+    /// When the jar evicts cookies.
+    public let limits: CookieLimits
 
-    public init(clock: @escaping () -> Date = Date.init) {
+    public init(limits: CookieLimits = .rfc6265bis, clock: @escaping () -> Date = Date.init) {
+        self.limits = limits
         now = clock
     }
 
@@ -28,14 +32,23 @@ public final class CookieJar: @unchecked Sendable {
     public func cookieHeader(for url: URL, siteForCookies: URL? = nil) -> String? {
         let time = now()
         let crossSite = siteForCookies.map { !Self.sameSite($0, url) } ?? false
-        let matching = lock.withLock { cookies.filter { $0.matches(url, at: time) } }
-            .filter { !crossSite || $0.sameSite == .unrestricted }
-            .sorted { $0.path.count != $1.path.count ? $0.path.count > $1.path.count : $0.created < $1.created }
+        let sent: [Cookie] = lock.withLock {
+            var sent: [Cookie] = []
+            for index in cookies.indices where cookies[index].matches(url, at: time) {
+                if crossSite && cookies[index].sameSite != .unrestricted { continue }
+                cookies[index].lastAccessed = time  // least recently used goes first when the jar is full
+                sent.append(cookies[index])
+            }
+            return sent
+        }
+        let matching = sent.sorted { $0.path.count != $1.path.count ? $0.path.count > $1.path.count : $0.created < $1.created }
         guard !matching.isEmpty else { return nil }
-        return matching.map { "\($0.name)=\($0.value)" }.joined(separator: "; ")
+        // A nameless cookie (RFC 6265bis §5.6, no "=") is sent as its value alone.
+        return matching.map { $0.name.isEmpty ? $0.value : "\($0.name)=\($0.value)" }.joined(separator: "; ")
     }
 
-    /// Parses one Set-Cookie value and stores, replaces or deletes accordingly (RFC 6265bis §5.6-5.7).
+    /// Parses one Set-Cookie value and stores, replaces or deletes accordingly (RFC 6265bis §5.6-5.7),
+    /// then evicts if a limit is passed. Expiry is capped at 400 days.
     func store(_ header: String, from url: URL) {
         guard let host = url.host?.lowercased(), var parsed = SetCookieParser.parse(header) else { return }
         let secureOrigin = url.scheme?.lowercased() == "https"
@@ -56,15 +69,40 @@ public final class CookieJar: @unchecked Sendable {
         if parsed.sameSite == .unrestricted && !parsed.secure { parsed.sameSite = .lax }  // SameSite=None requires Secure
         let path = parsed.path ?? Self.defaultPath(url)
         let time = now()
-        let expires: Date? = parsed.maxAge.map { time.addingTimeInterval(TimeInterval($0)) } ?? parsed.expires
+        let latest = time.addingTimeInterval(CookieLimits.maximumAge)
+        let expires: Date? = (parsed.maxAge.map { time.addingTimeInterval(TimeInterval(min($0, Int(CookieLimits.maximumAge)))) } ?? parsed.expires)
+            .map { min($0, latest) }
         lock.withLock {
             let existing = cookies.firstIndex { $0.name == parsed.name && $0.domain == domain && $0.path == path }
             let created = existing.map { cookies[$0].created } ?? time
             if let existing { cookies.remove(at: existing) }
             let cookie = Cookie(name: parsed.name, value: parsed.value, domain: domain, hostOnly: hostOnly, path: path,
                                 secure: parsed.secure, httpOnly: parsed.httpOnly, sameSite: parsed.sameSite ?? .lax,
-                                expires: expires, created: created)
-            if !cookie.isExpired(at: time) { cookies.append(cookie) }
+                                expires: expires, created: created, lastAccessed: time)
+            guard !cookie.isExpired(at: time) else { return }
+            cookies.append(cookie)
+            evictIfOverLimits(crowdedDomain: domain, at: time)
+        }
+    }
+
+    /// RFC 6265bis §5.7's eviction, with the lock held: expired cookies first; then, while the
+    /// domain is over its limit, its insecure cookies and then its others; then, while the jar is
+    /// over its total, any cookie. Within a step the least recently used goes first.
+    private func evictIfOverLimits(crowdedDomain domain: String, at time: Date) {
+        let inDomain = cookies.count { $0.domain == domain }
+        guard inDomain > limits.perDomain || cookies.count > limits.total else { return }
+        cookies.removeAll { $0.isExpired(at: time) }
+        var excess = cookies.count { $0.domain == domain } - limits.perDomain
+        for insecureOnly in [true, false] where excess > 0 {
+            let victims = cookies.indices.filter { cookies[$0].domain == domain && (!insecureOnly || !cookies[$0].secure) }
+                .sorted { cookies[$0].lastAccessed < cookies[$1].lastAccessed }.prefix(excess)
+            excess -= victims.count
+            for index in victims.sorted(by: >) { cookies.remove(at: index) }
+        }
+        let overTotal = cookies.count - limits.total
+        if overTotal > 0 {
+            let victims = cookies.indices.sorted { cookies[$0].lastAccessed < cookies[$1].lastAccessed }.prefix(overTotal)
+            for index in victims.sorted(by: >) { cookies.remove(at: index) }
         }
     }
 
@@ -78,63 +116,5 @@ public final class CookieJar: @unchecked Sendable {
     static func sameSite(_ a: URL, _ b: URL) -> Bool {
         guard let hostA = a.host?.lowercased(), let hostB = b.host?.lowercased() else { return false }
         return (PublicSuffixList.registrableDomain(hostA) ?? hostA) == (PublicSuffixList.registrableDomain(hostB) ?? hostB)
-    }
-}
-
-/// The parts of one Set-Cookie header value.
-struct SetCookieParser {
-    var name = ""
-    var value = ""
-    var domain: String?
-    var path: String?
-    var secure = false
-    var httpOnly = false
-    var sameSite: Cookie.SameSite?
-    var maxAge: Int?
-    var expires: Date?
-
-    static func parse(_ header: String) -> SetCookieParser? {
-        var parts = header.split(separator: ";", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
-        let pair = parts.removeFirst()
-        guard let equals = pair.firstIndex(of: "=") else { return nil }
-        var result = SetCookieParser()
-        result.name = String(pair[..<equals]).trimmingCharacters(in: .whitespaces)
-        result.value = String(pair[pair.index(after: equals)...]).trimmingCharacters(in: .whitespaces)
-        guard !result.name.isEmpty, result.name.count + result.value.count <= 4096 else { return nil }
-        for attribute in parts {
-            let key = attribute.split(separator: "=", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
-            let value = attribute.firstIndex(of: "=").map { String(attribute[attribute.index(after: $0)...]).trimmingCharacters(in: .whitespaces) } ?? ""
-            switch key {
-            case "domain":
-                var domain = value.lowercased()
-                while domain.hasPrefix(".") { domain.removeFirst() }
-                result.domain = domain
-            case "path": result.path = value.hasPrefix("/") ? value : nil
-            case "secure": result.secure = true
-            case "httponly": result.httpOnly = true
-            case "samesite": result.sameSite = Cookie.SameSite(rawValue: value.lowercased())
-            case "max-age": if let seconds = Int(value) { result.maxAge = seconds }
-            case "expires": result.expires = HTTPDate.parse(value)
-            default: break
-            }
-        }
-        return result
-    }
-}
-
-/// HTTP dates (RFC 9110 §5.6.7), including the obsolete forms cookies still use.
-enum HTTPDate {
-    private static let formats = ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy",
-                                  "EEE, dd-MMM-yyyy HH:mm:ss zzz", "EEE, dd MMM yyyy HH:mm:ss Z"]
-
-    static func parse(_ text: String) -> Date? {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        for format in formats {
-            formatter.dateFormat = format
-            if let date = formatter.date(from: text) { return date }
-        }
-        return nil
     }
 }

@@ -4,11 +4,15 @@ internal import CPSL
 enum PublicSuffixList {
     /// True for "com", "co.uk", "test" (the implicit "*" rule covers unknown top-level names).
     static func isPublicSuffix(_ domain: String) -> Bool {
-        psl_is_public_suffix2(psl_builtin(), domain, PSL_TYPE_ANY) != 0
+        domain.withCString { psl_is_public_suffix2(psl_builtin(), $0, PSL_TYPE_ANY) != 0 }
     }
 
     /// "example.co.uk" for "www.example.co.uk"; nil for public suffixes and IP addresses.
     static func registrableDomain(_ host: String) -> String? {
-        psl_registrable_domain(psl_builtin(), host).map { String(cString: $0) }
+        // libpsl returns a pointer into its argument, so the C string must outlive the read:
+        // copy the result inside `withCString`, never after an implicit String-to-pointer bridge.
+        host.withCString { name in
+            psl_registrable_domain(psl_builtin(), name).map { String(cString: $0) }
+        }
     }
 }

@@ -6,7 +6,10 @@ extension Session {
         /// Relay configurations, tried in order; the first that covers a host carries it. A host
         /// no configuration covers goes direct.
         public var proxyConfigurations: [ProxyConfiguration]
-        public var dataStore: WebsiteDataStore
+        /// The store for cookies and cached responses. nil (the default) gives every `Session`
+        /// made from this configuration a fresh store of its own; set a store to share it between
+        /// sessions on purpose, as `WKWebsiteDataStore` instances are shared.
+        public var dataStore: WebsiteDataStore?
         /// PEM CA file for origin certificates; nil means the system store.
         public var originCertificateAuthorityFile: String?
         /// Seconds to build the relay chain (or connect directly).
@@ -37,12 +40,12 @@ extension Session {
         /// entries for them are ignored.
         public var directHostAddresses: [String: String] = [:]
 
-        public init(proxyConfigurations: [ProxyConfiguration] = [], dataStore: WebsiteDataStore = .nonPersistent()) {
+        public init(proxyConfigurations: [ProxyConfiguration] = [], dataStore: WebsiteDataStore? = nil) {
             self.proxyConfigurations = proxyConfigurations
             self.dataStore = dataStore
         }
 
-        /// An ephemeral configuration: a fresh in-memory store, no relays yet.
+        /// An ephemeral configuration: a fresh in-memory store per session, no relays yet.
         public static var ephemeral: Configuration { Configuration() }
     }
 }

@@ -4,13 +4,21 @@ import RelayTransport
 /// A private browsing session: its own relay tunnels, connections, TLS state and data store,
 /// shared with no other session and gone when it ends.
 public final class Session: @unchecked Sendable {
+    /// The configuration as given, with `dataStore` set to the store this session uses.
     public let configuration: Configuration
+    /// Where this session keeps cookies and cached responses: the configuration's store if it
+    /// named one (shared on purpose), else a fresh store of this session's own.
+    public let dataStore: WebsiteDataStore
     private let engine: CurlEngine
     private let opener: TunnelOpener
 
     /// Starts the session's threads; throws if its local tunnel listener cannot be created.
     public init(configuration: Configuration = .ephemeral) throws {
+        var configuration = configuration
+        let store = configuration.dataStore ?? .nonPersistent()
+        configuration.dataStore = store
         self.configuration = configuration
+        dataStore = store
         opener = try TunnelOpener(connectTimeout: configuration.connectTimeout, idleTimeout: configuration.relayIdleTimeout,
                                    http3AttemptTimeout: configuration.http3FallbackDelay)
         engine = CurlEngine(maximumConnectionsPerHost: configuration.maximumConnectionsPerHost,
@@ -70,7 +78,7 @@ public final class Session: @unchecked Sendable {
     /// cookies go out and come back, fresh responses come from the cache, stale ones revalidate.
     private func exchange(_ original: HTTPRequest, onBodyChunk: (@Sendable (URL, Data) -> Void)?) async throws -> (Data, HTTPResponse) {
         let route = try route(for: original.url)
-        let store = configuration.dataStore
+        let store = dataStore
         var request = original
         if let referrer = request.referrer {
             request.headerFields.removeAll { $0.name.lowercased() == "referer" }

@@ -17,6 +17,8 @@ final class TunnelOpener: @unchecked Sendable {
     private var listener: LocalSocketListener?
     private let lock = NSLock()
     private var pending: [String: PendingTunnel] = [:]
+    /// The per-hop counts when the loop stopped (guarded by `lock`).
+    private var finalConnectionsOpened: [Int: Int] = [:]
     /// Open tunnels, owned here until they close (loop thread only).
     private var bridges: [ObjectIdentifier: TunnelSocketBridge] = [:]
     /// Called with each tunnel's hop reports (for `-v`), on the event loop.
@@ -91,10 +93,13 @@ final class TunnelOpener: @unchecked Sendable {
         }
     }
 
-    /// Connections opened so far to each hop, by 1-based hop index.
+    /// Connections opened so far to each hop, by 1-based hop index; after `shutdown()`, the
+    /// counts as they were when the session ended.
     func connectionsOpened() async -> [Int: Int] {
         await withCheckedContinuation { continuation in
-            loop.execute { [builder] in continuation.resume(returning: builder.connectionsOpened) }
+            let queued = loop.execute { [builder] in continuation.resume(returning: builder.connectionsOpened) }
+            // A stopped loop drops the work; shutdown's last loop turn saved the counts first.
+            if !queued { continuation.resume(returning: lock.withLock { finalConnectionsOpened }) }
         }
     }
 
@@ -108,6 +113,8 @@ final class TunnelOpener: @unchecked Sendable {
     /// Stops listening, closes every open tunnel, then stops the event loop.
     func shutdown() {
         loop.execute { [self] in
+            let counts = builder.connectionsOpened
+            lock.withLock { finalConnectionsOpened = counts }
             listener?.close()
             listener = nil
             for bridge in Array(bridges.values) { bridge.shutdown() }

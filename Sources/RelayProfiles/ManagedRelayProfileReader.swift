@@ -2,15 +2,11 @@ import Foundation
 
 /// Reads `.mobileconfig` files (XML or binary property lists, optionally CMS-signed) into
 /// `ManagedRelayProfile` values: every `com.apple.relay.managed` payload, with its PKCS#12
-/// identities resolved. Invalid values are errors naming their key path; unknown keys warnings.
+/// identities resolved. Invalid values (a value of the wrong type too, as MDM validators refuse
+/// it) are errors naming their key path; unknown keys warnings.
 public enum ManagedRelayProfileReader {
     static let relayPayloadType = "com.apple.relay.managed"
     static let pkcs12PayloadType = "com.apple.security.pkcs12"
-    static let commonPayloadKeys: Set<String> = ["PayloadType", "PayloadUUID", "PayloadIdentifier", "PayloadVersion",
-                                                 "PayloadDisplayName", "PayloadDescription", "PayloadOrganization"]
-    static let profileKeys = commonPayloadKeys.union(["PayloadContent", "PayloadRemovalDisallowed", "PayloadScope", "ConsentText",
-                                                      "HasRemovalPasscode", "PayloadExpirationDate", "RemovalDate",
-                                                      "DurationUntilRemoval", "TargetDeviceType"])
 
     /// Reads the profile at `url`. `signerCAFile` is the trust store for a signed profile's signer
     /// (nil: the system store); an untrusted signer is a warning, a broken signature an error.
@@ -45,15 +41,14 @@ public enum ManagedRelayProfileReader {
             throw ProfileError(keyPath: "", reason: "not a valid property list (\(error.localizedDescription))")
         }
         let profile = PlistNode(value: root, path: "")
-        _ = try profile.dictionary()
-        warnings += profile.unknownKeys(known: profileKeys)
+        warnings += try profile.validate(PayloadSchema.profile)
         guard let content = profile.child("PayloadContent") else {
             throw ProfileError(keyPath: "PayloadContent", reason: "missing: a profile needs a PayloadContent array")
         }
         let payloads = try content.array()
         var identities: [String: ClientIdentity] = [:]
         for payload in payloads where try type(of: payload) == pkcs12PayloadType {
-            let identity = try PayloadParsers.identity(payload)
+            let identity = try PayloadParsers.identity(payload, warnings: &warnings)
             identities[identity.payloadUUID] = identity
         }
         var relayPayloads: [ManagedRelayPayload] = []

@@ -2,12 +2,8 @@ import Foundation
 
 /// Parsers for the two payload kinds relayfetch understands.
 enum PayloadParsers {
-    static let relayPayloadKeys = ManagedRelayProfileReader.commonPayloadKeys
-        .union(["Relays", "MatchDomains", "ExcludedDomains", "MatchFQDNs", "Excluded FQDNs", "RelayUUID"])
-    static let relayKeys: Set<String> = ["HTTP3RelayURL", "HTTP2RelayURL", "AdditionalHTTPHeaderFields", "PayloadCertificateUUID", "RawPublicKeys"]
-    static let pkcs12Keys = ManagedRelayProfileReader.commonPayloadKeys.union(["PayloadContent", "Password", "PayloadCertificateFileName"])
-
-    static func identity(_ payload: PlistNode) throws(ProfileError) -> ClientIdentity {
+    static func identity(_ payload: PlistNode, warnings: inout [ProfileWarning]) throws(ProfileError) -> ClientIdentity {
+        warnings += try payload.validate(PayloadSchema.pkcs12)
         guard let uuid = try payload.child("PayloadUUID")?.string() else {
             throw ProfileError(keyPath: "\(payload.path).PayloadUUID", reason: "missing")
         }
@@ -22,7 +18,7 @@ enum PayloadParsers {
 
     static func relayPayload(_ payload: PlistNode, identities: [String: ClientIdentity],
                              warnings: inout [ProfileWarning]) throws(ProfileError) -> ManagedRelayPayload {
-        warnings += payload.unknownKeys(known: relayPayloadKeys)
+        warnings += try payload.validate(PayloadSchema.relayPayload)
         guard let relaysNode = payload.child("Relays") else {
             throw ProfileError(keyPath: payload.path + ".Relays", reason: "missing: a relay payload needs at least one relay")
         }
@@ -42,8 +38,7 @@ enum PayloadParsers {
 
     private static func relay(_ node: PlistNode, identities: [String: ClientIdentity],
                               warnings: inout [ProfileWarning]) throws(ProfileError) -> ManagedRelay {
-        _ = try node.dictionary()
-        warnings += node.unknownKeys(known: relayKeys)
+        warnings += try node.validate(PayloadSchema.relay)
         let http3 = try node.child("HTTP3RelayURL").map { item throws(ProfileError) in try relayURL(item).url }
         let http2 = try node.child("HTTP2RelayURL").map { item throws(ProfileError) in try relayURL(item) }
         guard http3 != nil || http2 != nil else {

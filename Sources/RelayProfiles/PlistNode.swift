@@ -39,6 +39,17 @@ struct PlistNode {
 
     func fail(_ reason: String) -> ProfileError { ProfileError(keyPath: path, reason: reason) }
 
+    /// Checks this dictionary against `schema`: a known key whose value has another type is an
+    /// error; unknown keys come back as warnings.
+    func validate(_ schema: [String: PlistType]) throws(ProfileError) -> [ProfileWarning] {
+        let dictionary = try dictionary()
+        for key in dictionary.keys.sorted() {
+            guard let expected = schema[key], let child = child(key), !expected.matches(child.value) else { continue }
+            throw child.fail("expected \(expected.described)")
+        }
+        return unknownKeys(known: Set(schema.keys))
+    }
+
     /// Warnings for keys of this dictionary that are not in `known`.
     func unknownKeys(known: Set<String>) -> [ProfileWarning] {
         guard let dictionary = value as? [String: Any] else { return [] }

@@ -73,13 +73,12 @@ public final class RelayManager {
         configurations = try JSONDecoder().decode([Configuration].self, from: Data(contentsOf: fileURL))
     }
 
-    /// Saves `configurations` (atomically, readable by the user only).
+    /// Saves `configurations` atomically, readable by the user only from the moment the file
+    /// exists (it holds relay tokens): created 0600 in a 0700 directory, then renamed into place.
     public func saveToPreferences() throws {
-        try FileManager.default.createDirectory(at: fileURL.deletingLastPathComponent(), withIntermediateDirectories: true)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try encoder.encode(configurations).write(to: fileURL, options: .atomic)
-        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: fileURL.path)
+        try PrivateFileWriter.write(try encoder.encode(configurations), to: fileURL)
     }
 
     /// Deletes the saved file.

@@ -51,17 +51,20 @@ public final class EventLoop: @unchecked Sendable {
         return pthread_equal(id, pthread_self()) != 0
     }
 
-    /// Runs `work` on the loop thread, soon.
-    public func execute(_ work: @escaping () -> Void) {
+    /// Runs `work` on the loop thread, soon. Returns false (and drops `work`) once the loop has
+    /// stopped, so a caller waiting for `work` can answer without it.
+    @discardableResult
+    public func execute(_ work: @escaping () -> Void) -> Bool {
         lock.lock()
         guard !stopped else {  // a stopped loop runs nothing more
             lock.unlock()
-            return
+            return false
         }
         pending.append(work)
         lock.unlock()
         var one: UInt64 = 1
         _ = write(wakeFD, &one, 8)
+        return true
     }
 
     /// Stops the loop after the work already queued; the thread then exits.

@@ -212,16 +212,13 @@ final class HTTP2RelayConnection: TransportLayerDelegate {
     }
 }
 
-/// Calls `body` with a C array of nghttp2_nv pointing into `fields`.
+/// Calls `body` with a C array of nghttp2_nv pointing into one packed copy of `fields` (the C library
+/// copies them in turn during the call).
 private func withNameValues<R>(_ fields: [([UInt8], [UInt8])], _ body: (UnsafePointer<nghttp2_nv>, Int) -> R) -> R {
-    var copies = fields  // mutable storage the C structs point into, alive for the call
-    return copies.withUnsafeMutableBufferPointer { buffer in
-        var values: [nghttp2_nv] = []
-        for index in buffer.indices {
-            let name = buffer[index].0.withUnsafeMutableBufferPointer { $0.baseAddress! }
-            let value = buffer[index].1.withUnsafeMutableBufferPointer { $0.baseAddress ?? name }
-            values.append(nghttp2_nv(name: name, value: value, namelen: buffer[index].0.count,
-                                     valuelen: buffer[index].1.count, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)))
+    withPackedHeaderFields(fields) { base, spans in
+        let values = spans.map {
+            nghttp2_nv(name: base + $0.name.lowerBound, value: base + $0.value.lowerBound, namelen: $0.name.count,
+                       valuelen: $0.value.count, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
         }
         return values.withUnsafeBufferPointer { body($0.baseAddress!, $0.count) }
     }

@@ -271,16 +271,13 @@ final class HTTP3RelayConnection: QUICApplication {
     func quicConnectionFailed(_ error: RelayError) { shutDown(error) }
 }
 
-/// Calls `body` with a C array of nghttp3_nv pointing into copies of `fields` (nghttp3 copies them in turn).
+/// Calls `body` with a C array of nghttp3_nv pointing into one packed copy of `fields` (the C library
+/// copies them in turn during the call).
 private func withHTTP3NameValues<R>(_ fields: [(String, String)], _ body: (UnsafePointer<nghttp3_nv>, Int) -> R) -> R {
-    var storage = fields.map { (Array($0.0.utf8), Array($0.1.utf8)) }
-    return storage.withUnsafeMutableBufferPointer { buffer in
-        var values: [nghttp3_nv] = []
-        for index in buffer.indices {
-            let name = buffer[index].0.withUnsafeMutableBufferPointer { $0.baseAddress! }
-            let value = buffer[index].1.withUnsafeMutableBufferPointer { $0.baseAddress ?? name }
-            values.append(nghttp3_nv(name: name, value: value, namelen: buffer[index].0.count,
-                                     valuelen: buffer[index].1.count, flags: UInt8(NGHTTP3_NV_FLAG_NONE)))
+    withPackedHeaderFields(fields.map { (Array($0.0.utf8), Array($0.1.utf8)) }) { base, spans in
+        let values = spans.map {
+            nghttp3_nv(name: base + $0.name.lowerBound, value: base + $0.value.lowerBound, namelen: $0.name.count,
+                       valuelen: $0.value.count, flags: UInt8(NGHTTP3_NV_FLAG_NONE))
         }
         return values.withUnsafeBufferPointer { body($0.baseAddress!, $0.count) }
     }

@@ -71,7 +71,8 @@ final class QUICConnection {
     func connect(_ completion: @escaping (Result<Void, RelayError>) -> Void) {
         connectCompletion = completion
         guard socket.needsRelayAddress else {  // a tunnel: the relay before this one knows the address
-            return loop.execute { [self] in if !closed { start(to: Data()) } }
+            loop.execute { [self] in if !closed { start(to: Data()) } }
+            return
         }
         let host = host, port = port
         // getaddrinfo blocks, so it runs off the loop; only the relay's own name is resolved here.

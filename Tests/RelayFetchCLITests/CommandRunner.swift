@@ -22,8 +22,15 @@ struct CommandRun {
          "--relay-cacert", TestServers.caFile, "--cacert", TestServers.caFile]
     }
 
-    /// The built executable, for tests that need a real process (exit codes, strace).
-    static var executable: String { TestServers.repository.appendingPathComponent(".build/debug/relayfetch").path }
+    /// The built executable, for tests that need a real process (exit codes, strace): the one
+    /// next to this test bundle, so a sanitizer build (its own scratch path) tests its own.
+    static var executable: String {
+        if let bundle = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            let sibling = URL(fileURLWithPath: bundle).deletingLastPathComponent().appendingPathComponent("relayfetch").path
+            if FileManager.default.isExecutableFile(atPath: sibling) { return sibling }
+        }
+        return TestServers.repository.appendingPathComponent(".build/debug/relayfetch").path
+    }
 }
 
 private final class Sink: @unchecked Sendable {

@@ -18,8 +18,11 @@ final class ProcessLevelPrivacyTests: XCTestCase {
     func traced(_ arguments: [String]) throws -> (status: Int32, output: String, trace: SystemCallTrace) {
         let traceFile = FileManager.default.temporaryDirectory.appendingPathComponent("relayfetch-trace-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: traceFile) }
+        var environment = ProcessInfo.processInfo.environment
+        // Under scripts/sanitize.sh: LeakSanitizer cannot run under ptrace, so it is off for traced runs.
+        environment["ASAN_OPTIONS"] = (environment["ASAN_OPTIONS"].map { $0 + ":" } ?? "") + "detect_leaks=0"
         let result = try TestServers.run(["/usr/bin/strace", "-f", "-qq", "-e", "trace=\(SystemCallTrace.traced)", "-o", traceFile.path,
-                                          CommandRun.executable] + arguments)
+                                          CommandRun.executable] + arguments, environment: environment)
         return (result.status, result.output, SystemCallTrace(try String(contentsOf: traceFile, encoding: .utf8)))
     }
 

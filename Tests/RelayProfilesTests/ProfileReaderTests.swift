@@ -84,12 +84,52 @@ final class ProfileReaderTests: XCTestCase {
             ("bad-template", "PayloadContent[0].Relays[0].HTTP2RelayURL: not a valid RFC 9298 URI template"),
             ("headers-not-strings", "PayloadContent[0].Relays[0].AdditionalHTTPHeaderFields.Proxy-Authorization: expected a string"),
             ("tampered.signed", "the profile's CMS signature does not verify"),
+            ("string-payload-version", "PayloadContent[0].PayloadVersion: expected an integer"),
         ]
         for (name, message) in expected {
             XCTAssertThrowsError(try read("invalid/\(name).mobileconfig")) { error in
                 XCTAssertTrue("\(error)".hasPrefix(message), "\(name): \(error)")
             }
         }
+    }
+
+    /// Every key MDM validators type-check is checked here too: a value of another type is an
+    /// error naming the key path, whichever dictionary it is in; the right type is accepted.
+    func testEveryKnownKeyHasItsTypeChecked() throws {
+        let relay: [String: Any] = ["HTTP2RelayURL": "https://r.example"]
+        func profile(top: [String: Any] = [:], payload: [String: Any] = [:], relayKeys: [String: Any] = [:]) throws -> Data {
+            let relayPayload = ["PayloadType": "com.apple.relay.managed", "PayloadVersion": 1,
+                                "Relays": [relay.merging(relayKeys) { $1 }]].merging(payload) { $1 }
+            let root = ["PayloadType": "Configuration", "PayloadVersion": 1, "PayloadContent": [relayPayload]].merging(top) { $1 }
+            return try PropertyListSerialization.data(fromPropertyList: root, format: .xml, options: 0)
+        }
+        let wrong: [(String, Data)] = [
+            ("PayloadVersion: expected an integer", try profile(top: ["PayloadVersion": "1"])),
+            ("PayloadVersion: expected an integer", try profile(top: ["PayloadVersion": true])),
+            ("PayloadVersion: expected an integer", try profile(top: ["PayloadVersion": 1.5])),
+            ("PayloadRemovalDisallowed: expected a boolean", try profile(top: ["PayloadRemovalDisallowed": 1])),
+            ("PayloadRemovalDisallowed: expected a boolean", try profile(top: ["PayloadRemovalDisallowed": "true"])),
+            ("PayloadExpirationDate: expected a date", try profile(top: ["PayloadExpirationDate": "2030-01-01"])),
+            ("ConsentText: expected a dictionary", try profile(top: ["ConsentText": "agree"])),
+            ("TargetDeviceType: expected an integer", try profile(top: ["TargetDeviceType": "5"])),
+            ("PayloadDisplayName: expected a string", try profile(top: ["PayloadDisplayName": 7])),
+            ("PayloadContent[0].PayloadVersion: expected an integer", try profile(payload: ["PayloadVersion": "1"])),
+            ("PayloadContent[0].PayloadUUID: expected a string", try profile(payload: ["PayloadUUID": 12])),
+            ("PayloadContent[0].RelayUUID: expected a string", try profile(payload: ["RelayUUID": Data([1])])),
+            ("PayloadContent[0].MatchDomains: expected an array", try profile(payload: ["MatchDomains": "corp.example"])),
+            ("PayloadContent[0].Relays[0].AdditionalHTTPHeaderFields: expected a dictionary",
+             try profile(relayKeys: ["AdditionalHTTPHeaderFields": "Proxy-Authorization: x"])),
+            ("PayloadContent[0].Relays[0].HTTP3RelayURL: expected a string", try profile(relayKeys: ["HTTP3RelayURL": 443])),
+        ]
+        for (message, data) in wrong {
+            XCTAssertThrowsError(try ManagedRelayProfileReader.read(data), message) { error in
+                XCTAssertTrue("\(error)".hasPrefix(message), "expected \(message), got \(error)")
+            }
+        }
+        let right = try profile(top: ["PayloadRemovalDisallowed": false, "PayloadExpirationDate": Date(), "DurationUntilRemoval": 3600,
+                                      "TargetDeviceType": 5, "ConsentText": ["default": "ok"]],
+                                payload: ["PayloadUUID": "A", "RelayUUID": "B", "MatchDomains": ["corp.example"]])
+        XCTAssertEqual(try ManagedRelayProfileReader.read(right).relayPayloads.count, 1)
     }
 
     func testUnknownKeysAreWarningsAndGarbageIsAnError() throws {

@@ -6,6 +6,7 @@ per event to --log (flushed at once, so a test can read it while the server runs
 """
 import argparse
 import os
+import signal
 import socket
 import ssl
 import sys
@@ -23,6 +24,9 @@ def arguments(description, extra=None):
     parser.add_argument("--log", required=True)
     if extra:
         extra(parser)
+    # The test process may start us from a thread that blocks SIGTERM, and a blocked mask is
+    # inherited: unblock it, or HostileServer.stop() (SIGTERM) would wait for us forever.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
     return parser.parse_args()
 
 

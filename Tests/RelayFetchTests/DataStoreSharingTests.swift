@@ -1,0 +1,45 @@
+import Foundation
+import XCTest
+import RelayFetch
+import RelayFetchTestSupport
+
+/// One `Session.Configuration` value given to two sessions: each gets a store of its own unless
+/// the caller set one on purpose, as `WKWebsiteDataStore` instances are shared. Proven by the
+/// origin's own access log (the Cookie header it received).
+final class DataStoreSharingTests: XCTestCase {
+    override func setUpWithError() throws { try TestServers.ensureRunning() }
+
+    func testTwoSessionsFromOneConfigurationShareNoCookies() async throws {
+        let configuration = TestServers.configuration(hops: [TestServers.relayHop()])
+        let first = try Session(configuration: configuration)
+        let second = try Session(configuration: configuration)
+        defer { first.invalidate(); second.invalidate() }
+        XCTAssertFalse(first.dataStore === second.dataStore)
+
+        let marker = TestServers.marker("store")
+        _ = try await first.data(from: URL(string: "https://origin.test/cookies/set?\(marker)")!)
+        _ = try await first.data(from: URL(string: "https://origin.test/echo-headers?\(marker)-first")!)
+        _ = try await second.data(from: URL(string: "https://origin.test/echo-headers?\(marker)-second")!)
+
+        let cookieOf: (String) throws -> String? = { tag in
+            try TestServers.logLines(TestServers.originALog, containing: "\(marker)-\(tag)").first?[OriginLogField.cookie.rawValue]
+        }
+        XCTAssertEqual(try cookieOf("first"), "session=s3cr3t; theme=dark", "the first session sends what it was given")
+        XCTAssertEqual(try cookieOf("second"), "-", "the second session, from the same configuration value, sends no cookie")
+    }
+
+    func testAStoreSetOnPurposeIsShared() async throws {
+        var configuration = TestServers.configuration(hops: [TestServers.relayHop()])
+        configuration.dataStore = .nonPersistent()
+        let first = try Session(configuration: configuration)
+        let second = try Session(configuration: configuration)
+        defer { first.invalidate(); second.invalidate() }
+        XCTAssertTrue(first.dataStore === second.dataStore)
+
+        let marker = TestServers.marker("shared")
+        _ = try await first.data(from: URL(string: "https://origin.test/cookies/set?\(marker)")!)
+        _ = try await second.data(from: URL(string: "https://origin.test/echo-headers?\(marker)-second")!)
+        let line = try TestServers.logLines(TestServers.originALog, containing: "\(marker)-second").first
+        XCTAssertEqual(line?[OriginLogField.cookie.rawValue], "session=s3cr3t; theme=dark")
+    }
+}
