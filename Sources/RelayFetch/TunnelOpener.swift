@@ -106,7 +106,8 @@ final class TunnelOpener: @unchecked Sendable {
     /// Which of `hops` answer a liveness probe (`RelayChainBuilder.probe`).
     func probe(hops: [RelayEndpoint], timeout: Double) async -> [Bool?] {
         await withCheckedContinuation { continuation in
-            loop.execute { [builder] in builder.probe(hops: hops, timeout: timeout) { continuation.resume(returning: $0) } }
+            let queued = loop.execute { [builder] in builder.probe(hops: hops, timeout: timeout) { continuation.resume(returning: $0) } }
+            if !queued { continuation.resume(returning: hops.map { _ in nil }) }  // the session has ended: nothing to ask
         }
     }
 
