@@ -10,6 +10,9 @@ public struct HTTPRequest: Sendable {
     public var siteForCookies: URL?
     /// Seconds this request may take (each exchange of it), if less than the session's limit.
     public var timeout: Double?
+    /// False to get a redirect response back instead of following it (a browser-like navigator
+    /// that must see every hop, e.g. to intercept an OAuth redirect URI).
+    public var followsRedirects = true
 
     public init(url: URL, method: String = "GET", headerFields: [(name: String, value: String)] = [], body: Data? = nil) {
         self.url = url
