@@ -25,6 +25,7 @@ let package = Package(
         .target(name: "RelayProfiles", dependencies: ["RelayFetch", "COpenSSL"]),
         .target(name: "HeadlessPage", dependencies: ["RelayFetch", "CLibXML2"]),
         .target(name: "WebArchive", dependencies: ["HeadlessPage", "COpenSSL"]),
+        .target(name: "OAuthFlow", dependencies: ["HeadlessPage", "RelayFetch", "COpenSSL"]),
         .target(name: "RelayFetchCLI", dependencies: ["RelayFetch", "RelayProfiles", "HeadlessPage", "WebArchive"]),
         .executableTarget(name: "relayfetch", dependencies: ["RelayFetchCLI"]),
         // Benchmarks against peers measured in the same run (Benchmarks/run.sh); not a test.
@@ -36,6 +37,7 @@ let package = Package(
         .testTarget(name: "RelayFetchTests", dependencies: ["RelayFetch", "RelayFetchTestSupport"]),
         .testTarget(name: "ObliviousHTTPTests", dependencies: ["ObliviousHTTP"], exclude: ["Vectors"]),
         .testTarget(name: "HeadlessPageTests", dependencies: ["HeadlessPage", "WebArchive", "RelayFetchTestSupport"]),
+        .testTarget(name: "OAuthFlowTests", dependencies: ["OAuthFlow", "HeadlessPage", "RelayFetchTestSupport"]),
         .testTarget(name: "RelayProfilesTests", dependencies: ["RelayProfiles", "RelayFetchTestSupport"]),
         .testTarget(name: "RelayFetchCLITests", dependencies: ["RelayFetchCLI", "RelayFetchTestSupport"],
                     exclude: ["Fixtures"]),

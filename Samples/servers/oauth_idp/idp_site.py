@@ -45,6 +45,8 @@ def configure(state_dir, rsa_private_key_pem):
         PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"],  # fast start; test users only
         DEFAULT_AUTO_FIELD="django.db.models.AutoField",
         LOGGING_CONFIG=None,
+        # Tables straight from the models (migrate --run-syncdb): seconds faster than migrations.
+        MIGRATION_MODULES={app: None for app in ("auth", "contenttypes", "sessions", "oauth2_provider")},
         OAUTH2_PROVIDER={
             "OIDC_ENABLED": True,
             "OIDC_RSA_PRIVATE_KEY": rsa_private_key_pem,

@@ -36,7 +36,7 @@ def main():
     import django
     django.setup()
     from django.core.management import call_command
-    call_command("migrate", verbosity=0, interactive=False)
+    call_command("migrate", verbosity=0, interactive=False, run_syncdb=True)
     seed()
     from django.core.wsgi import get_wsgi_application
     serve(args, get_wsgi_application())
