@@ -13,11 +13,11 @@ public struct HTMLForm: Sendable {
     public let id: String?
     public let name: String?
     /// The `action` attribute as written (nil when absent).
-    public let actionAttribute: String?
+    public var actionAttribute: String?
     /// The `method` attribute as written.
-    public let methodAttribute: String?
+    public var methodAttribute: String?
     /// The `enctype` attribute as written.
-    public let enctypeAttribute: String?
+    public var enctypeAttribute: String?
     /// Every listed control the form owns, in tree order.
     public var controls: [FormControl]
 

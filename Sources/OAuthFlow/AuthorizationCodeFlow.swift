@@ -18,20 +18,36 @@ public struct AuthorizationCodeFlow: Sendable {
         self.driver = driver
     }
 
+    /// What the front channel yields: the code and what its exchange and checks need.
+    public struct Authorization: Sendable {
+        public let code: String
+        public let pkce: PKCE
+        public let nonce: String?
+        /// The redirect as intercepted (it carries the code: never print it).
+        public let callback: URL
+        /// The URLs the user agent loaded, in order (queries redacted).
+        public let pages: [String]
+    }
+
     /// What a completed flow yields.
     public struct Result: Sendable {
         public let tokens: TokenResponse
         /// The verified ID token, when `openid` was asked for.
         public let idToken: IDToken?
-        /// The URLs the user agent loaded, in order (queries redacted).
         public let pages: [String]
     }
 
+    /// The whole flow: `authorize()`, then `complete(_:)`.
     public func run() async throws -> Result {
+        try await complete(try await authorize())
+    }
+
+    /// The front channel: opens the authorization URL, lets the driver sign in and consent, and
+    /// intercepts the redirect (never requested); checks `state` and `iss`.
+    public func authorize() async throws -> Authorization {
         let pkce = PKCE(method: pkceMethod)
         let state = OAuthRandom.token(16)
-        let wantsIDToken = client.configuration.scopes.contains("openid")
-        let nonce = wantsIDToken ? OAuthRandom.token(16) : nil
+        let nonce = client.configuration.scopes.contains("openid") ? OAuthRandom.token(16) : nil
         let start = try client.authorizationURL(pkce: pkce, state: state, nonce: nonce)
         let navigator = Navigator(session: client.session, policy: .intercepting(redirectURI: client.configuration.redirectURI))
         var outcome = try await navigator.open(start)
@@ -48,12 +64,22 @@ public struct AuthorizationCodeFlow: Sendable {
         }
         guard let callback = outcome.interceptedURL else { throw OAuthError(.missingCode) }
         let code = try Self.code(from: callback, state: state, issuer: client.provider.issuer)
-        let tokens = try await client.exchange(code: code, verifier: pkce.verifier)
-        guard wantsIDToken else { return Result(tokens: tokens, idToken: nil, pages: pages) }
+        return Authorization(code: code, pkce: pkce, nonce: nonce, callback: callback, pages: pages)
+    }
+
+    /// The back channel: exchanges the code with its PKCE verifier and verifies the ID token.
+    public func complete(_ authorization: Authorization) async throws -> Result {
+        let tokens = try await client.exchange(code: authorization.code, verifier: authorization.pkce.verifier)
+        guard let nonce = authorization.nonce else { return Result(tokens: tokens, idToken: nil, pages: authorization.pages) }
         guard let raw = tokens.idToken else { throw OAuthError(.invalidTokenResponse("no id_token for an openid request")) }
-        let validator = IDTokenValidator(issuer: client.provider.issuer, clientID: client.configuration.clientID, keys: try await client.keys())
-        let idToken = try validator.validate(raw, nonce: nonce, accessToken: tokens.accessToken, code: code)
-        return Result(tokens: tokens, idToken: idToken, pages: pages)
+        let idToken = try validator(try await client.keys()).validate(raw, nonce: nonce, accessToken: tokens.accessToken,
+                                                                         code: authorization.code)
+        return Result(tokens: tokens, idToken: idToken, pages: authorization.pages)
+    }
+
+    /// The ID token checks for this client and provider.
+    public func validator(_ keys: JSONWebKeySet) -> IDTokenValidator {
+        IDTokenValidator(issuer: client.provider.issuer, clientID: client.configuration.clientID, keys: keys)
     }
 
     /// The code from the redirect, after the checks RFC 6749 §10.12 and RFC 9207 ask for.

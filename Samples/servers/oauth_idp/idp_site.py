@@ -24,6 +24,7 @@ def configure(state_dir, rsa_private_key_pem):
         ],
         MIDDLEWARE=[
             "django.contrib.sessions.middleware.SessionMiddleware",
+            "django.middleware.common.CommonMiddleware",
             "django.middleware.csrf.CsrfViewMiddleware",
             "django.contrib.auth.middleware.AuthenticationMiddleware",
         ],

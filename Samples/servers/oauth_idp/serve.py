@@ -73,6 +73,14 @@ class Handler(WSGIRequestHandler):
 class TLSWSGIServer(socketserver.ThreadingMixIn, WSGIServer):
     daemon_threads = True
 
+    def shutdown_request(self, request):
+        # End TLS with close_notify: a close-delimited body cut without it is a truncation.
+        try:
+            request.unwrap()
+        except (OSError, ValueError):
+            pass
+        super().shutdown_request(request)
+
 
 def serve(args, application):
     log = hostile_common.EventLog(args.log)
