@@ -43,8 +43,10 @@ public struct OAuthScenario: Decodable, Sendable {
     public var client: Client
     public var redirectURI: String?
     public var scopes: [String]?
-    /// authorization_code (default) or client_credentials.
+    /// authorization_code (default), client_credentials or device_code.
     public var grant: String?
+    /// The device authorization endpoint, when discovery does not list it.
+    public var deviceAuthorizationEndpoint: String?
     /// S256 (default) or plain.
     public var pkce: String?
     public var login: Login?
@@ -58,7 +60,7 @@ public struct OAuthScenario: Decodable, Sendable {
     public private(set) var secrets: [String] = []
 
     private enum CodingKeys: String, CodingKey {
-        case name, issuer, endpoints, client, redirectURI, scopes, grant, pkce, login, refresh, userinfo, expect
+        case name, issuer, endpoints, client, redirectURI, scopes, grant, deviceAuthorizationEndpoint, pkce, login, refresh, userinfo, expect
     }
 
     /// Reads a scenario; throws `OAuthScenarioError` naming the file and the JSON path.
@@ -87,9 +89,10 @@ public struct OAuthScenario: Decodable, Sendable {
             throw fail("$.client.auth", "must be none, client_secret_basic or client_secret_post")
         }
         if (client.auth ?? "none") != "none", client.secret == nil { throw fail("$.client.secret", "\(client.auth!) needs a secret") }
-        guard ["authorization_code", "client_credentials"].contains(grant ?? "authorization_code") else {
-            throw fail("$.grant", "must be authorization_code or client_credentials")
+        guard ["authorization_code", "client_credentials", "device_code"].contains(grant ?? "authorization_code") else {
+            throw fail("$.grant", "must be authorization_code, client_credentials or device_code")
         }
+        if grant == "device_code", login == nil { throw fail("$.login", "the device grant needs login credentials") }
         guard ["S256", "plain"].contains(pkce ?? "S256") else { throw fail("$.pkce", "must be S256 or plain") }
         if (grant ?? "authorization_code") == "authorization_code" {
             guard let redirectURI, URL(string: redirectURI)?.scheme != nil else { throw fail("$.redirectURI", "an absolute redirect URI is needed") }

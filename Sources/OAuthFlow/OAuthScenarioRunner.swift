@@ -60,6 +60,18 @@ public enum OAuthScenarioRunner {
             try check(tokens, scenario.expect)
             return
         }
+        if scenario.grant == "device_code" {
+            mark = Date()
+            var driver = driver(scenario)
+            if scenario.login?.approveButton == nil { driver.approveButton = "Accept" }
+            if scenario.login?.denyButton == nil { driver.denyButton = "Deny" }
+            let flow = DeviceAuthorizationFlow(client: client, driver: driver,
+                                               endpoint: scenario.deviceAuthorizationEndpoint.flatMap(URL.init(string:)))
+            let tokens = try await flow.run()
+            record("device grant", mark, "user approved in a second session; \(tokens.tokenType), scopes \(tokens.scopes.joined(separator: " "))")
+            try check(tokens, scenario.expect)
+            return
+        }
         var flow = AuthorizationCodeFlow(client: client, driver: driver(scenario))
         flow.pkceMethod = scenario.pkce == "plain" ? .plain : .s256
         mark = Date()

@@ -11,9 +11,11 @@ struct OAuthCommand {
     Run OAuth 2.0 / OpenID Connect flows headless, each scenario in a fresh ephemeral session
     through the relays given: discovery, the provider's login and consent forms, the redirect to
     the client's redirect URI (intercepted, never requested), the code exchange with PKCE, the ID
-    token's signature (JWKS) and claims, userinfo and refresh; or the client credentials grant.
-    Prints one line per step with its time, then PASS or FAIL per scenario. Scenario strings may
-    be ${env:NAME}: such values, passwords and client secrets are never printed or written.
+    token's signature (JWKS) and claims, userinfo and refresh; or the client credentials or the
+    device authorization grant (the user acts in a second ephemeral session while the client
+    polls). Prints one line per step with its time, then PASS or FAIL per scenario. Scenario
+    strings may be ${env:NAME}: such values, passwords and client secrets are never printed or
+    written. The scenario format is described in README.md.
 
     Options:
       --junit FILE             write the verdicts as JUnit XML (Jenkins, GitLab)

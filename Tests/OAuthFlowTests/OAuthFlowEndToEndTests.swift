@@ -185,6 +185,33 @@ final class OAuthFlowEndToEndTests: XCTestCase {
         XCTAssertEqual(failure(validator), .audience(expected: IdentityProvider.publicClientID, actual: [IdentityProvider.confidentialClientID]))
     }
 
+    /// RFC 8628: the user signs in and approves in a second ephemeral session while the client
+    /// polls; a denial ends the poll with access_denied.
+    func testDeviceAuthorizationGrantApprovedAndDenied() async throws {
+        let provider = try idp()
+        let endpoint = URL(string: provider.issuer + "/device-authorization/")!
+        for consent in [LoginDriver.Consent.approve, .deny] {
+            let device = try await client("device-app", scopes: ["openid", "read"])
+            defer { device.invalidate() }
+            var driver = alice
+            driver.consent = consent
+            driver.approveButton = "Accept"
+            driver.denyButton = "Deny"
+            let flow = DeviceAuthorizationFlow(client: device, driver: driver, endpoint: endpoint)
+            do {
+                let tokens = try await flow.run()
+                XCTAssertEqual(consent, .approve, "a denied device got tokens")
+                let userinfo = try await device.userinfo(accessToken: tokens.accessToken)
+                XCTAssertNotNil(userinfo["sub"]?.string)
+            } catch let error as OAuthError {
+                XCTAssertEqual(consent, .deny, "\(error)")
+                XCTAssertEqual(error.oauthErrorCode, "access_denied", "\(error)")
+            }
+        }
+        let paths = try provider.requests().map(\.path)
+        XCTAssertTrue(paths.contains("/o/device/") && paths.contains { $0.hasPrefix("/o/device-confirm/") }, "\(paths)")
+    }
+
     /// A port on 127.0.0.1 that nothing listens on (bound, read, closed).
     static func unusedLoopbackPort() throws -> UInt16 {
         let socket = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

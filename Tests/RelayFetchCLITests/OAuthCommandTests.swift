@@ -56,17 +56,21 @@ final class OAuthCommandTests: XCTestCase {
         {"name": "consent denied", "issuer": "\#(issuer)", "client": {"id": "public-app"},
          "redirectURI": "com.example.app:/callback", "login": \#(login(consent: "deny")), "expect": {"error": "access_denied"}}
         """#)
+        let device = try scenario("device", #"""
+        {"name": "device grant", "issuer": "\#(issuer)", "grant": "device_code", "client": {"id": "device-app"},
+         "deviceAuthorizationEndpoint": "\#(issuer)/device-authorization/", "scopes": ["read"], "login": \#(login())}
+        """#)
         let junit = directory.appendingPathComponent("junit.xml").path
-        let run = await CommandRun.run(["oauth", loginFile, service, denied, "--junit", junit] + CommandRun.relayArguments)
+        let run = await CommandRun.run(["oauth", loginFile, service, denied, device, "--junit", junit] + CommandRun.relayArguments)
         XCTAssertEqual(run.status, 0, run.stdoutText + run.stderr)
         let lines = run.stdoutText.split(separator: "\n").map(String.init)
-        XCTAssertEqual(lines.filter { $0.hasPrefix("PASS ") }.count, 3, run.stdoutText)
-        for step in ["discovery", "authorize", "token", "userinfo", "refresh", "expected error"] {
+        XCTAssertEqual(lines.filter { $0.hasPrefix("PASS ") }.count, 4, run.stdoutText)
+        for step in ["discovery", "authorize", "token", "userinfo", "refresh", "expected error", "device grant"] {
             XCTAssertTrue(lines.contains { $0.hasPrefix("  \(step) ") }, "no \(step) line in:\n\(run.stdoutText)")
         }
         let xml = try String(contentsOfFile: junit, encoding: .utf8)
-        XCTAssertTrue(xml.contains(#"<testsuite name="relayfetch oauth" tests="3" failures="0""#), xml)
-        XCTAssertEqual(xml.components(separatedBy: "<testcase ").count - 1, 3)
+        XCTAssertTrue(xml.contains(#"<testsuite name="relayfetch oauth" tests="4" failures="0""#), xml)
+        XCTAssertEqual(xml.components(separatedBy: "<testcase ").count - 1, 4)
         // Well-formed, with the elements and attributes JUnit readers use.
         let check = """
         import sys, xml.etree.ElementTree as E

@@ -11,7 +11,7 @@ from django.urls import include, path
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def configure(state_dir, rsa_private_key_pem):
+def configure(state_dir, rsa_private_key_pem, device_verification_uri):
     settings.configure(
         DEBUG=False,
         SECRET_KEY="relayfetch-test-idp-not-secret",
@@ -56,6 +56,8 @@ def configure(state_dir, rsa_private_key_pem):
             "ALLOWED_REDIRECT_URI_SCHEMES": ["https", "http", "com.example.app"],
             "OAUTH2_VALIDATOR_CLASS": "idp_site.ClaimsValidator",
             "ACCESS_TOKEN_EXPIRE_SECONDS": 600,
+            "OAUTH_DEVICE_VERIFICATION_URI": device_verification_uri,
+            "DEVICE_FLOW_INTERVAL": 1,
         },
     )
 

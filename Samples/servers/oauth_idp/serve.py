@@ -8,7 +8,7 @@ method, path, and whether a Proxy-Authorization header or the relay token arrive
 
 Clients: "public-app" (public, PKCE, consent shown), "confidential-app" (secret
 "confidential-secret", consent skipped) and "service-app" (client credentials, secret
-"service-secret"). User: alice / "wonderland-pw".
+"service-secret") and "device-app" (public, device authorization grant). User: alice / "wonderland-pw".
 """
 import os
 import socketserver
@@ -31,15 +31,17 @@ def main():
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
                             serialization.NoEncryption()).decode()
+    server = TLSWSGIServer((args.host, args.port), Handler)
+    port = server.server_address[1]
     import idp_site
-    idp_site.configure(args.state, pem)
+    idp_site.configure(args.state, pem, "https://origin.test:%d/o/device/" % port)
     import django
     django.setup()
     from django.core.management import call_command
     call_command("migrate", verbosity=0, interactive=False, run_syncdb=True)
     seed()
     from django.core.wsgi import get_wsgi_application
-    serve(args, get_wsgi_application())
+    serve(args, server, get_wsgi_application())
 
 
 def seed():
@@ -57,6 +59,9 @@ def seed():
     Application.objects.create(
         name="service-app", client_id="service-app", client_secret="service-secret", client_type="confidential",
         authorization_grant_type="client-credentials", algorithm="RS256", user=user)
+    Application.objects.create(
+        name="device-app", client_id="device-app", client_type="public",
+        authorization_grant_type="urn:ietf:params:oauth:grant-type:device_code", algorithm="RS256", user=user)
 
 
 class Handler(WSGIRequestHandler):
@@ -82,7 +87,7 @@ class TLSWSGIServer(socketserver.ThreadingMixIn, WSGIServer):
         super().shutdown_request(request)
 
 
-def serve(args, application):
+def serve(args, server, application):
     log = hostile_common.EventLog(args.log)
 
     def logged(environ, start_response):
@@ -92,7 +97,6 @@ def serve(args, application):
             "relay-token=%s" % ("relay-token" in headers))
         return application(environ, start_response)
 
-    server = TLSWSGIServer((args.host, args.port), Handler)
     server.set_app(logged)
     server.socket = hostile_common.server_tls_context(args).wrap_socket(server.socket, server_side=True)
     hostile_common.exit_with_parent()
