@@ -72,6 +72,7 @@ public struct AuthorizationCodeFlow: Sendable {
         let tokens = try await client.exchange(code: authorization.code, verifier: authorization.pkce.verifier)
         guard let nonce = authorization.nonce else { return Result(tokens: tokens, idToken: nil, pages: authorization.pages) }
         guard let raw = tokens.idToken else { throw OAuthError(.invalidTokenResponse("no id_token for an openid request")) }
+        // The JWKS is fetched for each token, so a key the provider rotated in is always there.
         let idToken = try validator(try await client.keys()).validate(raw, nonce: nonce, accessToken: tokens.accessToken,
                                                                          code: authorization.code)
         return Result(tokens: tokens, idToken: idToken, pages: authorization.pages)

@@ -101,6 +101,15 @@ public final class OAuthClient: Sendable {
     /// The provider's JWK Set, fetched through the relays.
     public func keys() async throws -> JSONWebKeySet { try await provider.keys(session: session) }
 
+    /// The signed client assertion for `private_key_jwt`.
+    static func clientAssertion(_ key: JWSSigningKey, clientID: String, audience: URL, now: Date = Date()) throws(OAuthError) -> String {
+        let issuedAt = now.timeIntervalSince1970.rounded(.down)
+        return try key.sign(claims: .object([
+            "iss": .string(clientID), "sub": .string(clientID), "aud": .string(audience.absoluteString),
+            "jti": .string(OAuthRandom.token(16)), "iat": .number(issuedAt), "exp": .number(issuedAt + 60),
+        ]))
+    }
+
     /// POSTs a token request with the client's authentication; throws `tokenEndpoint` with the
     /// provider's OAuth error on any non-200 answer.
     func tokenRequest(_ parameters: [(String, String)], requestedScopes: [String]? = nil) async throws -> TokenResponse {
@@ -116,6 +125,10 @@ public final class OAuthClient: Sendable {
             // RFC 6749 §2.3.1: each part form-encoded (so neither holds a literal "=") before Base64.
             let pair = FormBodyEncoder.urlEncoded([FormEntry(configuration.clientID, secret)]).replacingOccurrences(of: "=", with: ":")
             headers.append(("Authorization", "Basic " + Data(pair.utf8).base64EncodedString()))
+        case .privateKeyJWT(let key):
+            entries += [FormEntry("client_id", configuration.clientID),
+                        FormEntry("client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"),
+                        FormEntry("client_assertion", try Self.clientAssertion(key, clientID: configuration.clientID, audience: endpoint))]
         }
         var request = HTTPRequest(url: endpoint, method: "POST", headerFields: headers.map { (name: $0.0, value: $0.1) },
                                   body: Data(FormBodyEncoder.urlEncoded(entries).utf8))

@@ -11,6 +11,10 @@ public struct OAuthClientConfiguration: Sendable {
         case clientSecretBasic(secret: String)
         /// `client_id` and `client_secret` in the body.
         case clientSecretPost(secret: String)
+        /// A JWT signed with the client's private key as `client_assertion` (RFC 7523 §2.2,
+        /// OIDC Core §9): `iss` and `sub` the client id, `aud` the token endpoint, a fresh `jti`,
+        /// valid for 60 s.
+        case privateKeyJWT(JWSSigningKey)
     }
 
     public var clientID: String

@@ -14,8 +14,12 @@ public struct OAuthScenario: Decodable, Sendable {
     public struct Client: Decodable, Sendable {
         public var id: String
         public var secret: String?
-        /// none (default), client_secret_basic or client_secret_post.
+        /// none (default), client_secret_basic, client_secret_post or private_key_jwt.
         public var auth: String?
+        /// The PEM private key for private_key_jwt (RSA, EC P-256 or Ed25519).
+        public var privateKeyFile: String?
+        /// The `kid` of that key at the provider.
+        public var keyID: String?
     }
 
     public struct Login: Decodable, Sendable {
@@ -85,10 +89,17 @@ public struct OAuthScenario: Decodable, Sendable {
     private func validate(file: String) throws(OAuthScenarioError) {
         func fail(_ path: String, _ reason: String) -> OAuthScenarioError { OAuthScenarioError(file: file, path: path, reason: reason) }
         guard (issuer == nil) != (endpoints == nil) else { throw fail("$", "give either issuer or endpoints") }
-        guard ["none", "client_secret_basic", "client_secret_post"].contains(client.auth ?? "none") else {
-            throw fail("$.client.auth", "must be none, client_secret_basic or client_secret_post")
+        guard ["none", "client_secret_basic", "client_secret_post", "private_key_jwt"].contains(client.auth ?? "none") else {
+            throw fail("$.client.auth", "must be none, client_secret_basic, client_secret_post or private_key_jwt")
         }
-        if (client.auth ?? "none") != "none", client.secret == nil { throw fail("$.client.secret", "\(client.auth!) needs a secret") }
+        if client.auth == "private_key_jwt" {
+            guard let file = client.privateKeyFile else { throw fail("$.client.privateKeyFile", "private_key_jwt needs a private key file") }
+            guard let pem = FileManager.default.contents(atPath: file), (try? JWSSigningKey(pem: pem)) != nil else {
+                throw fail("$.client.privateKeyFile", "\(file) is not a readable RSA, EC P-256 or Ed25519 PEM private key")
+            }
+        } else if (client.auth ?? "none") != "none", client.secret == nil {
+            throw fail("$.client.secret", "\(client.auth!) needs a secret")
+        }
         guard ["authorization_code", "client_credentials", "device_code"].contains(grant ?? "authorization_code") else {
             throw fail("$.grant", "must be authorization_code, client_credentials or device_code")
         }

@@ -49,7 +49,7 @@ public enum OAuthScenarioRunner {
     private static func perform(_ scenario: OAuthScenario, sessionConfiguration: Session.Configuration,
                                 record: (String, Date, String) -> Void) async throws {
         var mark = Date()
-        let client = try await OAuthClient.connect(to: provider(scenario), client: clientConfiguration(scenario),
+        let client = try await OAuthClient.connect(to: provider(scenario), client: try clientConfiguration(scenario),
                                                    sessionConfiguration: sessionConfiguration)
         defer { client.invalidate() }
         record(scenario.issuer != nil ? "discovery" : "endpoints", mark, client.provider.issuer)
@@ -124,12 +124,15 @@ public enum OAuthScenarioRunner {
                                            jwksURI: endpoints.jwks.flatMap(URL.init(string:))))
     }
 
-    private static func clientConfiguration(_ scenario: OAuthScenario) -> OAuthClientConfiguration {
+    private static func clientConfiguration(_ scenario: OAuthScenario) throws -> OAuthClientConfiguration {
         let secret = scenario.client.secret ?? ""
         let authentication: OAuthClientConfiguration.Authentication
         switch scenario.client.auth ?? "none" {
         case "client_secret_basic": authentication = .clientSecretBasic(secret: secret)
         case "client_secret_post": authentication = .clientSecretPost(secret: secret)
+        case "private_key_jwt":
+            let pem = FileManager.default.contents(atPath: scenario.client.privateKeyFile ?? "") ?? Data()
+            authentication = .privateKeyJWT(try JWSSigningKey(pem: pem, keyID: scenario.client.keyID))
         default: authentication = .none
         }
         return OAuthClientConfiguration(clientID: scenario.client.id, authentication: authentication,

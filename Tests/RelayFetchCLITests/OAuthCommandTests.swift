@@ -113,7 +113,7 @@ final class OAuthCommandTests: XCTestCase {
         """#)
         let run = await CommandRun.run(["oauth", file] + CommandRun.relayArguments)
         XCTAssertEqual(run.status, 2)
-        XCTAssertEqual(run.stderr, "relayfetch: \(file): $.client.auth must be none, client_secret_basic or client_secret_post\n")
+        XCTAssertEqual(run.stderr, "relayfetch: \(file): $.client.auth must be none, client_secret_basic, client_secret_post or private_key_jwt\n")
         let missing = try scenario("missing", #"{"name": "m", "issuer": "https://origin.test/o", "client": {}}"#)
         let second = await CommandRun.run(["oauth", missing])
         XCTAssertEqual(second.status, 2)
