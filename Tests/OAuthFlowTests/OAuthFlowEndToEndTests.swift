@@ -160,9 +160,10 @@ final class OAuthFlowEndToEndTests: XCTestCase {
         let keys = try await client.keys()
         var validator = flow.validator(keys)
         XCTAssertNoThrow(try validator.validate(raw, nonce: second.nonce))
-        func failure(_ validator: IDTokenValidator, _ token: String = raw, nonce: String? = second.nonce, now: Date = Date()) -> IDTokenCheck? {
+        func failure(_ validator: IDTokenValidator, _ token: String = raw, nonce: String? = second.nonce, now: Date = Date(),
+                     accessToken: String? = nil) -> IDTokenCheck? {
             do {
-                _ = try validator.validate(token, nonce: nonce, now: now)
+                _ = try validator.validate(token, nonce: nonce, accessToken: accessToken, now: now)
                 return nil
             } catch {
                 guard case .idToken(let check) = error.code else { return nil }
@@ -170,6 +171,9 @@ final class OAuthFlowEndToEndTests: XCTestCase {
             }
         }
         XCTAssertEqual(failure(validator, nonce: "other"), .nonce)
+        XCTAssertNotNil(result.idToken?.claims["at_hash"], "the provider sends at_hash: the check below is live")
+        XCTAssertNil(failure(validator, accessToken: result.tokens.accessToken))
+        XCTAssertEqual(failure(validator, accessToken: "another-access-token"), .accessTokenHash)
         // django-oauth-toolkit's ID tokens live 10 hours.
         guard case .expired? = failure(validator, now: Date().addingTimeInterval(11 * 3600)) else { return XCTFail("expiry not checked") }
         guard case .issuedAt? = failure(validator, now: Date().addingTimeInterval(3600)) else { return XCTFail("iat age not checked") }
