@@ -28,17 +28,19 @@ final class OAuthFlowEndToEndTests: XCTestCase {
     }
 
     private func client(_ id: String, _ authentication: OAuthClientConfiguration.Authentication = .none,
-                        redirect: String = "com.example.app:/callback", scopes: [String] = ["openid", "email"]) async throws -> OAuthClient {
+                        redirect: String = "com.example.app:/callback", scopes: [String] = ["openid", "email"],
+                        hops: [ProxyConfiguration.RelayHop] = [TestServers.relayHop()]) async throws -> OAuthClient {
         let configuration = OAuthClientConfiguration(clientID: id, authentication: authentication,
                                                      redirectURI: URL(string: redirect)!, scopes: scopes)
         return try await OAuthClient.connect(to: .issuer(try idp().issuer), client: configuration,
-                                             sessionConfiguration: TestServers.configuration(hops: [TestServers.relayHop()]))
+                                             sessionConfiguration: TestServers.configuration(hops: hops))
     }
 
     private var alice: LoginDriver { LoginDriver(username: IdentityProvider.username, password: IdentityProvider.password) }
 
     func testPublicClientLogsInConsentsAndRefreshesThroughTheRelay() async throws {
         let provider = try idp()
+        let earlier = try provider.requests().count
         let client = try await client(IdentityProvider.publicClientID)
         defer { client.invalidate() }
         let flow = AuthorizationCodeFlow(client: client, driver: alice)
@@ -66,10 +68,25 @@ final class OAuthFlowEndToEndTests: XCTestCase {
         XCTAssertEqual(after["sub"]?.string, subject)
 
         // The provider saw every request from the relay's address and never the relay's token.
-        let requests = try provider.requests()
+        let requests = Array(try provider.requests().dropFirst(earlier))
         XCTAssertTrue(requests.contains { $0.method == "POST" && $0.path == "/accounts/login/" }, "\(requests)")
         XCTAssertTrue(requests.contains { $0.method == "POST" && $0.path == "/o/token/" })
         XCTAssertEqual(Set(requests.map(\.clientAddress)), ["127.0.0.11"])
+        XCTAssertFalse(requests.contains { $0.hadProxyAuthorization || $0.hadRelayToken })
+    }
+
+    /// Through relays A then B: the provider sees only relay B's address, and neither token.
+    func testTwoHopChainShowsOnlyTheSecondRelayToTheProvider() async throws {
+        let provider = try idp()
+        let earlier = try provider.requests().count
+        let hopB = TestServers.relayHop(token: TestServers.relayBToken, url: TestServers.relayBURL)
+        let client = try await client(IdentityProvider.publicClientID, hops: [TestServers.relayHop(), hopB])
+        defer { client.invalidate() }
+        let result = try await AuthorizationCodeFlow(client: client, driver: alice).run()
+        _ = try await client.userinfo(accessToken: result.tokens.accessToken)
+        let requests = Array(try provider.requests().dropFirst(earlier))
+        XCTAssertGreaterThanOrEqual(requests.count, 6, "\(requests)")
+        XCTAssertEqual(Set(requests.map(\.clientAddress)), ["127.0.0.12"])
         XCTAssertFalse(requests.contains { $0.hadProxyAuthorization || $0.hadRelayToken })
     }
 
