@@ -19,6 +19,8 @@ struct OAuthCommand {
 
     Options:
       --junit FILE             write the verdicts as JUnit XML (Jenkins, GitLab)
+      --parallel N             run up to N scenarios at once, each in its own session (default 1);
+                               a scenario's lines are printed together when it ends
       -h, --help               show this help
     Relay options:
     \(RelayOptions.help)
@@ -30,6 +32,7 @@ struct OAuthCommand {
     var scenarios: [(file: String, scenario: OAuthScenario)] = []
     var relay = RelayOptions()
     var junitPath: String?
+    var parallel = 1
 
     static func parse(_ arguments: [String]) throws -> OAuthCommand? {
         var scanner = ArgumentScanner(arguments)
@@ -41,6 +44,10 @@ struct OAuthCommand {
             switch argument {
             case "-h", "--help": return nil
             case "--junit": command.junitPath = try scanner.value()
+            case "--parallel":
+                let text = try scanner.value()
+                guard let count = Int(text), count >= 1 else { throw UsageError("--parallel needs a number 1 or more, not \"\(text)\"") }
+                command.parallel = count
             default:
                 if argument.hasPrefix("-") { throw UsageError("unknown option \(argument) for oauth (see relayfetch oauth --help)") }
                 files.append(argument)
@@ -66,16 +73,8 @@ struct OAuthCommand {
         }
         let secrets = scenarios.flatMap(\.scenario.secrets).filter { !$0.isEmpty }
         let redact = { (text: String) in secrets.reduce(text) { $0.replacingOccurrences(of: $1, with: "[redacted]") } }
-        var verdicts: [OAuthScenarioRunner.Verdict] = []
-        for (_, scenario) in scenarios {
-            io.print(redact("scenario \(scenario.name)"))
-            let verdict = await OAuthScenarioRunner.run(scenario, sessionConfiguration: configuration) { step in
-                io.print(redact("  \(step.name.padding(toLength: 14, withPad: " ", startingAt: 0)) \(String(format: "%7.3f", step.seconds)) s  \(step.detail)"))
-            }
-            io.print(redact(verdict.passed ? "PASS \(verdict.name) (\(String(format: "%.3f", verdict.seconds)) s)"
-                                           : "FAIL \(verdict.name): \(verdict.failure ?? "")"))
-            verdicts.append(verdict)
-        }
+        let verdicts = parallel > 1 ? await runConcurrently(configuration, io: io, redact: redact)
+                                    : await runInTurn(configuration, io: io, redact: redact)
         if let junitPath {
             do {
                 try Data(redact(Self.junit(verdicts)).utf8).write(to: URL(fileURLWithPath: junitPath))
@@ -85,6 +84,50 @@ struct OAuthCommand {
             }
         }
         return verdicts.allSatisfy(\.passed) ? 0 : 1
+    }
+
+    /// One scenario after the other, each step printed as it ends.
+    private func runInTurn(_ configuration: Session.Configuration, io: CommandIO, redact: (String) -> String) async -> [OAuthScenarioRunner.Verdict] {
+        var verdicts: [OAuthScenarioRunner.Verdict] = []
+        for (_, scenario) in scenarios {
+            io.print(redact("scenario \(scenario.name)"))
+            let verdict = await OAuthScenarioRunner.run(scenario, sessionConfiguration: configuration) { io.print(redact(Self.line($0))) }
+            io.print(redact(Self.verdictLine(verdict)))
+            verdicts.append(verdict)
+        }
+        return verdicts
+    }
+
+    /// Up to `parallel` scenarios at once; each one's lines printed together when it ends;
+    /// verdicts returned in the order the files were given.
+    private func runConcurrently(_ configuration: Session.Configuration, io: CommandIO,
+                                 redact: @escaping (String) -> String) async -> [OAuthScenarioRunner.Verdict] {
+        let all = scenarios.map(\.scenario)
+        return await withTaskGroup(of: (Int, OAuthScenarioRunner.Verdict).self) { group in
+            var next = 0
+            var results = [OAuthScenarioRunner.Verdict?](repeating: nil, count: all.count)
+            func start() {
+                let index = next
+                next += 1
+                group.addTask { (index, await OAuthScenarioRunner.run(all[index], sessionConfiguration: configuration)) }
+            }
+            for _ in 0..<min(parallel, all.count) { start() }
+            while let (index, verdict) = await group.next() {
+                let block = ["scenario \(verdict.name)"] + verdict.steps.map(Self.line) + [Self.verdictLine(verdict)]
+                io.print(redact(block.joined(separator: "\n")))
+                results[index] = verdict
+                if next < all.count { start() }
+            }
+            return results.compactMap { $0 }
+        }
+    }
+
+    private static func line(_ step: OAuthScenarioRunner.Step) -> String {
+        "  \(step.name.padding(toLength: 14, withPad: " ", startingAt: 0)) \(String(format: "%7.3f", step.seconds)) s  \(step.detail)"
+    }
+
+    private static func verdictLine(_ verdict: OAuthScenarioRunner.Verdict) -> String {
+        verdict.passed ? "PASS \(verdict.name) (\(String(format: "%.3f", verdict.seconds)) s)" : "FAIL \(verdict.name): \(verdict.failure ?? "")"
     }
 
     /// JUnit XML as Jenkins and GitLab read it: one testsuite, one testcase per scenario, steps

@@ -29,7 +29,10 @@ def configure(state_dir, rsa_private_key_pem, device_verification_uri):
             "django.contrib.auth.middleware.AuthenticationMiddleware",
         ],
         ROOT_URLCONF="idp_site",
-        DATABASES={"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": os.path.join(state_dir, "idp.sqlite3")}},
+        # Requests run on threads: IMMEDIATE transactions and a busy timeout keep concurrent
+        # flows from failing with "database is locked".
+        DATABASES={"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": os.path.join(state_dir, "idp.sqlite3"),
+                               "OPTIONS": {"transaction_mode": "IMMEDIATE", "timeout": 20}}},
         TEMPLATES=[{
             "BACKEND": "django.template.backends.django.DjangoTemplates",
             "DIRS": [os.path.join(HERE, "templates")],
