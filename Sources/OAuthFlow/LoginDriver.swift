@@ -30,6 +30,16 @@ public struct LoginDriver: Sendable {
     /// The form to submit on `page` and with which button; throws `loginStuck` when the page
     /// has neither a login nor a consent form, or shows the login form again after a login.
     func action(on page: Page, loginsSoFar: Int) throws(OAuthError) -> (form: HTMLForm, submitter: String?) {
+        guard let action = try nextAction(on: page, loginsSoFar: loginsSoFar) else {
+            let wanted = consent == .approve ? approveButton : denyButton
+            throw OAuthError(.loginStuck(url: Self.redacted(page.url), reason: "no login form and no \"\(wanted)\" button (HTTP \(page.statusCode))"))
+        }
+        return action
+    }
+
+    /// Like `action(on:loginsSoFar:)`, but nil when the page asks nothing of the user (a user
+    /// agent's login has landed).
+    func nextAction(on page: Page, loginsSoFar: Int) throws(OAuthError) -> (form: HTMLForm, submitter: String?)? {
         let forms = page.forms
         if var login = forms.first(where: { $0.controls.contains { $0.type == "password" } }) {
             guard loginsSoFar == 0 else {
@@ -47,7 +57,7 @@ public struct LoginDriver: Sendable {
         for form in forms {
             if let index = try? form.submitter(wanted) { return (form, Self.key(form.controls[index])) }
         }
-        throw OAuthError(.loginStuck(url: Self.redacted(page.url), reason: "no login form and no \"\(wanted)\" button (HTTP \(page.statusCode))"))
+        return nil
     }
 
     /// How to name a submitter so `HTMLForm.submitter` finds exactly it.

@@ -27,6 +27,8 @@ public struct OAuthError: Error, Sendable, CustomStringConvertible, Equatable {
         case userinfo(String)
         /// A configuration problem (no endpoint, no secret for the chosen method).
         case configuration(String)
+        /// A scenario's expectation did not hold.
+        case expectation(String)
     }
 
     public let code: Code
@@ -48,6 +50,7 @@ public struct OAuthError: Error, Sendable, CustomStringConvertible, Equatable {
         case .idToken(let check): return "ID token: \(check)"
         case .userinfo(let why): return "userinfo: \(why)"
         case .configuration(let why): return "configuration: \(why)"
+        case .expectation(let why): return "expected \(why)"
         }
     }
 }

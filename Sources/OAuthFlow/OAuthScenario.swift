@@ -39,12 +39,21 @@ public struct OAuthScenario: Decodable, Sendable {
         public var scopes: [String]?
         /// ID token claims that must have these string values.
         public var claims: [String: String]?
+        /// User-agent role: text the final page must contain.
+        public var text: String?
+        /// User-agent role: a regular expression the final page's URL must match.
+        public var urlPattern: String?
+        /// User-agent role: the final page's status.
+        public var status: Int?
     }
 
     public var name: String
     public var issuer: String?
     public var endpoints: Endpoints?
-    public var client: Client
+    /// The client (not needed for the user-agent role).
+    public var client: Client?
+    /// User-agent role: the relying party's login URL to start at.
+    public var startURL: String?
     public var redirectURI: String?
     public var scopes: [String]?
     /// authorization_code (default), client_credentials or device_code.
@@ -64,7 +73,7 @@ public struct OAuthScenario: Decodable, Sendable {
     public private(set) var secrets: [String] = []
 
     private enum CodingKeys: String, CodingKey {
-        case name, issuer, endpoints, client, redirectURI, scopes, grant, deviceAuthorizationEndpoint, pkce, login, refresh, userinfo, expect
+        case name, issuer, endpoints, client, startURL, redirectURI, scopes, grant, deviceAuthorizationEndpoint, pkce, login, refresh, userinfo, expect
     }
 
     /// Reads a scenario; throws `OAuthScenarioError` naming the file and the JSON path.
@@ -81,14 +90,25 @@ public struct OAuthScenario: Decodable, Sendable {
         } catch {
             throw OAuthScenarioError(file: file, path: "$", reason: "\(error)")
         }
-        scenario.secrets = substituted + [scenario.client.secret, scenario.login?.password].compactMap { $0 }
+        scenario.secrets = substituted + [scenario.client?.secret, scenario.login?.password].compactMap { $0 }
         try scenario.validate(file: file)
         return scenario
     }
 
     private func validate(file: String) throws(OAuthScenarioError) {
         func fail(_ path: String, _ reason: String) -> OAuthScenarioError { OAuthScenarioError(file: file, path: path, reason: reason) }
-        guard (issuer == nil) != (endpoints == nil) else { throw fail("$", "give either issuer or endpoints") }
+        if let startURL {
+            guard let url = URL(string: startURL), ["http", "https"].contains(url.scheme ?? "") else {
+                throw fail("$.startURL", "must be an http or https URL")
+            }
+            guard login != nil else { throw fail("$.login", "the user-agent role needs login credentials") }
+            if let pattern = expect?.urlPattern, (try? NSRegularExpression(pattern: pattern)) == nil {
+                throw fail("$.expect.urlPattern", "is not a regular expression")
+            }
+            return
+        }
+        guard (issuer == nil) != (endpoints == nil) else { throw fail("$", "give either issuer or endpoints (or startURL)") }
+        guard let client else { throw fail("$.client", "is missing") }
         guard ["none", "client_secret_basic", "client_secret_post", "private_key_jwt"].contains(client.auth ?? "none") else {
             throw fail("$.client.auth", "must be none, client_secret_basic, client_secret_post or private_key_jwt")
         }

@@ -1,4 +1,5 @@
 import Foundation
+import HeadlessPage
 import RelayFetch
 
 /// Runs one `OAuthScenario` in its own ephemeral session and reports each step with its
@@ -49,6 +50,14 @@ public enum OAuthScenarioRunner {
     private static func perform(_ scenario: OAuthScenario, sessionConfiguration: Session.Configuration,
                                 record: (String, Date, String) -> Void) async throws {
         var mark = Date()
+        if let start = scenario.startURL.flatMap(URL.init(string:)) {
+            let result = try await UserAgentFlow(startURL: start, driver: driver(scenario)).run(sessionConfiguration: sessionConfiguration)
+            let page = result.finalPage
+            record("login", mark, "landed on \(LoginDriver.redacted(page.url)) (HTTP \(page.statusCode)) after "
+                   + result.pages.compactMap { URLComponents(string: $0)?.path }.joined(separator: " -> "))
+            try check(page, scenario.expect)
+            return
+        }
         let client = try await OAuthClient.connect(to: provider(scenario), client: try clientConfiguration(scenario),
                                                    sessionConfiguration: sessionConfiguration)
         defer { client.invalidate() }
@@ -85,7 +94,7 @@ public enum OAuthScenarioRunner {
         try check(result.tokens, scenario.expect)
         if let expected = scenario.expect?.claims {
             for (claim, value) in expected.sorted(by: { $0.key < $1.key }) where result.idToken?.claims[claim]?.string != value {
-                throw OAuthError(.idToken(.malformed("claim \(claim) is not \"\(value)\"")))
+                throw OAuthError(.expectation("ID token claim \(claim) to be \"\(value)\""))
             }
         }
         if scenario.userinfo == true {
@@ -107,12 +116,27 @@ public enum OAuthScenarioRunner {
         }
     }
 
+    private static func check(_ page: Page, _ expect: OAuthScenario.Expect?) throws(OAuthError) {
+        if let status = expect?.status, page.statusCode != status {
+            throw OAuthError(.expectation("status \(status), got \(page.statusCode)"))
+        }
+        if let text = expect?.text, !page.text.contains(text) {
+            throw OAuthError(.expectation("the final page to contain \"\(text)\""))
+        }
+        if let pattern = expect?.urlPattern, let expression = try? NSRegularExpression(pattern: pattern) {
+            let url = page.url.absoluteString
+            guard expression.firstMatch(in: url, range: NSRange(url.startIndex..., in: url)) != nil else {
+                throw OAuthError(.expectation("the final URL to match \(pattern), got \(LoginDriver.redacted(page.url))"))
+            }
+        }
+    }
+
     private static func check(_ tokens: TokenResponse, _ expect: OAuthScenario.Expect?) throws(OAuthError) {
         if let type = expect?.tokenType, tokens.tokenType.lowercased() != type.lowercased() {
-            throw OAuthError(.invalidTokenResponse("token_type \(tokens.tokenType) is not \(type)"))
+            throw OAuthError(.expectation("token_type \(type), got \(tokens.tokenType)"))
         }
         if let scopes = expect?.scopes, !Set(scopes).isSubset(of: tokens.scopes) {
-            throw OAuthError(.invalidTokenResponse("scopes \(tokens.scopes) lack \(scopes)"))
+            throw OAuthError(.expectation("scopes \(scopes), got \(tokens.scopes)"))
         }
     }
 
@@ -125,17 +149,18 @@ public enum OAuthScenarioRunner {
     }
 
     private static func clientConfiguration(_ scenario: OAuthScenario) throws -> OAuthClientConfiguration {
-        let secret = scenario.client.secret ?? ""
+        let client = scenario.client!
+        let secret = client.secret ?? ""
         let authentication: OAuthClientConfiguration.Authentication
-        switch scenario.client.auth ?? "none" {
+        switch client.auth ?? "none" {
         case "client_secret_basic": authentication = .clientSecretBasic(secret: secret)
         case "client_secret_post": authentication = .clientSecretPost(secret: secret)
         case "private_key_jwt":
-            let pem = FileManager.default.contents(atPath: scenario.client.privateKeyFile ?? "") ?? Data()
-            authentication = .privateKeyJWT(try JWSSigningKey(pem: pem, keyID: scenario.client.keyID))
+            let pem = FileManager.default.contents(atPath: client.privateKeyFile ?? "") ?? Data()
+            authentication = .privateKeyJWT(try JWSSigningKey(pem: pem, keyID: client.keyID))
         default: authentication = .none
         }
-        return OAuthClientConfiguration(clientID: scenario.client.id, authentication: authentication,
+        return OAuthClientConfiguration(clientID: client.id, authentication: authentication,
                                         redirectURI: URL(string: scenario.redirectURI ?? "urn:ietf:wg:oauth:2.0:oob")!,
                                         scopes: scenario.scopes ?? ["openid"])
     }

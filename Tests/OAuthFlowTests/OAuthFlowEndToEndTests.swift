@@ -233,6 +233,23 @@ final class OAuthFlowEndToEndTests: XCTestCase {
         XCTAssertTrue(paths.contains("/o/device/") && paths.contains { $0.hasPrefix("/o/device-confirm/") }, "\(paths)")
     }
 
+    /// The user-agent role: start at the relying party's login URL, sign in and consent at the
+    /// provider, land back on the app greeting the user; a denial lands on the app's error.
+    func testUserAgentRoleLandsBackOnTheApp() async throws {
+        let provider = try idp()
+        let start = URL(string: "https://origin.test:\(provider.port)/app/login")!
+        let configuration = TestServers.configuration(hops: [TestServers.relayHop()])
+        let result = try await UserAgentFlow(startURL: start, driver: alice).run(sessionConfiguration: configuration)
+        XCTAssertEqual(result.pages.map { URLComponents(string: $0)?.path }, ["/accounts/login/", "/o/authorize/"])
+        XCTAssertEqual(URLComponents(url: result.finalPage.url, resolvingAgainstBaseURL: false)?.path, "/app/")
+        XCTAssertEqual(result.finalPage.text, "Welcome, alice@origin.test")
+        var denying = alice
+        denying.consent = .deny
+        let denied = try await UserAgentFlow(startURL: start, driver: denying).run(sessionConfiguration: configuration)
+        XCTAssertEqual(denied.finalPage.statusCode, 403)
+        XCTAssertEqual(denied.finalPage.text, "Sign-in failed: access_denied")
+    }
+
     /// A port on 127.0.0.1 that nothing listens on (bound, read, closed).
     static func unusedLoopbackPort() throws -> UInt16 {
         let socket = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

@@ -60,24 +60,28 @@ final class OAuthCommandTests: XCTestCase {
         {"name": "device grant", "issuer": "\#(issuer)", "grant": "device_code", "client": {"id": "device-app"},
          "deviceAuthorizationEndpoint": "\#(issuer)/device-authorization/", "scopes": ["read"], "login": \#(login())}
         """#)
+        let app = try scenario("app", #"""
+        {"name": "web app login", "startURL": "\#(issuer.dropLast(2))/app/login", "login": \#(login()),
+         "expect": {"status": 200, "text": "Welcome, alice@origin.test", "urlPattern": "^https://origin\\.test:[0-9]+/app/$"}}
+        """#)
         let junit = directory.appendingPathComponent("junit.xml").path
-        let run = await CommandRun.run(["oauth", loginFile, service, denied, device, "--junit", junit, "--parallel", "4"]
+        let run = await CommandRun.run(["oauth", loginFile, service, denied, device, app, "--junit", junit, "--parallel", "4"]
                                        + CommandRun.relayArguments)
         XCTAssertEqual(run.status, 0, run.stdoutText + run.stderr)
         let lines = run.stdoutText.split(separator: "\n").map(String.init)
-        XCTAssertEqual(lines.filter { $0.hasPrefix("PASS ") }.count, 4, run.stdoutText)
-        for step in ["discovery", "authorize", "token", "userinfo", "refresh", "expected error", "device grant"] {
+        XCTAssertEqual(lines.filter { $0.hasPrefix("PASS ") }.count, 5, run.stdoutText)
+        for step in ["discovery", "authorize", "token", "userinfo", "refresh", "expected error", "device grant", "login"] {
             XCTAssertTrue(lines.contains { $0.hasPrefix("  \(step) ") }, "no \(step) line in:\n\(run.stdoutText)")
         }
         let blocks = run.stdoutText.components(separatedBy: "scenario ").dropFirst()
-        XCTAssertEqual(blocks.count, 4, "each scenario's lines together:\n\(run.stdoutText)")
+        XCTAssertEqual(blocks.count, 5, "each scenario's lines together:\n\(run.stdoutText)")
         XCTAssertTrue(blocks.allSatisfy { $0.contains("PASS ") }, run.stdoutText)
         let xml = try String(contentsOfFile: junit, encoding: .utf8)
-        let order = ["alice logs in", "service token", "consent denied", "device grant"].compactMap { xml.range(of: "name=\"\($0)\"")?.lowerBound }
+        let order = ["alice logs in", "service token", "consent denied", "device grant", "web app login"].compactMap { xml.range(of: "name=\"\($0)\"")?.lowerBound }
         XCTAssertEqual(order, order.sorted(), "JUnit test cases in the order the files were given")
-        XCTAssertEqual(order.count, 4)
-        XCTAssertTrue(xml.contains(#"<testsuite name="relayfetch oauth" tests="4" failures="0""#), xml)
-        XCTAssertEqual(xml.components(separatedBy: "<testcase ").count - 1, 4)
+        XCTAssertEqual(order.count, 5)
+        XCTAssertTrue(xml.contains(#"<testsuite name="relayfetch oauth" tests="5" failures="0""#), xml)
+        XCTAssertEqual(xml.components(separatedBy: "<testcase ").count - 1, 5)
         // Well-formed, with the elements and attributes JUnit readers use.
         let check = """
         import sys, xml.etree.ElementTree as E

@@ -88,7 +88,11 @@ def __getattr__(name):
 
 def _urlpatterns():
     from django.contrib.auth.views import LoginView
+    import relying_party
     return [
+        path("app/", relying_party.home),
+        path("app/login", relying_party.login),
+        path("app/callback", relying_party.callback),
         path("accounts/login/", LoginView.as_view(), name="login"),
         path("o/", include("oauth2_provider.urls", namespace="oauth2_provider")),
     ]

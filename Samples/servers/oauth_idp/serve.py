@@ -8,7 +8,8 @@ method, path, and whether a Proxy-Authorization header or the relay token arrive
 
 Clients: "public-app" (public, PKCE, consent shown), "confidential-app" (secret
 "confidential-secret", consent skipped) and "service-app" (client credentials, secret
-"service-secret") and "device-app" (public, device authorization grant). User: alice / "wonderland-pw".
+"service-secret") and "device-app" (public, device authorization grant), and "webapp" for the relying party at
+/app/ (relying_party.py). User: alice / "wonderland-pw".
 """
 import os
 import socketserver
@@ -39,12 +40,12 @@ def main():
     django.setup()
     from django.core.management import call_command
     call_command("migrate", verbosity=0, interactive=False, run_syncdb=True)
-    seed()
+    seed(port)
     from django.core.wsgi import get_wsgi_application
     serve(args, server, get_wsgi_application())
 
 
-def seed():
+def seed(port):
     from django.contrib.auth import get_user_model
     from oauth2_provider.models import get_application_model
     user = get_user_model().objects.create_user("alice", "alice@origin.test", "wonderland-pw")
@@ -59,6 +60,10 @@ def seed():
     Application.objects.create(
         name="service-app", client_id="service-app", client_secret="service-secret", client_type="confidential",
         authorization_grant_type="client-credentials", algorithm="RS256", user=user)
+    Application.objects.create(
+        name="webapp", client_id="webapp", client_secret="webapp-secret", client_type="confidential",
+        authorization_grant_type="authorization-code", redirect_uris="https://origin.test:%d/app/callback" % port,
+        algorithm="RS256", skip_authorization=False, user=user)
     Application.objects.create(
         name="device-app", client_id="device-app", client_type="public",
         authorization_grant_type="urn:ietf:params:oauth:grant-type:device_code", algorithm="RS256", user=user)
