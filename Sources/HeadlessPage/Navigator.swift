@@ -11,11 +11,14 @@ public final class Navigator: Sendable {
     public let session: Session
     public let policy: NavigationPolicy
     public let maximumRedirects: Int
+    /// Keeps every exchange (each redirect hop too), when given.
+    public let recorder: ExchangeRecorder?
 
-    public init(session: Session, policy: NavigationPolicy = .loadEverything, maximumRedirects: Int = 20) {
+    public init(session: Session, policy: NavigationPolicy = .loadEverything, maximumRedirects: Int = 20, recorder: ExchangeRecorder? = nil) {
         self.session = session
         self.policy = policy
         self.maximumRedirects = maximumRedirects
+        self.recorder = recorder
     }
 
     /// Opens `url` as if typed in the address bar (no referrer).
@@ -53,7 +56,7 @@ public final class Navigator: Sendable {
             var sent = current
             if let referrer, let value = Self.referer(from: referrer, to: current.url) { sent.headerFields.append(("Referer", value)) }
             var main = PageResource(url: sent.url, kind: .other, referrer: referrer, startedAt: Date())
-            let (body, response) = try await session.data(for: sent)
+            let (body, response) = try await session.data(for: sent, recorder: recorder)
             if [301, 302, 303, 307, 308].contains(response.statusCode), let location = response.value(forHeaderField: "Location"),
                let next = URL(string: location, relativeTo: current.url)?.absoluteURL {
                 current = Self.redirected(current, to: next, status: response.statusCode)

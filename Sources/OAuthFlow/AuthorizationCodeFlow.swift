@@ -49,7 +49,8 @@ public struct AuthorizationCodeFlow: Sendable {
         let state = OAuthRandom.token(16)
         let nonce = client.configuration.scopes.contains("openid") ? OAuthRandom.token(16) : nil
         let start = try client.authorizationURL(pkce: pkce, state: state, nonce: nonce)
-        let navigator = Navigator(session: client.session, policy: .intercepting(redirectURI: client.configuration.redirectURI))
+        let navigator = Navigator(session: client.session, policy: .intercepting(redirectURI: client.configuration.redirectURI),
+                                  recorder: client.recorder)
         var outcome = try await navigator.open(start)
         var pages: [String] = []
         var logins = 0

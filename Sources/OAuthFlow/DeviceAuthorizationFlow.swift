@@ -54,7 +54,7 @@ public struct DeviceAuthorizationFlow: Sendable {
                                                                           ("Accept", "application/json")],
                                   body: Data(FormBodyEncoder.urlEncoded(entries).utf8))
         request.followsRedirects = false
-        let (body, response) = try await client.session.data(for: request)
+        let (body, response) = try await client.session.data(for: request, recorder: client.recorder)
         let json = JSONValue.parse(body)
         guard response.statusCode == 200, let json, let deviceCode = json["device_code"]?.string, let userCode = json["user_code"]?.string,
               let verification = json["verification_uri"]?.string.flatMap(URL.init(string:)) else {
@@ -92,7 +92,7 @@ public struct DeviceAuthorizationFlow: Sendable {
         configuration.dataStore = .nonPersistent()
         let session = try Session(configuration: configuration)
         defer { session.invalidate() }
-        let navigator = Navigator(session: session)
+        let navigator = Navigator(session: session, recorder: client.recorder)
         var outcome = try await navigator.open(code.verificationURIComplete ?? code.verificationURI)
         var logins = 0
         for _ in 0..<maximumPages {

@@ -18,31 +18,34 @@ public final class OAuthClient: Sendable {
     public let session: Session
     public let configuration: OAuthClientConfiguration
     public let provider: ProviderMetadata
+    /// Keeps every exchange of the flows this client runs, when given (for HAR).
+    public let recorder: ExchangeRecorder?
 
     /// Starts a fresh session from `sessionConfiguration` (its relays and trust; the data store
     /// is replaced by a new non-persistent one) and resolves the provider's endpoints in it.
-    public static func connect(to provider: Provider, client: OAuthClientConfiguration,
-                               sessionConfiguration: Session.Configuration) async throws -> OAuthClient {
+    public static func connect(to provider: Provider, client: OAuthClientConfiguration, sessionConfiguration: Session.Configuration,
+                               recorder: ExchangeRecorder? = nil) async throws -> OAuthClient {
         var configuration = sessionConfiguration
         configuration.dataStore = .nonPersistent()
         let session = try Session(configuration: configuration)
         do {
             let metadata: ProviderMetadata
             switch provider {
-            case .issuer(let issuer): metadata = try await ProviderMetadata.discover(issuer: issuer, session: session)
+            case .issuer(let issuer): metadata = try await ProviderMetadata.discover(issuer: issuer, session: session, recorder: recorder)
             case .endpoints(let given): metadata = given
             }
-            return OAuthClient(session: session, configuration: client, provider: metadata)
+            return OAuthClient(session: session, configuration: client, provider: metadata, recorder: recorder)
         } catch {
             session.invalidate()
             throw error
         }
     }
 
-    init(session: Session, configuration: OAuthClientConfiguration, provider: ProviderMetadata) {
+    init(session: Session, configuration: OAuthClientConfiguration, provider: ProviderMetadata, recorder: ExchangeRecorder?) {
         self.session = session
         self.configuration = configuration
         self.provider = provider
+        self.recorder = recorder
     }
 
     /// Ends the session.
@@ -91,7 +94,7 @@ public final class OAuthClient: Sendable {
         guard let endpoint = provider.userinfoEndpoint else { throw OAuthError(.configuration("the provider has no userinfo endpoint")) }
         var request = HTTPRequest(url: endpoint, headerFields: [("Authorization", "Bearer \(accessToken)"), ("Accept", "application/json")])
         request.followsRedirects = false
-        let (body, response) = try await session.data(for: request)
+        let (body, response) = try await session.data(for: request, recorder: recorder)
         guard response.statusCode == 200, let claims = JSONValue.parse(body), claims.object != nil else {
             throw OAuthError(.userinfo("HTTP \(response.statusCode) without a JSON object"))
         }
@@ -99,7 +102,7 @@ public final class OAuthClient: Sendable {
     }
 
     /// The provider's JWK Set, fetched through the relays.
-    public func keys() async throws -> JSONWebKeySet { try await provider.keys(session: session) }
+    public func keys() async throws -> JSONWebKeySet { try await provider.keys(session: session, recorder: recorder) }
 
     /// The signed client assertion for `private_key_jwt`.
     static func clientAssertion(_ key: JWSSigningKey, clientID: String, audience: URL, now: Date = Date()) throws(OAuthError) -> String {
@@ -133,7 +136,7 @@ public final class OAuthClient: Sendable {
         var request = HTTPRequest(url: endpoint, method: "POST", headerFields: headers.map { (name: $0.0, value: $0.1) },
                                   body: Data(FormBodyEncoder.urlEncoded(entries).utf8))
         request.followsRedirects = false
-        let (body, response) = try await session.data(for: request)
+        let (body, response) = try await session.data(for: request, recorder: recorder)
         let json = JSONValue.parse(body)
         guard response.statusCode == 200, let json else {
             throw OAuthError(.tokenEndpoint(status: response.statusCode, error: json?["error"]?.string,

@@ -18,6 +18,8 @@ public enum OAuthScenarioRunner {
         public let steps: [Step]
         public let failure: String?
         public let seconds: Double
+        /// Every request and response, in order (secrets in them: redact before writing).
+        public let exchanges: [RecordedExchange]
         public var passed: Bool { failure == nil }
     }
 
@@ -32,8 +34,9 @@ public enum OAuthScenarioRunner {
             onStep(step)
         }
         var failure: String?
+        let recorder = ExchangeRecorder()
         do {
-            try await perform(scenario, sessionConfiguration: sessionConfiguration, record: record)
+            try await perform(scenario, sessionConfiguration: sessionConfiguration, recorder: recorder, record: record)
             if let expected = scenario.expect?.error { failure = "expected the OAuth error \(expected), but the flow succeeded" }
         } catch let error as OAuthError {
             if let expected = scenario.expect?.error, error.oauthErrorCode == expected {
@@ -44,14 +47,16 @@ public enum OAuthScenarioRunner {
         } catch {
             failure = "\(error)"
         }
-        return Verdict(name: scenario.name, steps: steps, failure: failure, seconds: Date().timeIntervalSince(started))
+        return Verdict(name: scenario.name, steps: steps, failure: failure, seconds: Date().timeIntervalSince(started),
+                       exchanges: recorder.exchanges)
     }
 
-    private static func perform(_ scenario: OAuthScenario, sessionConfiguration: Session.Configuration,
+    private static func perform(_ scenario: OAuthScenario, sessionConfiguration: Session.Configuration, recorder: ExchangeRecorder,
                                 record: (String, Date, String) -> Void) async throws {
         var mark = Date()
         if let start = scenario.startURL.flatMap(URL.init(string:)) {
-            let result = try await UserAgentFlow(startURL: start, driver: driver(scenario)).run(sessionConfiguration: sessionConfiguration)
+            let result = try await UserAgentFlow(startURL: start, driver: driver(scenario))
+                .run(sessionConfiguration: sessionConfiguration, recorder: recorder)
             let page = result.finalPage
             record("login", mark, "landed on \(LoginDriver.redacted(page.url)) (HTTP \(page.statusCode)) after "
                    + result.pages.compactMap { URLComponents(string: $0)?.path }.joined(separator: " -> "))
@@ -59,7 +64,7 @@ public enum OAuthScenarioRunner {
             return
         }
         let client = try await OAuthClient.connect(to: provider(scenario), client: try clientConfiguration(scenario),
-                                                   sessionConfiguration: sessionConfiguration)
+                                                   sessionConfiguration: sessionConfiguration, recorder: recorder)
         defer { client.invalidate() }
         record(scenario.issuer != nil ? "discovery" : "endpoints", mark, client.provider.issuer)
         if scenario.grant == "client_credentials" {

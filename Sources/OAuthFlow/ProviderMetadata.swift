@@ -1,4 +1,5 @@
 import Foundation
+import HeadlessPage
 import RelayFetch
 
 /// Where a provider's endpoints are: from OIDC discovery (`issuer` +
@@ -23,12 +24,12 @@ public struct ProviderMetadata: Sendable, Equatable {
 
     /// Fetches the discovery document through `session` and checks that its `issuer` is the
     /// one asked for (OIDC Discovery §4.3).
-    public static func discover(issuer: String, session: Session) async throws -> ProviderMetadata {
+    public static func discover(issuer: String, session: Session, recorder: ExchangeRecorder? = nil) async throws -> ProviderMetadata {
         let trimmed = issuer.hasSuffix("/") ? String(issuer.dropLast()) : issuer
         guard let url = URL(string: trimmed + "/.well-known/openid-configuration") else {
             throw OAuthError(.discovery("\"\(issuer)\" is not a URL"))
         }
-        let (body, response) = try await session.data(from: url)
+        let (body, response) = try await session.data(for: HTTPRequest(url: url), recorder: recorder)
         guard response.statusCode == 200, let document = JSONValue.parse(body) else {
             throw OAuthError(.discovery("\(url.absoluteString) answered HTTP \(response.statusCode) without a JSON document"))
         }
@@ -45,9 +46,9 @@ public struct ProviderMetadata: Sendable, Equatable {
     }
 
     /// Fetches the provider's JWK Set through `session`.
-    public func keys(session: Session) async throws -> JSONWebKeySet {
+    public func keys(session: Session, recorder: ExchangeRecorder? = nil) async throws -> JSONWebKeySet {
         guard let jwksURI else { throw OAuthError(.configuration("the provider has no jwks_uri")) }
-        let (body, response) = try await session.data(from: jwksURI)
+        let (body, response) = try await session.data(for: HTTPRequest(url: jwksURI), recorder: recorder)
         guard response.statusCode == 200, let keys = JSONWebKeySet(json: body) else {
             throw OAuthError(.discovery("\(jwksURI.absoluteString) answered HTTP \(response.statusCode) without a JWK Set"))
         }

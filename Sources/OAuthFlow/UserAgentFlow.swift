@@ -25,12 +25,12 @@ public struct UserAgentFlow: Sendable {
     }
 
     /// Runs the login through `sessionConfiguration`'s relays in a new memory-only session.
-    public func run(sessionConfiguration: Session.Configuration) async throws -> Result {
+    public func run(sessionConfiguration: Session.Configuration, recorder: ExchangeRecorder? = nil) async throws -> Result {
         var configuration = sessionConfiguration
         configuration.dataStore = .nonPersistent()
         let session = try Session(configuration: configuration)
         defer { session.invalidate() }
-        let navigator = Navigator(session: session)
+        let navigator = Navigator(session: session, recorder: recorder)
         var outcome = try await navigator.open(startURL)
         var pages: [String] = []
         var logins = 0

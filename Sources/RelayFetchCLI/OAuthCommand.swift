@@ -1,6 +1,7 @@
 import Foundation
 import OAuthFlow
 import RelayFetch
+import WebArchive
 
 /// `relayfetch oauth SCENARIO.json...`: OAuth 2.0 / OpenID Connect flows, each in a fresh
 /// ephemeral session through the relays given, one verdict per scenario.
@@ -19,6 +20,8 @@ struct OAuthCommand {
 
     Options:
       --junit FILE             write the verdicts as JUnit XML (Jenkins, GitLab)
+      --har DIR                write each scenario's exchanges as DIR/<scenario>.har, with cookies,
+                               codes, tokens, passwords and client secrets redacted
       --parallel N             run up to N scenarios at once, each in its own session (default 1);
                                a scenario's lines are printed together when it ends
       -h, --help               show this help
@@ -32,6 +35,7 @@ struct OAuthCommand {
     var scenarios: [(file: String, scenario: OAuthScenario)] = []
     var relay = RelayOptions()
     var junitPath: String?
+    var harDirectory: String?
     var parallel = 1
 
     static func parse(_ arguments: [String]) throws -> OAuthCommand? {
@@ -44,6 +48,7 @@ struct OAuthCommand {
             switch argument {
             case "-h", "--help": return nil
             case "--junit": command.junitPath = try scanner.value()
+            case "--har": command.harDirectory = try scanner.value()
             case "--parallel":
                 let text = try scanner.value()
                 guard let count = Int(text), count >= 1 else { throw UsageError("--parallel needs a number 1 or more, not \"\(text)\"") }
@@ -75,6 +80,14 @@ struct OAuthCommand {
         let redact = { (text: String) in secrets.reduce(text) { $0.replacingOccurrences(of: $1, with: "[redacted]") } }
         let verdicts = parallel > 1 ? await runConcurrently(configuration, io: io, redact: redact)
                                     : await runInTurn(configuration, io: io, redact: redact)
+        if let harDirectory {
+            do {
+                try Self.writeHARs(verdicts, to: harDirectory, secrets: secrets)
+            } catch {
+                io.log("relayfetch: error: cannot write HAR files to \(harDirectory): \(error.localizedDescription)")
+                return 1
+            }
+        }
         if let junitPath {
             do {
                 try Data(redact(Self.junit(verdicts)).utf8).write(to: URL(fileURLWithPath: junitPath))
@@ -128,6 +141,25 @@ struct OAuthCommand {
 
     private static func verdictLine(_ verdict: OAuthScenarioRunner.Verdict) -> String {
         verdict.passed ? "PASS \(verdict.name) (\(String(format: "%.3f", verdict.seconds)) s)" : "FAIL \(verdict.name): \(verdict.failure ?? "")"
+    }
+
+    /// One HAR file per scenario, named after it (characters other than letters, digits, `-`
+    /// and `_` become `_`; a number is added when two names collide).
+    static func writeHARs(_ verdicts: [OAuthScenarioRunner.Verdict], to directory: String, secrets: [String]) throws {
+        let folder = URL(fileURLWithPath: directory)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        var used: Set<String> = []
+        for verdict in verdicts {
+            let base = String(verdict.name.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") ? $0 : "_" })
+            var name = base
+            var counter = 1
+            while !used.insert(name).inserted {
+                counter += 1
+                name = "\(base)-\(counter)"
+            }
+            try ExchangeHARWriter.data(for: verdict.exchanges, title: verdict.name, redacting: secrets)
+                .write(to: folder.appendingPathComponent(name + ".har"))
+        }
     }
 
     /// JUnit XML as Jenkins and GitLab read it: one testsuite, one testcase per scenario, steps

@@ -65,7 +65,8 @@ final class OAuthCommandTests: XCTestCase {
          "expect": {"status": 200, "text": "Welcome, alice@origin.test", "urlPattern": "^https://origin\\.test:[0-9]+/app/$"}}
         """#)
         let junit = directory.appendingPathComponent("junit.xml").path
-        let run = await CommandRun.run(["oauth", loginFile, service, denied, device, app, "--junit", junit, "--parallel", "4"]
+        let har = directory.appendingPathComponent("har").path
+        let run = await CommandRun.run(["oauth", loginFile, service, denied, device, app, "--junit", junit, "--parallel", "4", "--har", har]
                                        + CommandRun.relayArguments)
         XCTAssertEqual(run.status, 0, run.stdoutText + run.stderr)
         let lines = run.stdoutText.split(separator: "\n").map(String.init)
@@ -94,12 +95,42 @@ final class OAuthCommandTests: XCTestCase {
         """
         let lint = try TestServers.run(["/usr/bin/python3", "-c", check, junit])
         XCTAssertEqual(lint.status, 0, lint.output)
-        for output in [run.stdoutText, run.stderr, xml] {
+        let hars = try ["alice_logs_in", "service_token", "consent_denied", "device_grant", "web_app_login"].map {
+            try String(contentsOfFile: "\(har)/\($0).har", encoding: .utf8)
+        }
+        let harCheck = try TestServers.run(["/usr/bin/python3", "-c", Self.harCheck, "\(har)/alice_logs_in.har"])
+        XCTAssertEqual(harCheck.status, 0, harCheck.output)
+        for output in [run.stdoutText, run.stderr, xml] + hars {
             for secret in [IdentityProvider.password, IdentityProvider.serviceClientSecret] {
                 XCTAssertFalse(output.contains(secret), "a secret was printed")
             }
         }
     }
+
+    /// The HAR of a login holds every step, and no code, token, cookie or password in clear.
+    static let harCheck = """
+    import sys, json
+    from urllib.parse import urlsplit
+    entries = json.load(open(sys.argv[1]))["log"]["entries"]
+    steps = [(e["request"]["method"], urlsplit(e["request"]["url"]).path) for e in entries]
+    for wanted in [("GET", "/o/.well-known/openid-configuration"), ("GET", "/o/authorize/"), ("POST", "/accounts/login/"),
+                   ("POST", "/o/authorize/"), ("POST", "/o/token/"), ("GET", "/o/userinfo/")]:
+        assert wanted in steps, (wanted, steps)
+    for e in entries:
+        for h in e["request"]["headers"] + e["response"]["headers"]:
+            if h["name"].lower() in ("cookie", "set-cookie", "authorization"):
+                assert h["value"] == "[redacted]", h
+        for p in e["request"].get("postData", {}).get("params", []):
+            if p["name"] in ("password", "code", "code_verifier", "refresh_token", "csrfmiddlewaretoken"):
+                assert p["value"] == "[redacted]", p
+        text = e["response"]["content"].get("text")
+        if text and "access_token" in text:
+            body = json.loads(text)
+            assert body["access_token"] == body["refresh_token"] == body["id_token"] == "[redacted]", body
+        location = e["response"]["redirectURL"]
+        assert "code=" not in location or "code=%5Bredacted%5D" in location, location
+    assert any(p.get("name") == "password" for e in entries for p in e["request"].get("postData", {}).get("params", [])), "no login POST"
+    """
 
     func testWrongPasswordFailsWithExitOneAndItsReason() async throws {
         let issuer = try issuer()
