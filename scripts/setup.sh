@@ -70,6 +70,10 @@ install_python_packages() {
     # what aioquic pulls in besides cryptography
     aioquic==1.7.2 pylsqpack==1.0.0 pyopenssl==26.4.0 service-identity==26.1.0 attrs==26.1.0
     certifi==2026.10.19.post1 typing-extensions==4.16.0
+    # the OAuth 2.0 / OpenID Connect identity provider (Samples/servers/oauth_idp); oauthlib 4
+    # breaks its device authorization endpoint
+    django-oauth-toolkit==3.4.1 django==5.2.19 oauthlib==3.3.1 jwcrypto==1.6.1 asgiref==3.13.0
+    sqlparse==0.6.1 requests==2.34.2 charset-normalizer==3.5.3 idna==3.20 urllib3==2.8.0
   )
   local wanted
   wanted=$(printf '%s\n' "${python_packages[@]}")

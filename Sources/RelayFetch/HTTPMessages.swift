@@ -16,6 +16,9 @@ public struct HTTPRequest: Sendable {
     public var referrerPolicy: ReferrerPolicy = .strictOriginWhenCrossOrigin
     /// A budget shared with other requests that this one's body bytes are taken from.
     public var byteBudget: ByteBudget?
+    /// False to get a redirect response back instead of following it (a browser-like navigator
+    /// that must see every hop, e.g. to intercept an OAuth redirect URI).
+    public var followsRedirects = true
 
     public init(url: URL, method: String = "GET", headerFields: [(name: String, value: String)] = [], body: Data? = nil) {
         self.url = url

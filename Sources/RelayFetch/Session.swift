@@ -58,7 +58,7 @@ public final class Session: @unchecked Sendable {
         var redirects = 0
         while true {
             let (body, response) = try await exchange(current, onBodyChunk: onBodyChunk)
-            guard Self.isRedirect(response.statusCode), configuration.maximumRedirects > 0,
+            guard request.followsRedirects, Self.isRedirect(response.statusCode), configuration.maximumRedirects > 0,
                   let location = response.value(forHeaderField: "Location"),
                   let next = URL(string: location, relativeTo: current.url)?.absoluteURL else {
                 return (body, response)

@@ -13,6 +13,8 @@ public enum CommandLineTool {
     Commands:
       get URL        fetch one resource (like curl); see relayfetch get --help
       page URL       load a page and every subresource (like a browser); see relayfetch page --help
+      oauth SCENARIO.json...
+                     run OAuth / OpenID Connect login flows; see relayfetch oauth --help
       profile check|show FILE
                      explain a com.apple.relay.managed profile; see relayfetch profile --help
       version        print the versions of relayfetch and the libraries it uses
@@ -48,6 +50,12 @@ public enum CommandLineTool {
                     return 0
                 }
                 return await page.run(io: io)
+            case "oauth":
+                guard let oauth = try OAuthCommand.parse(rest) else {
+                    io.print(OAuthCommand.help)
+                    return 0
+                }
+                return await oauth.run(io: io)
             case "profile":
                 guard let profile = try ProfileCommand.parse(rest) else {
                     io.print(ProfileCommand.help)

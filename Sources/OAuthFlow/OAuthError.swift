@@ -1,0 +1,89 @@
+import Foundation
+
+/// Why an OAuth flow failed; each failed check has its own code, and the description names the
+/// step (discovery, authorization, token, ID token, userinfo) and the cause. Secrets (codes,
+/// tokens, client secrets, passwords) never appear in it.
+public struct OAuthError: Error, Sendable, CustomStringConvertible, Equatable {
+    public enum Code: Sendable, Equatable {
+        /// The discovery document or JWKS could not be fetched or read.
+        case discovery(String)
+        /// The provider answered the authorization request with an OAuth error (e.g. access_denied).
+        case authorizationDenied(error: String, description: String?)
+        /// The redirect's `state` is not the one sent.
+        case stateMismatch
+        /// The redirect's `iss` (RFC 9207) is not the provider's issuer.
+        case issuerMismatch(String)
+        /// The redirect carried neither a code nor an error.
+        case missingCode
+        /// The login never reached the redirect URI: the user agent stopped on this page.
+        case loginStuck(url: String, reason: String)
+        /// The token endpoint refused (status, OAuth error code and description).
+        case tokenEndpoint(status: Int, error: String?, description: String?)
+        /// The token response lacks a field the flow needs.
+        case invalidTokenResponse(String)
+        /// An ID token check failed.
+        case idToken(IDTokenCheck)
+        /// The userinfo endpoint failed or its `sub` differs from the ID token's.
+        case userinfo(String)
+        /// A configuration problem (no endpoint, no secret for the chosen method).
+        case configuration(String)
+        /// A scenario's expectation did not hold.
+        case expectation(String)
+    }
+
+    public let code: Code
+
+    public init(_ code: Code) { self.code = code }
+
+    public var description: String {
+        switch code {
+        case .discovery(let why): return "discovery: \(why)"
+        case .authorizationDenied(let error, let description):
+            return "authorization: the provider answered \(error)" + (description.map { " (\($0))" } ?? "")
+        case .stateMismatch: return "authorization: the redirect's state is not the one sent (possible CSRF)"
+        case .issuerMismatch(let issuer): return "authorization: the redirect's iss \"\(issuer)\" is not the provider's issuer"
+        case .missingCode: return "authorization: the redirect carried no code and no error"
+        case .loginStuck(let url, let reason): return "login: stopped at \(url): \(reason)"
+        case .tokenEndpoint(let status, let error, let description):
+            return "token endpoint: HTTP \(status)" + (error.map { " \($0)" } ?? "") + (description.map { " (\($0))" } ?? "")
+        case .invalidTokenResponse(let why): return "token endpoint: \(why)"
+        case .idToken(let check): return "ID token: \(check)"
+        case .userinfo(let why): return "userinfo: \(why)"
+        case .configuration(let why): return "configuration: \(why)"
+        case .expectation(let why): return "expected \(why)"
+        }
+    }
+}
+
+/// One ID token (or JWS) check that failed, by name.
+public enum IDTokenCheck: Sendable, Equatable, CustomStringConvertible {
+    case malformed(String)
+    case unsupportedAlgorithm(String)
+    case unknownKey(kid: String?)
+    case signature
+    case issuer(expected: String, actual: String?)
+    case audience(expected: String, actual: [String])
+    case authorizedParty(String?)
+    case expired(expiredAt: Double, now: Double)
+    case issuedAt(String)
+    case nonce
+    case accessTokenHash
+    case codeHash
+
+    public var description: String {
+        switch self {
+        case .malformed(let why): return "malformed (\(why))"
+        case .unsupportedAlgorithm(let alg): return "unsupported signing algorithm \"\(alg)\""
+        case .unknownKey(let kid): return "no key in the provider's JWKS matches kid \(kid.map { "\"\($0)\"" } ?? "(none)")"
+        case .signature: return "signature does not verify against the provider's key"
+        case .issuer(let expected, let actual): return "iss \(actual.map { "\"\($0)\"" } ?? "missing") is not \"\(expected)\""
+        case .audience(let expected, let actual): return "aud \(actual) does not contain \"\(expected)\""
+        case .authorizedParty(let azp): return "azp \(azp.map { "\"\($0)\"" } ?? "missing") is not the client (several audiences)"
+        case .expired(let expiredAt, let now): return "expired at \(Int(expiredAt)) (now \(Int(now)))"
+        case .issuedAt(let why): return "iat \(why)"
+        case .nonce: return "nonce is not the one sent"
+        case .accessTokenHash: return "at_hash does not match the access token"
+        case .codeHash: return "c_hash does not match the code"
+        }
+    }
+}
