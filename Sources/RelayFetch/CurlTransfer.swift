@@ -44,7 +44,8 @@ final class CurlTransfer: @unchecked Sendable {
         self.route = route
         self.maximumSize = configuration.maximumResponseSize
         self.idleTimeout = configuration.idleTimeout
-        self.maximumTime = max(0.001, min(configuration.requestTimeout, request.timeout ?? .infinity))
+        // Clamped to a day: libcurl takes milliseconds as a long, and .infinity would trap.
+        self.maximumTime = max(0.001, min(configuration.requestTimeout, request.timeout ?? .infinity, 86_400))
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         configure(configuration)
     }

@@ -56,8 +56,20 @@ public final class Session: @unchecked Sendable {
         var current = request
         var visited: Set<String> = [request.url.absoluteString]
         var redirects = 0
+        // One deadline for the request and all its redirects (curl's --max-time).
+        let limit = min(configuration.requestTimeout, 86_400)
+        let deadline = Date().addingTimeInterval(limit)
         while true {
-            let (body, response) = try await exchange(current, onBodyChunk: onBodyChunk)
+            let remaining = deadline.timeIntervalSinceNow
+            guard remaining > 0 else { throw FetchError(.timedOut(limit)) }
+            current.timeout = min(request.timeout ?? .infinity, remaining)
+            let (body, response): (Data, HTTPResponse)
+            do {
+                (body, response) = try await exchange(current, onBodyChunk: onBodyChunk)
+            } catch let error as FetchError {
+                if case .timedOut = error.code, deadline.timeIntervalSinceNow <= 0.05 { throw FetchError(.timedOut(limit)) }
+                throw error
+            }
             guard request.followsRedirects, Self.isRedirect(response.statusCode), configuration.maximumRedirects > 0,
                   let location = response.value(forHeaderField: "Location"),
                   let next = URL(string: location, relativeTo: current.url)?.absoluteURL else {

@@ -121,6 +121,7 @@ struct PageCommand {
         options.frameDepth = frameDepth
         options.importDepth = importDepth
         options.maximumSubresources = maximumSubresources
+        if let maximumTime = relay.maximumTime { options.pageTimeout = maximumTime }  // the whole page, as for get
         options.maximumPageBytes = maximumPageBytes
         options.keepBodies = warcPath != nil || saveDirectory != nil
         let showProgress = isatty(STDERR_FILENO) == 1

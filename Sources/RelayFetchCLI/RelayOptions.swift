@@ -181,6 +181,9 @@ struct RelayOptions {
             let chain = configuration.proxyConfigurations.first?.relayHops ?? []
             var keyConfiguration = configuration
             keyConfiguration.proxyConfigurations = chain.isEmpty ? [] : [ProxyConfiguration(relayHops: chain)]
+            // Without a chain the fetch goes directly to the OHTTP relay's host, and only there:
+            // a redirect elsewhere (to the gateway) would reveal the client's address.
+            if chain.isEmpty { keyConfiguration.maximumRedirects = 0 }
             let keys = try await Self.loadKeys(ohttpKeys, using: keyConfiguration)
             var root = URLComponents(url: ohttpRelay, resolvingAgainstBaseURL: false)!
             let path = root.path.isEmpty ? "/" : root.path

@@ -67,14 +67,19 @@ public final class EventLoop: @unchecked Sendable {
         return true
     }
 
-    /// Stops the loop after the work already queued; the thread then exits.
+    /// Stops the loop after the work already queued; the thread then exits. Work offered after
+    /// this call is refused at once (`execute` returns false), never queued and then dropped.
     public func shutdown() {
-        execute { [self] in
-            stopping = true
-            lock.lock()
-            stopped = true
+        lock.lock()
+        guard !stopped else {
             lock.unlock()
+            return
         }
+        pending.append { [self] in stopping = true }
+        stopped = true
+        lock.unlock()
+        var one: UInt64 = 1
+        _ = write(wakeFD, &one, 8)
     }
 
     // MARK: loop-thread API

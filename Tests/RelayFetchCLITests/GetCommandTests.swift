@@ -207,3 +207,20 @@ final class PageTimeoutCommandTests: XCTestCase {
         XCTAssertEqual(try origin.events().filter { $0.contains("/unlength-stall/") }.count, 1)
     }
 }
+
+/// `--ohttp-keys URL` without a relay chain goes to the OHTTP relay's own host and nowhere else.
+final class ObliviousKeyFetchCommandTests: XCTestCase {
+    func testARedirectOfTheKeyFetchIsNotFollowedDirectly() async throws {
+        let relayHost = try HostileServer(script: "origin.py")
+        let elsewhere = try HostileServer(script: "origin.py", arguments: ["--plain"])
+        defer { relayHost.stop(); elsewhere.stop() }
+        let target = "http://127.0.0.21:\(elsewhere.port)/keys".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let run = await CommandRun.run(["get", "https://origin.test/", "--ohttp-relay", "https://127.0.0.21:\(relayHost.port)/relay",
+                                        "--ohttp-keys", "https://127.0.0.21:\(relayHost.port)/redirect?to=\(target)",
+                                        "--cacert", TestServers.caFile])
+        XCTAssertEqual(run.status, 1, run.stderr)
+        XCTAssertTrue(run.stderr.contains("gave 302"), run.stderr)
+        XCTAssertEqual(try relayHost.events().filter { $0.contains("/redirect") }.count, 1, "the key fetch reached the relay's host")
+        XCTAssertEqual(try elsewhere.events(), [], "the redirect was followed directly to another host")
+    }
+}

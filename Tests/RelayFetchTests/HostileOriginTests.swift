@@ -125,3 +125,25 @@ final class RedirectCredentialTests: XCTestCase {
         XCTAssertFalse(landed[0].contains("user-secret"), landed[0])
     }
 }
+
+/// The time limit covers a request and its redirects together, as curl's --max-time does.
+final class RedirectTimeLimitTests: XCTestCase {
+    func testSlowRedirectChainHitsOneLimit() async throws {
+        let origin = try HostileServer(script: "origin.py")
+        defer { origin.stop() }
+        var configuration = TestServers.configuration(hops: [TestServers.relayHop()])
+        configuration.requestTimeout = 2
+        let session = try Session(configuration: configuration)
+        defer { session.invalidate() }
+        // Each hop of the chain answers after 0.8 s: four hops need 3.2 s, over the limit of 2.
+        let started = Date()
+        do {
+            _ = try await session.data(from: URL(string: "https://origin.test:\(origin.port)/slow-redirect/4")!)
+            XCTFail("a redirect chain slower than the limit completed")
+        } catch let error as FetchError {
+            XCTAssertTrue(error.description.contains("timed out after 2 s"), "\(error)")
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(started), 3)
+        XCTAssertLessThanOrEqual(try origin.events().filter { $0.contains("/slow-redirect/") }.count, 3)
+    }
+}

@@ -8,6 +8,7 @@ Paths:
   /stall-body/N        Content-Length: 2N, sends N bytes, then stays open and silent
   /big-header/N        a response header line of N bytes
   /redirect?to=URL     302 to URL (percent-decoded)
+  /slow-redirect/N     after 0.8 s, 302 to /slow-redirect/N-1 (N = 0: 200)
   anything else        200 with a small body naming the path
 """
 import socket
@@ -66,6 +67,14 @@ def handle(conn, address):
     elif parts[0] == "big-header":
         send_all(conn, b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nX-Big: " + b"a" * number + b"\r\n\r\nok")
         time.sleep(1)
+    elif parts[0] == "slow-redirect":
+        time.sleep(0.8)
+        location = b"/slow-redirect/%d" % (number - 1)
+        if number > 0:
+            send_all(conn, b"HTTP/1.1 302 Found\r\nLocation: " + location + b"\r\nContent-Length: 0\r\n\r\n")
+        else:
+            send_all(conn, b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nend")
+        time.sleep(0.2)
     elif parts[0] == "redirect":
         location = urllib.parse.unquote(urllib.parse.parse_qs(query).get("to", ["/"])[0])
         send_all(conn, b"HTTP/1.1 302 Found\r\nLocation: " + location.encode() +
