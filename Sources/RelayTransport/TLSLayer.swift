@@ -20,6 +20,9 @@ public final class TLSLayer: TransportLayer, TransportLayerDelegate {
     /// Set once the peer's close_notify (or the end of the stream below) was passed up: the end
     /// is delivered once, and reading stops there.
     private var peerFinished = false
+    /// The stream below has ended; what OpenSSL still holds is read (when not paused) before
+    /// the end is judged: clean after close_notify, a failure of this hop without it.
+    private var lowerEnded = false
     private var pendingPlaintext: [UInt8] = []
     /// Reused buffers for OpenSSL's output and for decrypted input (no allocation per record).
     private var outputBuffer = [UInt8](repeating: 0, count: 16 * 1024)
@@ -151,6 +154,12 @@ public final class TLSLayer: TransportLayer, TransportLayerDelegate {
             }
             let error = SSL_get_error(ssl, count)
             flushOutput()  // post-handshake messages (tickets, key updates) may want to answer
+            if error == SSL_ERROR_WANT_READ && lowerEnded {
+                // Everything received is read, and no close_notify came: the connection to this
+                // hop was cut (by it or below it), so whatever it carried may be incomplete.
+                fail(.tunnelEndedEarly("the connection ended without a TLS close_notify"))
+                return
+            }
             if error == SSL_ERROR_WANT_READ || error == SSL_ERROR_WANT_WRITE { return }
             if error == SSL_ERROR_ZERO_RETURN {
                 finishFromPeer()
@@ -177,8 +186,8 @@ public final class TLSLayer: TransportLayer, TransportLayerDelegate {
         if !handshakeDone {
             failHandshake("connection closed by peer during handshake")
         } else {
-            readPlaintext()
-            finishFromPeer()
+            lowerEnded = true
+            readPlaintext()  // while paused, this waits for setReadingPaused(false)
         }
     }
 
