@@ -132,3 +132,25 @@ final class StallDiagnosisTests: XCTestCase {
         XCTAssertEqual(try relay.events().filter { $0.hasPrefix("SENT") }.count, 1, "the relay never froze: \(String(describing: try? relay.events()))")
     }
 }
+
+/// In a chain, the hop whose connection was cut is the one named, not the last hop.
+final class ChainCutTests: XCTestCase {
+    func testFirstHopClosingWithoutCloseNotifyIsNamedInATwoHopChain() async throws {
+        let relay = try HostileServer(script: "h1_relay.py", host: "127.0.0.11", arguments: ["--mode", "fin-after", "--bytes", "60000"])
+        defer { relay.stop() }
+        let first = TestServers.relayHop(url: URL(string: "https://127.0.0.11:\(relay.port)")!, relayProtocol: .http1)
+        let second = TestServers.relayHop(token: TestServers.relayBToken, url: TestServers.relayBURL, relayProtocol: .http1)
+        var configuration = TestServers.configuration(hops: [first, second])
+        configuration.idleTimeout = 5
+        let session = try Session(configuration: configuration)
+        defer { session.invalidate() }
+        do {
+            let (body, _) = try await session.data(from: URL(string: "https://origin.test/big")!)
+            XCTFail("accepted \(body.count) bytes through a cut chain")
+        } catch let error as FetchError {
+            XCTAssertEqual(error.relayError?.hop.index, 1, "\(error)")
+            XCTAssertTrue(error.description.contains("without a TLS close_notify"), "\(error)")
+        }
+        XCTAssertEqual(try relay.events().filter { $0.hasPrefix("CONNECT\t127.0.0.12:3129") }.count, 1, "hop 1 carried the tunnel to hop 2")
+    }
+}

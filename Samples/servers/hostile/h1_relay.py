@@ -6,6 +6,7 @@ Modes:
   stall-after N          forward N bytes from the origin, then stop forwarding (tunnel stays open)
   close-notify-after N   forward N bytes from the origin, then end the tunnel with TLS close_notify
   reset-after N          forward N bytes from the origin, then reset the TCP connection
+  fin-after N            forward N bytes from the origin, then close TCP without close_notify
 """
 import socket
 import struct
@@ -17,7 +18,7 @@ HOSTS = {"origin.test": "127.0.0.21", "origin2.test": "127.0.0.22"}
 
 
 def extra(parser):
-    parser.add_argument("--mode", required=True, choices=["stall-after", "close-notify-after", "reset-after"])
+    parser.add_argument("--mode", required=True, choices=["stall-after", "close-notify-after", "reset-after", "fin-after"])
     parser.add_argument("--bytes", type=int, default=0)
 
 
@@ -60,6 +61,9 @@ def handle(client, address):
         common.stall_forever()
     elif args.mode == "close-notify-after":
         client.unwrap()  # TLS close_notify, then the TCP close below
+        client.close()
+    elif args.mode == "fin-after":
+        socket.socket.shutdown(client, socket.SHUT_RDWR)  # the TCP end only: no TLS close_notify
         client.close()
     elif args.mode == "reset-after":
         # Linger 0 makes the close an RST; SHUT_RD first wakes the thread blocked reading this
