@@ -22,10 +22,9 @@ final class CurlTransfer: @unchecked Sendable {
     fileprivate(set) var headerLines: [String] = []
     fileprivate(set) var exceededLimit = false
 
-    // Written on the transport thread when a tunnel fails or ends.
-    private let lock = NSLock()
-    private var tunnelFailure: RelayError?
-    private var tunnelEnd: TunnelEnd?
+    /// The status of the tunnel this transfer opened (curl thread); nil on a reused connection.
+    private var tunnelStatus: TunnelStatus?
+    private let started = CurlTransfer.now()
 
     // The idle clock (curl thread): monotonic seconds of the last byte received.
     private let idleTimeout: Double
@@ -54,18 +53,6 @@ final class CurlTransfer: @unchecked Sendable {
         curl_easy_cleanup(easy)
         for list in lists { curl_slist_free_all(list) }
         errorBuffer.deallocate()
-    }
-
-    func recordTunnelFailure(_ error: RelayError) {
-        lock.lock()
-        if tunnelFailure == nil { tunnelFailure = error }
-        lock.unlock()
-    }
-
-    func recordTunnelEnd(_ end: TunnelEnd) {
-        lock.lock()
-        if tunnelEnd == nil { tunnelEnd = end }
-        lock.unlock()
     }
 
     private func configure(_ configuration: Session.Configuration) {
@@ -160,24 +147,28 @@ final class CurlTransfer: @unchecked Sendable {
     /// connection it makes to the session's listener is joined to a relay chain for this target.
     fileprivate func openTunnelSocket() -> curl_socket_t {
         guard case .relayed(let relayed) = route else { return rf_curl_socket_bad() }
-        // Weak: a tunnel may outlive this transfer (libcurl keeps connections for reuse).
-        let fd = relayed.opener.prepareSocket(hops: relayed.hops, target: relayed.target,
-                                              onFailure: { [weak self] error in self?.recordTunnelFailure(error) },
-                                              onEnd: { [weak self] end in self?.recordTunnelEnd(end) })
-        return fd ?? rf_curl_socket_bad()
+        guard let (fd, status) = relayed.opener.prepareSocket(hops: relayed.hops, target: relayed.target) else { return rf_curl_socket_bad() }
+        tunnelStatus = status
+        return fd
     }
 
     /// The outcome once libcurl reports the transfer done with `code`.
     func result(_ code: CURLcode) -> Result<(Data, HTTPResponse), FetchError> {
-        lock.lock()
-        let failure = tunnelFailure, end = tunnelEnd
-        lock.unlock()
+        let (failure, end) = tunnelStatus?.snapshot ?? (nil, nil)
         if let failure { return .failure(FetchError(.relay(failure))) }
         if exceededLimit {
             let budget = request.byteBudget.flatMap { $0.isExhausted ? $0.limit : nil }
             return .failure(FetchError(.responseTooLarge(limit: budget ?? maximumSize)))
         }
-        guard code == CURLE_OK else { return .failure(failureError(code, tunnelEnd: end)) }
+        guard code == CURLE_OK else {
+            // On a connection libcurl reused (or multiplexed), the tunnel is the one to this
+            // target that ended while this transfer ran.
+            var end = end
+            if end == nil, case .relayed(let relayed) = route {
+                end = relayed.opener.tunnelEnded(to: relayed.target, since: started)?.snapshot.end
+            }
+            return .failure(failureError(code, tunnelEnd: end))
+        }
         var status = 0
         _ = rf_curl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
         var version = 0

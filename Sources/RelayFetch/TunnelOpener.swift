@@ -17,6 +17,8 @@ final class TunnelOpener: @unchecked Sendable {
     private var listener: LocalSocketListener?
     private let lock = NSLock()
     private var pending: [String: PendingTunnel] = [:]
+    /// The last tunnels that closed, newest last (at most 64), for `tunnelEnded(to:since:)`.
+    private var recentlyEnded: [(target: TunnelTarget, status: TunnelStatus)] = []
     /// The per-hop counts when the loop stopped (guarded by `lock`).
     private var finalConnectionsOpened: [Int: Int] = [:]
     /// Open tunnels, owned here until they close (loop thread only).
@@ -27,8 +29,7 @@ final class TunnelOpener: @unchecked Sendable {
     private struct PendingTunnel {
         let hops: [RelayEndpoint]
         let target: TunnelTarget
-        let onFailure: @Sendable (RelayError) -> Void
-        let onEnd: @Sendable (TunnelEnd) -> Void
+        let status: TunnelStatus
     }
 
     init(connectTimeout: Double, idleTimeout: Double, http3AttemptTimeout: Double) throws(FetchError) {
@@ -60,14 +61,20 @@ final class TunnelOpener: @unchecked Sendable {
 
     /// Makes the socket libcurl will connect to the listener with, remembering which tunnel it
     /// needs. Called on the curl thread from the open-socket callback.
-    /// `onFailure` hears of a chain that could not be built, `onEnd` of how a built one ended.
-    func prepareSocket(hops: [RelayEndpoint], target: TunnelTarget, onFailure: @escaping @Sendable (RelayError) -> Void,
-                       onEnd: @escaping @Sendable (TunnelEnd) -> Void) -> Int32? {
+    /// The status hears of a chain that could not be built, and of how a built one ended.
+    func prepareSocket(hops: [RelayEndpoint], target: TunnelTarget) -> (fd: Int32, status: TunnelStatus)? {
         guard let (fd, name) = try? LocalSocketListener.makeClientSocket() else { return nil }
+        let status = TunnelStatus()
         lock.lock()
-        pending[name] = PendingTunnel(hops: hops, target: target, onFailure: onFailure, onEnd: onEnd)
+        pending[name] = PendingTunnel(hops: hops, target: target, status: status)
         lock.unlock()
-        return fd
+        return (fd, status)
+    }
+
+    /// A tunnel to `target` that a relay closed or that failed since `time` (monotonic seconds),
+    /// for a transfer that failed on a connection it did not open. Called on the curl thread.
+    func tunnelEnded(to target: TunnelTarget, since time: Double) -> TunnelStatus? {
+        lock.withLock { recentlyEnded.last { $0.target == target && $0.status.endedAbnormally(since: time) }?.status }
     }
 
     private func accepted(_ fd: Int32, peer: String) {
@@ -85,12 +92,22 @@ final class TunnelOpener: @unchecked Sendable {
                 let bridge = TunnelSocketBridge(loop: loop, fd: fd, tunnel: tunnel)
                 let id = ObjectIdentifier(bridge)
                 bridges[id] = bridge
-                bridge.start(onEnd: request.onEnd) { [weak self] in self?.bridges[id] = nil }
+                bridge.start(onEnd: { [weak self] end in
+                    request.status.recordEnd(end)
+                    self?.remember(request)
+                }, onClose: { [weak self] in self?.bridges[id] = nil })
             case .failure(let error):
-                request.onFailure(error)
+                request.status.recordFailure(error)
                 Glibc.close(fd)
             }
         }
+    }
+
+    private func remember(_ tunnel: PendingTunnel) {
+        lock.lock()
+        recentlyEnded.append((tunnel.target, tunnel.status))
+        if recentlyEnded.count > 64 { recentlyEnded.removeFirst() }
+        lock.unlock()
     }
 
     /// Connections opened so far to each hop, by 1-based hop index; after `shutdown()`, the

@@ -154,3 +154,34 @@ final class ChainCutTests: XCTestCase {
         XCTAssertEqual(try relay.events().filter { $0.hasPrefix("CONNECT\t127.0.0.12:3129") }.count, 1, "hop 1 carried the tunnel to hop 2")
     }
 }
+
+/// Transfers that share one tunnel (HTTP/2 streams libcurl multiplexes on it) all learn who cut
+/// it, not only the one that opened it.
+final class SharedTunnelCutTests: XCTestCase {
+    func testEveryStreamOnACutTunnelNamesTheHop() async throws {
+        let relay = try HostileServer(script: "h1_relay.py", host: "127.0.0.11", arguments: ["--mode", "close-notify-after", "--bytes", "200000"])
+        defer { relay.stop() }
+        let hop = TestServers.relayHop(url: URL(string: "https://127.0.0.11:\(relay.port)")!, relayProtocol: .http1)
+        var configuration = TestServers.configuration(hops: [hop])
+        configuration.idleTimeout = 5
+        let session = try Session(configuration: configuration)
+        defer { session.invalidate() }
+        let errors = await withTaskGroup(of: String.self) { group in
+            for index in 0..<3 {
+                group.addTask {
+                    do {
+                        let (body, _) = try await session.data(from: URL(string: "https://origin.test/big?stream=\(index)")!)
+                        return "accepted \(body.count) bytes"
+                    } catch let error as FetchError {
+                        return error.relayError.map { "hop \($0.hop.index)" } ?? "no hop: \(error)"
+                    } catch {
+                        return "\(error)"
+                    }
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        XCTAssertEqual(try relay.events().filter { $0.hasPrefix("CONNECT") }.count, 1, "the three requests must share one tunnel")
+        XCTAssertEqual(errors, ["hop 1", "hop 1", "hop 1"])
+    }
+}
