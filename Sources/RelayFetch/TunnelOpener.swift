@@ -116,7 +116,10 @@ final class TunnelOpener: @unchecked Sendable {
         await withCheckedContinuation { continuation in
             let queued = loop.execute { [builder] in continuation.resume(returning: builder.connectionsOpened) }
             // A stopped loop drops the work; shutdown's last loop turn saved the counts first.
-            if !queued { continuation.resume(returning: lock.withLock { finalConnectionsOpened }) }
+            if !queued {
+                loop.waitUntilEnded(timeout: 5)  // its last turns save the counts
+                continuation.resume(returning: lock.withLock { finalConnectionsOpened })
+            }
         }
     }
 

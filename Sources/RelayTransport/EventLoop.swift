@@ -20,6 +20,9 @@ public final class EventLoop: @unchecked Sendable {
     private var stopping = false
     private var stopped = false  // guarded by lock: set once the loop takes no more work
     private var loopThreadID: pthread_t?
+    /// Signalled when the loop thread has run its last work (`waitUntilEnded`).
+    private let endCondition = NSCondition()
+    private var ended = false
 
     /// Starts a loop on a new thread named `name`.
     public init(name: String = "relayfetch.io") {
@@ -33,6 +36,10 @@ public final class EventLoop: @unchecked Sendable {
             self.loopThreadID = pthread_self()
             started.signal()
             self.run()
+            self.endCondition.lock()
+            self.ended = true
+            self.endCondition.broadcast()
+            self.endCondition.unlock()
         }
         thread.name = name
         thread.stackSize = 1 << 20
@@ -64,6 +71,18 @@ public final class EventLoop: @unchecked Sendable {
         lock.unlock()
         var one: UInt64 = 1
         _ = write(wakeFD, &one, 8)
+        return true
+    }
+
+    /// After `shutdown()`: waits (up to `timeout` seconds) until the loop has run the work queued
+    /// before it and ended. Never call it on the loop thread.
+    @discardableResult
+    public func waitUntilEnded(timeout: Double) -> Bool {
+        guard !inLoop else { return false }
+        let deadline = Date().addingTimeInterval(timeout)
+        endCondition.lock()
+        defer { endCondition.unlock() }
+        while !ended { if !endCondition.wait(until: deadline) { return false } }
         return true
     }
 

@@ -93,6 +93,7 @@ final class ObliviousHTTPEndToEndTests: XCTestCase {
         XCTAssertEqual(response.statusCode, 200)
         XCTAssertEqual(response.relayHops, ["127.0.0.11:3129", "ohttp:https://127.0.0.30/relay"])
         let relay = Array(try TestServers.allLogLines(TestServers.ohttpRelayLog).dropFirst(relayLinesBefore))
-        XCTAssertEqual(relay.first?[0], "127.0.0.11", "the OHTTP relay sees the first relay, not the client")
+        // Other runs may share the relay's log: this session's POST is among the new lines.
+        XCTAssertTrue(relay.contains { $0[0] == "127.0.0.11" }, "the OHTTP relay sees the first relay, not the client: \(relay)")
     }
 }
