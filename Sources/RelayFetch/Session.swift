@@ -4,7 +4,8 @@ import RelayTransport
 /// A private browsing session: its own relay tunnels, connections, TLS state and data store,
 /// shared with no other session and gone when it ends.
 public final class Session: @unchecked Sendable {
-    /// The configuration as given, with `dataStore` set to the store this session uses.
+    /// The configuration exactly as given: a session made from it gets a store of its own
+    /// unless the configuration names one (use `dataStore` for this session's store).
     public let configuration: Configuration
     /// Where this session keeps cookies and cached responses: the configuration's store if it
     /// named one (shared on purpose), else a fresh store of this session's own.
@@ -14,11 +15,8 @@ public final class Session: @unchecked Sendable {
 
     /// Starts the session's threads; throws if its local tunnel listener cannot be created.
     public init(configuration: Configuration = .ephemeral) throws {
-        var configuration = configuration
-        let store = configuration.dataStore ?? .nonPersistent()
-        configuration.dataStore = store
         self.configuration = configuration
-        dataStore = store
+        dataStore = configuration.dataStore ?? .nonPersistent()
         opener = try TunnelOpener(connectTimeout: configuration.connectTimeout, idleTimeout: configuration.relayIdleTimeout,
                                    http3AttemptTimeout: configuration.http3FallbackDelay)
         engine = CurlEngine(maximumConnectionsPerHost: configuration.maximumConnectionsPerHost,

@@ -20,12 +20,17 @@ final class DataStoreSharingTests: XCTestCase {
         _ = try await first.data(from: URL(string: "https://origin.test/cookies/set?\(marker)")!)
         _ = try await first.data(from: URL(string: "https://origin.test/echo-headers?\(marker)-first")!)
         _ = try await second.data(from: URL(string: "https://origin.test/echo-headers?\(marker)-second")!)
+        // A session made "like the first one", from its configuration, gets a store of its own too.
+        let third = try Session(configuration: first.configuration)
+        defer { third.invalidate() }
+        _ = try await third.data(from: URL(string: "https://origin.test/echo-headers?\(marker)-third")!)
 
         let cookieOf: (String) throws -> String? = { tag in
             try TestServers.logLines(TestServers.originALog, containing: "\(marker)-\(tag)").first?[OriginLogField.cookie.rawValue]
         }
         XCTAssertEqual(try cookieOf("first"), "session=s3cr3t; theme=dark", "the first session sends what it was given")
         XCTAssertEqual(try cookieOf("second"), "-", "the second session, from the same configuration value, sends no cookie")
+        XCTAssertEqual(try cookieOf("third"), "-", "a session from the first one's configuration sends no cookie")
     }
 
     func testAStoreSetOnPurposeIsShared() async throws {
@@ -39,6 +44,10 @@ final class DataStoreSharingTests: XCTestCase {
         let marker = TestServers.marker("shared")
         _ = try await first.data(from: URL(string: "https://origin.test/cookies/set?\(marker)")!)
         _ = try await second.data(from: URL(string: "https://origin.test/echo-headers?\(marker)-second")!)
+        // A session made "like the first one", from its configuration, gets a store of its own too.
+        let third = try Session(configuration: first.configuration)
+        defer { third.invalidate() }
+        _ = try await third.data(from: URL(string: "https://origin.test/echo-headers?\(marker)-third")!)
         let line = try TestServers.logLines(TestServers.originALog, containing: "\(marker)-second").first
         XCTAssertEqual(line?[OriginLogField.cookie.rawValue], "session=s3cr3t; theme=dark")
     }
