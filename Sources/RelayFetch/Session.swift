@@ -143,7 +143,7 @@ public final class Session: @unchecked Sendable {
         if let silent = alive.firstIndex(of: false) {
             stalled = "hop \(silent + 1) (\(names[silent])) stalled: it did not answer an HTTP/2 PING"
         } else if !alive.isEmpty, alive.allSatisfy({ $0 == true }) {
-            stalled = "the origin stalled: every relay answered an HTTP/2 PING"
+            stalled = "most likely the origin stalled: every relay answered an HTTP/2 PING"
         } else {
             let unknown = alive.indices.filter { alive[$0] == nil }.map { "hop \($0 + 1)" }.joined(separator: ", ")
             stalled = "the origin or \(unknown) stalled (only HTTP/2 hops can be probed)"

@@ -15,8 +15,12 @@ final class HTTP2RelayConnection: TransportLayerDelegate {
     /// Called (on the loop) whenever the last stream ends, and when the connection dies.
     var onIdle: (() -> Void)?
     var onClose: (() -> Void)?
-    /// Waiting for the relay's PING acknowledgement (`ping`).
-    private var pingWaiters: [(Bool) -> Void] = []
+    /// Probes waiting for the relay's PING acknowledgement, by probe id, each with the PING
+    /// (by its opaque sequence number) whose ACK answers it.
+    private var pingWaiters: [Int: (sequence: UInt64, answer: (Bool) -> Void)] = [:]
+    private var nextPingWaiter = 0
+    private var pingSequence: UInt64 = 0
+    private var outstandingPing: UInt64?
     /// nghttp2's verdict on the relay, from the GOAWAY it sent when it found a connection error.
     fileprivate var libraryError: String?
 
@@ -105,24 +109,43 @@ final class HTTP2RelayConnection: TransportLayerDelegate {
         flush()
     }
 
-    /// Sends a PING; `answered` hears true when the relay acknowledges it, false if the
-    /// connection ends first. The caller times it out (`cancelPings`).
-    func ping(_ answered: @escaping (Bool) -> Void) {
-        guard !closed else { return answered(false) }
-        pingWaiters.append(answered)
-        if pingWaiters.count == 1 {
-            nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil)
+    /// Sends a PING (or joins the one in flight); `answered` hears true when the relay
+    /// acknowledges it, false if the connection ends or `cancelPing` is called with the returned id.
+    @discardableResult
+    func ping(_ answered: @escaping (Bool) -> Void) -> Int {
+        guard !closed else {
+            answered(false)
+            return -1
+        }
+        if outstandingPing == nil {
+            pingSequence += 1
+            outstandingPing = pingSequence
+            var opaque = pingSequence.bigEndian
+            _ = withUnsafeBytes(of: &opaque) { nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), $0.bindMemory(to: UInt8.self).baseAddress) }
             flush()
+        }
+        nextPingWaiter += 1
+        pingWaiters[nextPingWaiter] = (outstandingPing ?? pingSequence, answered)
+        return nextPingWaiter
+    }
+
+    /// Answers one probe false (it gave up waiting); others waiting on the same PING go on.
+    func cancelPing(_ id: Int) {
+        pingWaiters.removeValue(forKey: id)?.answer(false)
+    }
+
+    fileprivate func pingAcknowledged(_ sequence: UInt64) {
+        if outstandingPing == sequence { outstandingPing = nil }
+        for (id, waiter) in pingWaiters where waiter.sequence == sequence {
+            pingWaiters[id] = nil
+            waiter.answer(true)
         }
     }
 
-    /// Gives every PING still waiting the answer false (the relay did not answer in time).
-    func cancelPings() { answerPings(false) }
-
-    fileprivate func answerPings(_ answer: Bool) {
-        let waiters = pingWaiters
+    private func failPings() {
+        let waiters = pingWaiters.values
         pingWaiters.removeAll()
-        for waiter in waiters { waiter(answer) }
+        for waiter in waiters { waiter.answer(false) }
     }
 
     /// Ends the connection: GOAWAY, then closes the layers below; open streams fail.
@@ -141,7 +164,7 @@ final class HTTP2RelayConnection: TransportLayerDelegate {
         let open = streams.values
         streams.removeAll()
         for stream in open { stream.connectionFailed(error) }
-        answerPings(false)
+        failPings()
         onClose?()
     }
 
@@ -248,7 +271,8 @@ private func h2OnFrameReceived(_ session: OpaquePointer?, _ frame: UnsafePointer
     case NGHTTP2_GOAWAY.rawValue:
         owner.goAway(lastStreamID: frame.pointee.goaway.last_stream_id, code: frame.pointee.goaway.error_code)
     case NGHTTP2_PING.rawValue where frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0:
-        owner.answerPings(true)
+        let sequence = withUnsafeBytes(of: frame.pointee.ping.opaque_data) { $0.loadUnaligned(as: UInt64.self) }
+        owner.pingAcknowledged(UInt64(bigEndian: sequence))
     default:
         break
     }

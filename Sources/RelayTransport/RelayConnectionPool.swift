@@ -73,13 +73,14 @@ final class RelayConnectionPool {
     func probe(_ key: Key, timeout: Double, completion: @escaping (Bool?) -> Void) {
         guard let connection = connections[key] else { return completion(nil) }
         var answered = false
-        let timer = loop.schedule(after: timeout) { [weak connection] in connection?.cancelPings() }
-        connection.ping { [loop] alive in
+        var timer: UInt64?
+        let id = connection.ping { [loop] alive in
             guard !answered else { return }
             answered = true
-            loop.cancelTimer(timer)
+            if let timer { loop.cancelTimer(timer) }
             completion(alive)
         }
+        if !answered { timer = loop.schedule(after: timeout) { [weak connection] in connection?.cancelPing(id) } }
     }
 
     func closeAll() {
