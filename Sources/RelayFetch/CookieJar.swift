@@ -10,6 +10,7 @@ public final class CookieJar: @unchecked Sendable {
     private let now: () -> Date
     /// When the jar evicts cookies.
     public let limits: CookieLimits
+    private var sites: [String: String] = [:]
 
     public init(limits: CookieLimits = .rfc6265bis, clock: @escaping () -> Date = Date.init) {
         self.limits = limits
@@ -86,24 +87,39 @@ public final class CookieJar: @unchecked Sendable {
     }
 
     /// RFC 6265bis §5.7's eviction, with the lock held: expired cookies first; then, while the
-    /// domain is over its limit, its insecure cookies and then its others; then, while the jar is
-    /// over its total, any cookie. Within a step the least recently used goes first.
+    /// domain is over its limit, its insecure cookies and then its others; the same for its site;
+    /// then, while the jar is over its total, any cookie. Within a step the least recently used
+    /// goes first.
     private func evictIfOverLimits(crowdedDomain domain: String, at time: Date) {
-        let inDomain = cookies.count { $0.domain == domain }
-        guard inDomain > limits.perDomain || cookies.count > limits.total else { return }
+        let site = site(of: domain)
+        let inSite: (Cookie) -> Bool = { self.site(of: $0.domain) == site }
+        guard cookies.count(where: { $0.domain == domain }) > limits.perDomain || cookies.count(where: inSite) > limits.perSite
+                || cookies.count > limits.total else { return }
         cookies.removeAll { $0.isExpired(at: time) }
-        var excess = cookies.count { $0.domain == domain } - limits.perDomain
-        for insecureOnly in [true, false] where excess > 0 {
-            let victims = cookies.indices.filter { cookies[$0].domain == domain && (!insecureOnly || !cookies[$0].secure) }
+        evict(cookies.count { $0.domain == domain } - limits.perDomain) { $0.domain == domain }
+        evict(cookies.count(where: inSite) - limits.perSite, where: inSite)
+        evict(cookies.count - limits.total, insecureFirst: false) { _ in true }
+    }
+
+    /// Removes `excess` cookies that `matches` picks: insecure ones first, least recently used first.
+    private func evict(_ excess: Int, insecureFirst: Bool = true, where matches: (Cookie) -> Bool) {
+        var excess = excess
+        for insecureOnly in (insecureFirst ? [true, false] : [false]) where excess > 0 {
+            let victims = cookies.indices.filter { matches(cookies[$0]) && (!insecureOnly || !cookies[$0].secure) }
                 .sorted { cookies[$0].lastAccessed < cookies[$1].lastAccessed }.prefix(excess)
             excess -= victims.count
             for index in victims.sorted(by: >) { cookies.remove(at: index) }
         }
-        let overTotal = cookies.count - limits.total
-        if overTotal > 0 {
-            let victims = cookies.indices.sorted { cookies[$0].lastAccessed < cookies[$1].lastAccessed }.prefix(overTotal)
-            for index in victims.sorted(by: >) { cookies.remove(at: index) }
-        }
+    }
+
+    /// The registrable domain a cookie domain belongs to (itself when it has none), remembered
+    /// so eviction does not ask libpsl once per cookie. Lock held.
+    private func site(of domain: String) -> String {
+        if let known = sites[domain] { return known }
+        let site = PublicSuffixList.registrableDomain(domain) ?? domain
+        if sites.count > 10_000 { sites.removeAll() }
+        sites[domain] = site
+        return site
     }
 
     /// The directory of the request path (RFC 6265bis §5.1.4).

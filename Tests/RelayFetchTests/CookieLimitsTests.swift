@@ -94,3 +94,18 @@ final class CookieLimitsTests: XCTestCase {
         XCTAssertFalse(session.dataStore.cookieJar.allCookies.contains { $0.name == "huge" }, "over 4096 octets: ignored")
     }
 }
+
+/// A site spreading cookies over many subdomains stays within its own allowance.
+final class CookieSiteLimitTests: XCTestCase {
+    func testSubdomainsShareTheirSiteAllowanceAndOtherSitesKeepTheirCookies() {
+        let jar = CookieJar()
+        jar.store(setCookieValues: ["idp-session=1; Secure; Path=/"], from: URL(string: "https://login.example.org/")!)
+        for sub in 0..<60 {
+            let values = (0..<50).map { "c\($0)=\(sub); Path=/" }
+            jar.store(setCookieValues: values, from: URL(string: "https://s\(sub).evil.example/")!)
+        }
+        let evil = jar.allCookies.filter { $0.domain.hasSuffix("evil.example") }
+        XCTAssertEqual(evil.count, CookieLimits.rfc6265bis.perSite, "one site keeps at most its allowance")
+        XCTAssertTrue(jar.allCookies.contains { $0.name == "idp-session" }, "another site's cookie was pushed out")
+    }
+}
