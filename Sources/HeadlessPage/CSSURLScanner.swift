@@ -45,12 +45,12 @@ enum CSSURLScanner {
     }
 
     /// `css` with the text of each reference `replacement` returns a value for replaced, in one pass.
-    static func rewrite(_ css: String, _ replacement: (Reference) -> String?) -> String {
+    static func rewrite(_ css: String, limit: Int = .max, _ replacement: (Reference) -> String?) -> String {
         let text = Array(css.utf8)
         var output: [UInt8] = []
         output.reserveCapacity(text.count)
         var copied = 0
-        for reference in references(in: text) {
+        for reference in references(in: text, limit: limit) {
             guard let new = replacement(reference), reference.range.lowerBound >= copied else { continue }
             output += text[copied..<reference.range.lowerBound]
             output += Array(new.utf8)

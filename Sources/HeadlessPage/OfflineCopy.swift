@@ -91,8 +91,13 @@ public enum OfflineCopy {
         }
     }
 
+    /// References rewritten per style sheet at most: a page load scans no more than its
+    /// subresource limit of them, so later ones were never saved; this bounds a hostile sheet's
+    /// cost in the save step as the limit does in the load.
+    static let maximumCSSReferences = 100_000
+
     /// Rewrites url(...) and @import references that were saved, in one pass.
     static func rewriteCSS(_ css: String, base: URL, file: URL, files: [URL: URL]) -> String {
-        CSSURLScanner.rewrite(css) { local($0.url, base: base, file: file, files: files) }
+        CSSURLScanner.rewrite(css, limit: maximumCSSReferences) { local($0.url, base: base, file: file, files: files) }
     }
 }

@@ -72,3 +72,16 @@ final class OfflinePathTests: XCTestCase {
         XCTAssertThrowsError(try folder.write(Data(), at: ["a/b"]))
     }
 }
+
+/// Rewriting a hostile style sheet for the offline copy stops at a bounded number of references.
+final class OfflineCSSRewriteLimitTests: XCTestCase {
+    func testRewriteStopsAtTheLimit() {
+        let css = String(repeating: "a{background:url(x.png)}", count: 300)
+        var seen = 0
+        _ = CSSURLScanner.rewrite(css, limit: 100) { _ in
+            seen += 1
+            return nil
+        }
+        XCTAssertEqual(seen, 100)
+    }
+}
