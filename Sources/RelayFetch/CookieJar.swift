@@ -94,6 +94,9 @@ struct SetCookieParser {
     var expires: Date?
 
     static func parse(_ header: String) -> SetCookieParser? {
+        // A control character other than HTAB voids the whole line (RFC 6265bis §5.6 step 1): it
+        // would otherwise travel back in the Cookie header.
+        guard !header.unicodeScalars.contains(where: { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F }) else { return nil }
         var parts = header.split(separator: ";", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
         let pair = parts.removeFirst()
         guard let equals = pair.firstIndex(of: "=") else { return nil }

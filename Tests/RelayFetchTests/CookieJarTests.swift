@@ -35,6 +35,14 @@ final class CookieJarTests: XCTestCase {
         XCTAssertTrue(jar.allCookies.isEmpty)
     }
 
+    /// Found by the cookie fuzz target: control characters were stored and sent back in the Cookie header.
+    func testLinesWithControlCharactersAreIgnored() {
+        let jar = CookieJar()
+        jar.store(setCookieValues: ["a=1\u{11}", "b\u{0}x=2", "c=3; Path=/\u{7F}", "d=4\r\nX-Injected: 1", "tab=4\t5", "ok=6"], from: site)
+        XCTAssertEqual(Set(jar.allCookies.map(\.name)), ["tab", "ok"], "only the lines without control characters (HTAB allowed) are stored")
+        XCTAssertEqual(jar.cookieHeader(for: site), "tab=4\t5; ok=6")
+    }
+
     func testPrefixesHttpOnlyAndReplacement() {
         let jar = CookieJar()
         jar.store(setCookieValues: ["__Secure-a=1", "__Secure-b=2; Secure", "__Host-c=3; Secure; Path=/", "__Host-d=4; Secure; Path=/; Domain=example.com",
