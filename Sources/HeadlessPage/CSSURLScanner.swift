@@ -19,7 +19,8 @@ enum CSSURLScanner {
                     index += 4
                     if let url = readURLBody(text, &index) { result.append(Reference(url: url, isImport: true)) }
                 } else if index < text.count, text[index] == "\"" || text[index] == "'" {
-                    if let url = readString(text, &index) { result.append(Reference(url: url, isImport: true)) }
+                    // `@import ""` names no sheet (resolved, it would be this very sheet).
+                    if let url = readString(text, &index), !url.isEmpty { result.append(Reference(url: url, isImport: true)) }
                 }
                 continue
             }
