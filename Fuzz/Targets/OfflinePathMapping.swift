@@ -1,0 +1,12 @@
+import Foundation
+@testable import HeadlessPage
+
+/// The offline-copy path mapper as the offline-path fuzzer sees it. This is the only file that
+/// names the mapper's entry point: re-point it here when the mapper changes (for the `OfflinePath`
+/// mapper: `OfflinePath.components(for: url, isHTML: isHTML).joined(separator: "/")`).
+enum OfflinePathMapping {
+    /// The path, relative to the copy's folder, where the body of `url` is saved.
+    static func localPath(for url: URL, isHTML: Bool) -> String {
+        OfflineCopy.localPath(for: url, isHTML: isHTML)
+    }
+}
