@@ -56,6 +56,15 @@ final class SubresourceScannerTests: XCTestCase {
         XCTAssertEqual(CSSURLScanner.references(in: css), [CSSURLScanner.Reference(url: "real.css", isImport: true)])
     }
 
+    /// Found by the html-urls fuzz target: `https:/x` resolved to a URL without a host.
+    func testURLsWithoutAHostAreNoReferences() {
+        let base = URL(string: "https://origin.test/dir/page.html")!
+        for text in ["https:/div style=", "http:x.png", "https:", "https:///path"] {
+            XCTAssertNil(SubresourceScanner.resolve(text, against: base), text)
+        }
+        XCTAssertEqual(SubresourceScanner.resolve("/x.png", against: base)?.absoluteString, "https://origin.test/x.png")
+    }
+
     func testCharsetFromHeaderAndFromMeta() {
         let latin1 = Data([0x3C, 0x70, 0x3E, 0xE9, 0x74, 0xE9, 0x3C, 0x2F, 0x70, 0x3E])  // <p>été</p> in ISO-8859-1
         let fromHeader = HTMLDocument(data: latin1, url: URL(string: "https://x.test/")!, charset: "iso-8859-1")!
