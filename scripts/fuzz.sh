@@ -90,6 +90,7 @@ run_target() {
     # No Swift backtracer (it reads memory ASan then reports); a failed check is a plain trap.
     # Short allocation stacks: the full ones cost a third of the run time in Swift's many small allocations.
     SWIFT_BACKTRACE=enable=no ASAN_OPTIONS="malloc_context_size=8:${ASAN_OPTIONS:-}" \
+    LSAN_OPTIONS="suppressions=$repo/Fuzz/lsan.supp:print_suppressions=0" \
     FUZZ_PROFILE_CA="$repo/Profiles/certs/sample-ca.pem" \
         "$out/bin/$target" "${limit[@]}" ${options[$target]:-} -timeout=25 -rss_limit_mb=4096 -print_final_stats=1 \
         -artifact_prefix="$out/crashes/$target-" "$out/corpus/$target" "Fuzz/Corpus/$target" >"$log" 2>&1 || status=$?
