@@ -55,10 +55,11 @@ done
 out=.build/fuzz
 start=$(date +%s)
 flags=(-Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing)
+mkdir -p "$out"
 echo "fuzz: building the modules into $out"
 for module in RelayProfiles HeadlessPage; do  # together they need every library module
-    if ! swift build --build-path "$out" -c release --target "$module" "${flags[@]}" >"$out.build.log" 2>&1; then
-        cat "$out.build.log" >&2
+    if ! swift build --build-path "$out" -c release --target "$module" "${flags[@]}" >"$out/build.log" 2>&1; then
+        cat "$out/build.log" >&2
         echo "fuzz: building $module failed" >&2
         exit 1
     fi
