@@ -33,6 +33,7 @@ declare -A sources=(
 # leaks a little on every call, so libFuzzer's per-input leak check there would cost 98% of the
 # time and find only that; leaks are checked in every other target.
 declare -A options=([profile]="-detect_leaks=0")
+declare -A asan_options=([profile]="detect_leaks=0")  # nor at exit
 all_targets=(connect-response capsule bhttp ohttp-keys cookie html-urls css-urls profile offline-path)
 
 usage() { sed -n '2,14s/^# \{0,1\}//p' "$0" >&2; exit 2; }
@@ -90,7 +91,7 @@ run_target() {
     local status=0
     # No Swift backtracer (it reads memory ASan then reports); a failed check is a plain trap.
     # Short allocation stacks: the full ones cost a third of the run time in Swift's many small allocations.
-    SWIFT_BACKTRACE=enable=no ASAN_OPTIONS="malloc_context_size=8:${ASAN_OPTIONS:-}" \
+    SWIFT_BACKTRACE=enable=no ASAN_OPTIONS="malloc_context_size=8:${asan_options[$target]:-}:${ASAN_OPTIONS:-}" \
     LSAN_OPTIONS="suppressions=$repo/Fuzz/lsan.supp:print_suppressions=0" \
     FUZZ_PROFILE_CA="$repo/Profiles/certs/sample-ca.pem" \
         "$out/bin/$target" "${limit[@]}" ${options[$target]:-} -timeout=25 -rss_limit_mb=4096 -print_final_stats=1 \
