@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, set-up included: installs what is missing (scripts/setup.sh), builds
 # with warnings treated as failures in our own code, starts the real test servers on loopback,
-# runs `swift test`, and stops the servers it started.
+# runs `swift test`, then every fuzz target for 30 s, and stops the servers it started.
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -30,3 +30,9 @@ trap stop_servers EXIT
 
 echo "test: running swift test"
 swift test --skip-build "$@"
+
+# Every fuzz target for 30 s (scripts/fuzz.sh); a crash fails the run. Skipped for a focused run
+# (arguments given) or with RELAYFETCH_SKIP_FUZZ=1.
+if [[ $# -eq 0 && ${RELAYFETCH_SKIP_FUZZ:-0} != 1 ]]; then
+    bash scripts/fuzz.sh --seconds 30
+fi

@@ -30,7 +30,10 @@ enum CSSURLScanner {
                     index += 4
                     if let found = readURLBody(text, &index) { result.append(Reference(url: found.url, isImport: true, range: found.range)) }
                 } else if index < text.count, text[index] == UInt8(ascii: "\"") || text[index] == UInt8(ascii: "'") {
-                    if let found = readString(text, &index) { result.append(Reference(url: found.url, isImport: true, range: found.range)) }
+                    // `@import ""` names no sheet (resolved, it would be this very sheet).
+                    if let found = readString(text, &index), !found.url.isEmpty {
+                        result.append(Reference(url: found.url, isImport: true, range: found.range))
+                    }
                 }
                 continue
             }

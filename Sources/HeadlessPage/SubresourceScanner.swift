@@ -141,12 +141,13 @@ struct SubresourceScanner {
         }
     }
 
-    /// An absolute http(s) URL, fragment removed; nil for data:, javascript: and the like.
+    /// An absolute http(s) URL with a host, fragment removed; nil for data:, javascript: and the like.
     static func resolve(_ text: String, against base: URL) -> URL? {
         guard !text.hasPrefix("#") else { return nil }  // a fragment of this very document
         let parsed = URL(string: text, relativeTo: base)
             ?? text.addingPercentEncoding(withAllowedCharacters: .urlFragmentAllowed).flatMap { URL(string: $0, relativeTo: base) }
-        guard let url = parsed?.absoluteURL,
+        // "https:/x" parses as https without a host; nothing can be fetched from it.
+        guard let url = parsed?.absoluteURL, url.host?.isEmpty == false,
               let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return nil }
         var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
         components?.fragment = nil

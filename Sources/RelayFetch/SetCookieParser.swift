@@ -57,6 +57,9 @@ enum HTTPDate {
                                   "EEE, dd-MMM-yyyy HH:mm:ss zzz", "EEE, dd MMM yyyy HH:mm:ss Z"]
 
     static func parse(_ text: String) -> Date? {
+        // HTTP dates are short ASCII; Foundation's DateFormatter on Linux traps on some non-ASCII
+        // text (found by fuzzing), and a server's Expires value must not be able to crash us.
+        guard text.utf8.count <= 64, text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else { return nil }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")

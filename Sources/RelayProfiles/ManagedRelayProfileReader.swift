@@ -34,6 +34,9 @@ public enum ManagedRelayProfileReader {
         } else {
             warnings.append(ProfileWarning(keyPath: "", message: "the profile is not signed"))
         }
+        if plistData.starts(with: Array("bplist".utf8)), let problem = BinaryPropertyListCheck.problem(in: plistData) {
+            throw ProfileError(keyPath: "", reason: "not a valid property list (\(problem))")
+        }
         let root: Any
         do {
             root = try PropertyListSerialization.propertyList(from: plistData, options: [], format: nil)

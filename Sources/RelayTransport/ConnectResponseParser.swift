@@ -21,11 +21,13 @@ struct ConnectResponseParser {
             guard let end = Self.endOfHead(in: buffer) else {
                 return buffer.count > Self.maxHeadSize ? .malformed("response head larger than 64 KiB") : .needMore
             }
+            // The same limit when a large head arrives in one read.
+            guard end <= Self.maxHeadSize else { return .malformed("response head larger than 64 KiB") }
             let head = String(decoding: buffer[0..<end], as: UTF8.self)
             let rest = Array(buffer[(end + 4)...])
             let statusLine = head.split(separator: "\r\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
             let parts = statusLine.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
-            guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), parts[1].count == 3, let status = Int(parts[1]) else {
+            guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), let status = Self.statusCode(parts[1]) else {
                 return .malformed("bad status line \"\(statusLine.prefix(80))\"")
             }
             let reason = parts.count > 2 ? String(parts[2]) : ""
@@ -36,6 +38,14 @@ struct ConnectResponseParser {
             if (200..<300).contains(status) { return .established(status: status, leftover: rest) }
             return .refused(status: status, reason: reason)
         }
+    }
+
+    /// Exactly three digits in 100...599 (RFC 9110 §15); `Int` alone would take "+20" or "-99",
+    /// and 600...999 are not HTTP status codes.
+    private static func statusCode(_ text: Substring) -> Int? {
+        guard text.utf8.count == 3, text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+              let status = Int(text), (100...599).contains(status) else { return nil }
+        return status
     }
 
     private static func endOfHead(in bytes: [UInt8]) -> Int? {

@@ -50,6 +50,21 @@ final class SubresourceScannerTests: XCTestCase {
                        ["a.css!", "b.css!", "f.woff2", "f.woff", "spaced.png", "q\"uote.png"])
     }
 
+    /// Found by the css-urls fuzz target: `@import ""` gave an empty reference (the sheet itself).
+    func testEmptyImportsAndURLsAreNoReferences() {
+        let css = "@import \"\"; @import ''; @import url(); @import url(\"\"); .a { background: url('') } @import \"real.css\";"
+        XCTAssertEqual(CSSURLScanner.references(in: css).map { "\($0.url)\($0.isImport ? "!" : "")" }, ["real.css!"])
+    }
+
+    /// Found by the html-urls fuzz target: `https:/x` resolved to a URL without a host.
+    func testURLsWithoutAHostAreNoReferences() {
+        let base = URL(string: "https://origin.test/dir/page.html")!
+        for text in ["https:/div style=", "http:x.png", "https:", "https:///path"] {
+            XCTAssertNil(SubresourceScanner.resolve(text, against: base), text)
+        }
+        XCTAssertEqual(SubresourceScanner.resolve("/x.png", against: base)?.absoluteString, "https://origin.test/x.png")
+    }
+
     func testCharsetFromHeaderAndFromMeta() {
         let latin1 = Data([0x3C, 0x70, 0x3E, 0xE9, 0x74, 0xE9, 0x3C, 0x2F, 0x70, 0x3E])  // <p>été</p> in ISO-8859-1
         let fromHeader = HTMLDocument(data: latin1, url: URL(string: "https://x.test/")!, charset: "iso-8859-1")!

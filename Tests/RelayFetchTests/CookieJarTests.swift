@@ -35,6 +35,27 @@ final class CookieJarTests: XCTestCase {
         XCTAssertTrue(jar.allCookies.isEmpty)
     }
 
+    /// Found by the cookie fuzz target: control characters were stored and sent back in the Cookie header.
+    func testLinesWithControlCharactersAreIgnored() {
+        let jar = CookieJar()
+        jar.store(setCookieValues: ["a=1\u{11}", "b\u{0}x=2", "c=3; Path=/\u{7F}", "d=4\r\nX-Injected: 1", "tab=4\t5", "ok=6"], from: site)
+        XCTAssertEqual(Set(jar.allCookies.map(\.name)), ["tab", "ok"], "only the lines without control characters (HTAB allowed) are stored")
+        XCTAssertEqual(jar.cookieHeader(for: site), "tab=4\t5; ok=6")
+    }
+
+    /// Found by the cookie fuzz target: a non-ASCII Expires value made Foundation's DateFormatter
+    /// trap ("Incorrect range"), so a server could crash the client with one Set-Cookie header.
+    func testNonASCIIDatesAreNoDatesAndDoNotCrash() {
+        for text in ["Thu, 1 Jan 1970 00:00:00\u{5B8}MT", "Thu, 01 Jan 39-CS00:00:00 G\u{FFFD}T", "Thu, 01 Jan 2099 00:00:00 GMT" + String(repeating: " ", count: 60)] {
+            XCTAssertNil(HTTPDate.parse(text), text.debugDescription)
+        }
+        XCTAssertNotNil(HTTPDate.parse("Thu, 01 Jan 2099 00:00:00 GMT"))
+        let jar = CookieJar()
+        jar.store(setCookieValues: ["a=1; Expires=Thu, 1 Jan 1970 00:00:00\u{5B8}MT"], from: site)
+        XCTAssertEqual(jar.allCookies.map(\.name), ["a"], "an unreadable Expires leaves a session cookie")
+        XCTAssertNil(jar.allCookies.first?.expires)
+    }
+
     func testPrefixesHttpOnlyAndReplacement() {
         let jar = CookieJar()
         jar.store(setCookieValues: ["__Secure-a=1", "__Secure-b=2; Secure", "__Host-c=3; Secure; Path=/", "__Host-d=4; Secure; Path=/; Domain=example.com",

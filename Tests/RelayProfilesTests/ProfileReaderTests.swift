@@ -150,4 +150,30 @@ final class ProfileReaderTests: XCTestCase {
         XCTAssertThrowsError(try ManagedRelayProfileReader.read(Data("hello".utf8)))
         XCTAssertThrowsError(try ManagedRelayProfileReader.read(Data("<?xml version=\"1.0\"?><plist><dict>".utf8)))
     }
+
+    /// Found by the profile fuzz target: a binary plist with a set crashed Foundation's bridging
+    /// (SEGV); sets, UIDs and object tables pointing outside the file are refused before parsing.
+    func testBinaryPlistsWithSetsOrBrokenTablesAreRefusedBeforeFoundationParsesThem() throws {
+        func bplist(objects: [[UInt8]], offsetTable: [UInt8]? = nil) -> Data {
+            var bytes = Array("bplist00".utf8)
+            var offsets: [UInt8] = []
+            for object in objects { offsets.append(UInt8(bytes.count)); bytes += object }
+            let table = bytes.count
+            bytes += offsetTable ?? offsets
+            bytes += [0, 0, 0, 0, 0, 0, 1, 1] + [0, 0, 0, 0, 0, 0, 0, UInt8(objects.count)] + [UInt8](repeating: 0, count: 8)
+                + [0, 0, 0, 0, 0, 0, 0, UInt8(table)]
+            return Data(bytes)
+        }
+        let set = bplist(objects: [[0xC1, 0x01], [0x51, UInt8(ascii: "a")]])
+        let uid = bplist(objects: [[0xA1, 0x01], [0x80, 0x07]])
+        let outside = bplist(objects: [[0xA1, 0x01], [0x51, UInt8(ascii: "a")]], offsetTable: [8, 200])
+        for (name, data, reason) in [("set", set, "type 0xC"), ("UID", uid, "type 0x8"), ("outside", outside, "outside the object table")] {
+            XCTAssertThrowsError(try ManagedRelayProfileReader.read(data)) { error in
+                XCTAssertTrue("\(error)".contains(reason), "\(name): \(error)")
+            }
+        }
+        let array = bplist(objects: [[0xA1, 0x01], [0x51, UInt8(ascii: "a")]])
+        XCTAssertNil(BinaryPropertyListCheck.problem(in: array), "an array of strings passes the check")
+        XCTAssertNoThrow(try read("split-domains.mobileconfig"), "a real binary profile still loads")
+    }
 }

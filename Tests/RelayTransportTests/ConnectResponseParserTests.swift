@@ -36,6 +36,22 @@ final class ConnectResponseParserTests: XCTestCase {
         guard case .malformed = big.feed(Array(repeating: UInt8(ascii: "a"), count: 70_000)) else { return XCTFail() }
     }
 
+    /// Found by the connect-response fuzz target: 900, "+20" and "-99" passed as status codes.
+    func testStatusCodesAreThreeDigitsFromOneHundredToFiveNinetyNine() {
+        for line in ["HTTP/1.1 900 Continue", "HTTP/1.1 +20 OK", "HTTP/1.1 -99 No", "HTTP/1.1 099 Early", "HTTP/1.1 2\u{0}0 OK", "HTTP/1.1 ２００ OK"] {
+            var parser = ConnectResponseParser()
+            guard case .malformed = parser.feed(Array("\(line)\r\n\r\n".utf8)) else { return XCTFail("\(line.debugDescription) was accepted") }
+        }
+        var parser = ConnectResponseParser()
+        XCTAssertEqual(parser.feed(Array("HTTP/1.1 599 Custom\r\n\r\n".utf8)), .refused(status: 599, reason: "Custom"))
+    }
+
+    func testAnOversizedHeadIsMalformedEvenWhenItArrivesInOneRead() {
+        var parser = ConnectResponseParser()
+        let head = "HTTP/1.1 200 OK\r\nX-Padding: " + String(repeating: "a", count: 70_000) + "\r\n\r\n"
+        guard case .malformed = parser.feed(Array(head.utf8)) else { return XCTFail("a 70 kB head opened the tunnel") }
+    }
+
     func testRequestHeadUsesAuthorityFormAndTheHopsHeaders() {
         let head = String(decoding: ConnectRequest.head(authority: ConnectRequest.authority(host: "::1", port: 443),
                                                         headers: [("Proxy-Authorization", "Bearer t")]), as: UTF8.self)
