@@ -18,6 +18,7 @@ let package = Package(
         .systemLibrary(name: "CNghttp3", pkgConfig: "libnghttp3", providers: [.apt(["libnghttp3-dev"])]),
         .systemLibrary(name: "CLinux"),
         .systemLibrary(name: "CPSL", pkgConfig: "libpsl", providers: [.apt(["libpsl-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
 
         .target(name: "RelayTransport", dependencies: ["CLinux", "COpenSSL", "CNghttp2", "CNgtcp2", "CNghttp3"]),
         .target(name: "ObliviousHTTP", dependencies: ["COpenSSL"]),
@@ -25,7 +26,8 @@ let package = Package(
         .target(name: "RelayProfiles", dependencies: ["RelayFetch", "COpenSSL"]),
         .target(name: "HeadlessPage", dependencies: ["RelayFetch", "CLibXML2"]),
         .target(name: "WebArchive", dependencies: ["HeadlessPage", "COpenSSL"]),
-        .target(name: "RelayFetchCLI", dependencies: ["RelayFetch", "RelayProfiles", "HeadlessPage", "WebArchive"]),
+        .target(name: "Crawler", dependencies: ["RelayFetch", "HeadlessPage", "WebArchive", "CSQLite", "COpenSSL"]),
+        .target(name: "RelayFetchCLI", dependencies: ["RelayFetch", "RelayProfiles", "HeadlessPage", "WebArchive", "Crawler"]),
         .executableTarget(name: "relayfetch", dependencies: ["RelayFetchCLI"]),
         // Benchmarks against peers measured in the same run (Benchmarks/run.sh); not a test.
         .executableTarget(name: "relayfetch-bench", dependencies: ["RelayFetch", "ObliviousHTTP"], path: "Benchmarks/RelayBench"),
@@ -37,6 +39,7 @@ let package = Package(
         .testTarget(name: "ObliviousHTTPTests", dependencies: ["ObliviousHTTP"], exclude: ["Vectors"]),
         .testTarget(name: "HeadlessPageTests", dependencies: ["HeadlessPage", "WebArchive", "RelayFetchTestSupport"]),
         .testTarget(name: "RelayProfilesTests", dependencies: ["RelayProfiles", "RelayFetchTestSupport"]),
+        .testTarget(name: "CrawlerTests", dependencies: ["Crawler", "RelayFetchTestSupport"]),
         .testTarget(name: "RelayFetchCLITests", dependencies: ["RelayFetchCLI", "RelayFetchTestSupport"],
                     exclude: ["Fixtures"]),
     ],

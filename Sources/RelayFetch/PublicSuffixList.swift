@@ -1,14 +1,15 @@
 internal import CPSL
 
-/// Public suffixes and registrable domains, from libpsl's built-in list.
-enum PublicSuffixList {
+/// Public suffixes and registrable domains, from libpsl's built-in list. Used by the cookie jar
+/// and by the crawler's same-domain scope.
+public enum PublicSuffixList {
     /// True for "com", "co.uk", "test" (the implicit "*" rule covers unknown top-level names).
-    static func isPublicSuffix(_ domain: String) -> Bool {
+    public static func isPublicSuffix(_ domain: String) -> Bool {
         psl_is_public_suffix2(psl_builtin(), domain, PSL_TYPE_ANY) != 0
     }
 
     /// "example.co.uk" for "www.example.co.uk"; nil for public suffixes and IP addresses.
-    static func registrableDomain(_ host: String) -> String? {
+    public static func registrableDomain(_ host: String) -> String? {
         psl_registrable_domain(psl_builtin(), host).map { String(cString: $0) }
     }
 }

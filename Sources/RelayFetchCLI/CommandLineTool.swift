@@ -13,6 +13,7 @@ public enum CommandLineTool {
     Commands:
       get URL        fetch one resource (like curl); see relayfetch get --help
       page URL       load a page and every subresource (like a browser); see relayfetch page --help
+      crawl SEED...  crawl sites politely and resumably; see relayfetch crawl --help
       profile check|show FILE
                      explain a com.apple.relay.managed profile; see relayfetch profile --help
       version        print the versions of relayfetch and the libraries it uses
@@ -48,6 +49,12 @@ public enum CommandLineTool {
                     return 0
                 }
                 return await page.run(io: io)
+            case "crawl":
+                guard let crawl = try CrawlCommand.parse(rest) else {
+                    io.print(CrawlCommand.help)
+                    return 0
+                }
+                return await crawl.run(io: io)
             case "profile":
                 guard let profile = try ProfileCommand.parse(rest) else {
                     io.print(ProfileCommand.help)

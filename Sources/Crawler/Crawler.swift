@@ -1,0 +1,55 @@
+import Foundation
+import RelayFetch
+internal import COpenSSL
+
+/// A batch crawler over one relayed `Session`: seeds in, pages out. Workers take URLs from the
+/// store's frontier as politeness allows, honour robots.txt, retry what is worth retrying, and
+/// hand each final page to `onPage` before its completion (with its links) commits, so a crawl
+/// killed at any moment loses no page. Never fetches anything but through the session.
+public final class Crawler: Sendable {
+    public let configuration: CrawlConfiguration
+    private let session: Session
+    private let coordinator: CrawlCoordinator
+    private let robots: RobotsCache
+
+    /// A crawler writing its frontier and results to `store`. The session should not follow
+    /// redirects itself (`maximumRedirects = 0`): a redirect is then a link, checked for scope.
+    public init(configuration: CrawlConfiguration, session: Session, store: CrawlStore) throws {
+        self.configuration = configuration
+        self.session = session
+        coordinator = try CrawlCoordinator(store: store, configuration: configuration)
+        robots = RobotsCache(session: session, productToken: configuration.productToken)
+    }
+
+    /// Crawls from `seeds` (added to the frontier unless seen before) until the frontier is
+    /// empty or a limit is reached. `onPage` is called from several tasks at once.
+    public func run(seeds: [URL], onPage: @escaping @Sendable (CrawledPage) -> Void) async throws -> CrawlProgress {
+        var scope = configuration.scope
+        var entries: [(url: String, host: String, depth: Int)] = []
+        for seed in seeds {
+            guard let canonical = configuration.canonicalizer.canonical(seed), let host = canonical.host?.lowercased() else {
+                throw CrawlError.seeds("\"\(seed.absoluteString)\" is not an http(s) URL with a host")
+            }
+            scope.addSeed(canonical)
+            entries.append((canonical.absoluteString, host, 0))
+        }
+        _ = try await coordinator.enqueue(entries)
+        let worker = PageWorker(configuration: configuration, scope: scope, session: session, coordinator: coordinator, robots: robots,
+                                onPage: onPage)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<max(1, configuration.concurrency) { group.addTask { try await worker.run() } }
+            try await group.waitForAll()
+        }
+        return try await coordinator.snapshot()
+    }
+
+    /// Where the crawl stands now.
+    public func progress() async throws -> CrawlProgress { try await coordinator.snapshot() }
+
+    /// "sha256:" and the hex digest of `data`.
+    static func digest(_ data: Data) -> String {
+        var hash = [UInt8](repeating: 0, count: 32)
+        data.withUnsafeBytes { _ = SHA256($0.bindMemory(to: UInt8.self).baseAddress, $0.count, &hash) }
+        return "sha256:" + hash.map { String(format: "%02x", $0) }.joined()
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+import HeadlessPage
+
+/// The links a crawler follows from an HTML page: `a` and `area` hrefs, frames and iframes, and
+/// the canonical link, resolved against the document's base URL. Parsed with HeadlessPage's
+/// `HTMLDocument` (libxml2).
+enum LinkExtractor {
+    static func links(in body: Data, url: URL, contentType: String?) -> [URL] {
+        guard let document = HTMLDocument(data: body, url: url, charset: charset(of: contentType)) else { return [] }
+        var base = url
+        if let href = document.xpath("//base[@href]").first?.attribute("href"), let resolved = URL(string: href, relativeTo: url) {
+            base = resolved.absoluteURL
+        }
+        var found: [URL] = []
+        for element in document.xpath("//a[@href] | //area[@href] | //iframe[@src] | //frame[@src] | //link[@href]") {
+            let reference: String?
+            switch element.name {
+            case "iframe", "frame": reference = element.attribute("src")
+            case "link":
+                let rel = (element.attribute("rel") ?? "").lowercased().split(whereSeparator: { $0.isWhitespace })
+                reference = rel.contains("canonical") ? element.attribute("href") : nil
+            default: reference = element.attribute("href")
+            }
+            guard let text = reference?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty, !text.hasPrefix("#"),
+                  let resolved = URL(string: text, relativeTo: base)
+                    ?? text.addingPercentEncoding(withAllowedCharacters: .urlFragmentAllowed).flatMap({ URL(string: $0, relativeTo: base) }),
+                  let scheme = resolved.scheme?.lowercased(), scheme == "http" || scheme == "https" else { continue }
+            found.append(resolved.absoluteURL)
+        }
+        return found
+    }
+
+    /// Whether a Content-Type names HTML (or none was given and the crawler must guess).
+    static func isHTML(_ contentType: String?) -> Bool {
+        guard let contentType else { return true }
+        let type = contentType.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+        return type == "text/html" || type == "application/xhtml+xml"
+    }
+
+    private static func charset(of contentType: String?) -> String? {
+        guard let contentType else { return nil }
+        for parameter in contentType.split(separator: ";").dropFirst() {
+            let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            if pair.count == 2, pair[0].lowercased() == "charset" { return pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }
+        }
+        return nil
+    }
+}

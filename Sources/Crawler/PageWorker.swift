@@ -1,0 +1,104 @@
+import Foundation
+import RelayFetch
+
+/// One loop of the crawl, run by several tasks at once: claim a URL, check robots.txt, fetch it
+/// through the session, retry or record, queue its in-scope links.
+struct PageWorker: Sendable {
+    let configuration: CrawlConfiguration
+    let scope: CrawlScope
+    let session: Session
+    let coordinator: CrawlCoordinator
+    let robots: RobotsCache
+    let onPage: @Sendable (CrawledPage) -> Void
+
+    func run() async throws {
+        while true {
+            try Task.checkCancellation()
+            switch try await coordinator.next() {
+            case .finished: return
+            case .wait(let seconds): try await Task.sleep(nanoseconds: UInt64(seconds * 1e9))
+            case .job(let entry): try await process(entry)
+            }
+        }
+    }
+
+    private func process(_ entry: CrawlStore.Entry) async throws {
+        guard let url = URL(string: entry.url) else {
+            try await finish(entry, page: CrawledPage(record: record(entry, .failed, error: "unparsable URL")), links: [])
+            return
+        }
+        if configuration.obeyRobots {
+            let rules = await robots.rules(for: url)
+            if let delay = rules.crawlDelay { await coordinator.setCrawlDelay(delay, for: entry.host) }
+            guard rules.allows(url) else {
+                try await finish(entry, page: CrawledPage(record: record(entry, .robots)), links: [])
+                return
+            }
+        }
+        let request = HTTPRequest(url: url, headerFields: [("Accept", "text/html,application/xhtml+xml,*/*;q=0.8")])
+        let body: Data, response: HTTPResponse
+        do {
+            (body, response) = try await session.data(for: request)
+        } catch {
+            if entry.attempts < configuration.retry.maximumRetries {
+                let wait = configuration.retry.delay(retry: entry.attempts + 1, retryAfter: nil, jitter: Double.random(in: 0..<1))
+                try await coordinator.retry(entry, after: wait, pauseHost: false, error: "\(error)")
+            } else {
+                try await finish(entry, page: CrawledPage(record: record(entry, .failed, error: "\(error)")), links: [])
+            }
+            return
+        }
+        if RetryPolicy.isRetryable(status: response.statusCode), entry.attempts < configuration.retry.maximumRetries {
+            let retryAfter = response.value(forHeaderField: "Retry-After").flatMap { RetryPolicy.retryAfterSeconds($0) }
+            let wait = configuration.retry.delay(retry: entry.attempts + 1, retryAfter: retryAfter, jitter: Double.random(in: 0..<1))
+            try await coordinator.retry(entry, after: wait, pauseHost: retryAfter != nil, error: "status \(response.statusCode)")
+            return
+        }
+        let (found, queued) = links(in: body, response: response, depth: entry.depth)
+        var result = record(entry, .fetched)
+        result.status = response.statusCode
+        result.contentType = response.value(forHeaderField: "Content-Type")
+        result.relayChain = response.relayHops
+        result.timings = response.timings
+        result.bytes = body.count
+        result.contentDigest = Crawler.digest(body)
+        result.links = found
+        let page = CrawledPage(record: result, requestHeaderFields: [("User-Agent", session.configuration.userAgent)] + request.headerFields,
+                               responseHeaderFields: response.headerFields, body: configuration.keepBodies ? body : nil)
+        try await finish(entry, page: page, links: queued)
+    }
+
+    /// Hands the page to the outputs first, then commits it: a kill in between fetches it again
+    /// on resume rather than losing it.
+    private func finish(_ entry: CrawlStore.Entry, page: CrawledPage, links: [(url: String, host: String, depth: Int)]) async throws {
+        onPage(page)
+        _ = try await coordinator.complete(entry, record: page.record, links: links)
+    }
+
+    /// Every link of the page (canonical), and those in scope for the frontier. A redirect's
+    /// Location is a link too.
+    private func links(in body: Data, response: HTTPResponse, depth: Int) -> ([String], [(url: String, host: String, depth: Int)]) {
+        var raw: [URL] = []
+        if (300..<400).contains(response.statusCode), let location = response.value(forHeaderField: "Location"),
+           let target = URL(string: location, relativeTo: response.url)?.absoluteURL {
+            raw = [target]
+        } else if (200..<300).contains(response.statusCode), LinkExtractor.isHTML(response.value(forHeaderField: "Content-Type")) {
+            raw = LinkExtractor.links(in: body, url: response.url, contentType: response.value(forHeaderField: "Content-Type"))
+        }
+        var seen = Set<String>()
+        var all: [String] = []
+        var queued: [(url: String, host: String, depth: Int)] = []
+        for link in raw {
+            guard let canonical = configuration.canonicalizer.canonical(link), seen.insert(canonical.absoluteString).inserted else { continue }
+            all.append(canonical.absoluteString)
+            if scope.includes(canonical, depth: depth + 1), let host = canonical.host?.lowercased() {
+                queued.append((canonical.absoluteString, host, depth + 1))
+            }
+        }
+        return (all, queued)
+    }
+
+    private func record(_ entry: CrawlStore.Entry, _ outcome: CrawlRecord.Outcome, error: String? = nil) -> CrawlRecord {
+        CrawlRecord(url: entry.url, depth: entry.depth, outcome: outcome, attempts: entry.attempts + 1, error: error, fetchedAt: Date())
+    }
+}
