@@ -33,7 +33,11 @@ actor CrawlCoordinator {
         bytesDone = try store.fetchedBytes()
     }
 
-    func enqueue(_ urls: [(url: String, host: String, depth: Int)]) throws -> Int { try store.enqueue(urls) }
+    /// Queues again what a killed run left claimed, then adds the seeds not seen before.
+    func start(seeds: [(url: String, host: String, depth: Int)]) throws {
+        try store.requeueClaimed()
+        try store.enqueue(seeds)
+    }
 
     /// The next URL to fetch, or how long to wait, or that the crawl is over.
     func next() throws -> Claim {

@@ -3,7 +3,8 @@ import Foundation
 /// The crawl's embedded store (SQLite): the frontier, the seen set and the results, in one table
 /// keyed by canonical URL. In memory by default (nothing on disk); in a file (WAL mode) when
 /// named, so a crawl killed at any moment resumes where it stopped: a page's completion and the
-/// links it found commit in one transaction, and pages claimed but not completed are queued again.
+/// links it found commit in one transaction, and pages claimed but not completed are queued again
+/// when the next run starts (`requeueClaimed`).
 public final class CrawlStore: @unchecked Sendable {
     /// Where a URL stands.
     public enum State: Int, Sendable, CaseIterable {
@@ -23,8 +24,7 @@ public final class CrawlStore: @unchecked Sendable {
     /// The file, or nil in memory.
     public let path: String?
 
-    /// Opens the store at `path` (created if missing), or in memory when nil. URLs that a killed
-    /// run had claimed are queued again.
+    /// Opens the store at `path` (created if missing), or in memory when nil.
     public init(path: String?) throws {
         self.path = path
         database = try SQLiteDatabase(path: path)
@@ -44,7 +44,12 @@ public final class CrawlStore: @unchecked Sendable {
               status INTEGER, bytes INTEGER NOT NULL DEFAULT 0, digest TEXT, error TEXT, finished_at REAL);
             CREATE INDEX IF NOT EXISTS pages_queue ON pages(state, not_before, id);
             """)
-        try database.execute("UPDATE pages SET state = 0 WHERE state = 1")
+    }
+
+    /// Queues again the URLs a killed run had claimed but not completed; returns how many.
+    @discardableResult
+    public func requeueClaimed() throws -> Int {
+        try database.prepared("UPDATE pages SET state = 0 WHERE state = 1").run([])
     }
 
     /// The journal mode SQLite reports ("wal" for a file store, "memory" in memory).

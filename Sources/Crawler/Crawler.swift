@@ -22,7 +22,8 @@ public final class Crawler: Sendable {
     }
 
     /// Crawls from `seeds` (added to the frontier unless seen before) until the frontier is
-    /// empty or a limit is reached. `onPage` is called from several tasks at once.
+    /// empty or a limit is reached; URLs an earlier, killed run had claimed are fetched again.
+    /// `onPage` is called from several tasks at once.
     public func run(seeds: [URL], onPage: @escaping @Sendable (CrawledPage) -> Void) async throws -> CrawlProgress {
         var scope = configuration.scope
         var entries: [(url: String, host: String, depth: Int)] = []
@@ -33,7 +34,7 @@ public final class Crawler: Sendable {
             scope.addSeed(canonical)
             entries.append((canonical.absoluteString, host, 0))
         }
-        _ = try await coordinator.enqueue(entries)
+        try await coordinator.start(seeds: entries)
         let worker = PageWorker(configuration: configuration, scope: scope, session: session, coordinator: coordinator, robots: robots,
                                 onPage: onPage)
         try await withThrowingTaskGroup(of: Void.self) { group in

@@ -35,6 +35,8 @@ final class CrawlStoreTests: XCTestCase {
             XCTAssertEqual(try store.counts(), [.fetched: 1, .claimed: 1])
         }
         let reopened = try CrawlStore(path: path)
+        XCTAssertEqual(try reopened.urls(in: .claimed), ["https://a.test/2"], "what was in flight stays visible until requeued")
+        XCTAssertEqual(try reopened.requeueClaimed(), 1)
         XCTAssertEqual(try reopened.counts(), [.fetched: 1, .queued: 1])
         XCTAssertEqual(try reopened.urls(in: .queued), ["https://a.test/2"])
     }

@@ -10,10 +10,10 @@ public final class CrawlSite {
     public let origin: String
 
     /// Generates `pages` pages into a fresh folder and starts an origin serving them.
-    public init(pages: Int = 300, serverArguments: [String] = []) throws {
+    public init(pages: Int = 300, generatorArguments: [String] = [], serverArguments: [String] = []) throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("crawl-site-\(UUID().uuidString)")
         let script = TestServers.repository.appendingPathComponent("Samples/servers/hostile/make_crawl_site.py").path
-        let generated = try TestServers.run([HostileServer.python, script, "--out", root.path, "--pages", String(pages)])
+        let generated = try TestServers.run([HostileServer.python, script, "--out", root.path, "--pages", String(pages)] + generatorArguments)
         guard generated.status == 0 else { throw TestServerError(description: "make_crawl_site.py failed: \(generated.output)") }
         server = try HostileServer(script: "static_origin.py", arguments: ["--root", root.path] + serverArguments)
         origin = "https://origin.test:\(server.port)"
@@ -34,6 +34,8 @@ public final class CrawlSite {
         public let time: Double
         /// Requests in progress at the origin when this one arrived (itself included).
         public let inProgress: Int
+        /// The address the request came from (the last relay of the chain).
+        public let peer: String
         public let method: String
         public let target: String
         public let headerLines: [String]
@@ -44,9 +46,9 @@ public final class CrawlSite {
     public func requests() throws -> [Request] {
         try server.events().compactMap { line in
             let fields = line.components(separatedBy: "\t")
-            guard fields.count >= 6, fields[0] == "REQUEST", let time = Double(fields[1]), let active = Int(fields[2]) else { return nil }
-            return Request(time: time, inProgress: active, method: fields[3], target: fields[4],
-                           headerLines: fields[5].components(separatedBy: "|"))
+            guard fields.count >= 7, fields[0] == "REQUEST", let time = Double(fields[1]), let active = Int(fields[2]) else { return nil }
+            return Request(time: time, inProgress: active, peer: fields[3], method: fields[4], target: fields[5],
+                           headerLines: fields[6].components(separatedBy: "|"))
         }
     }
 

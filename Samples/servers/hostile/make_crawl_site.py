@@ -15,6 +15,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--out", required=True)
     parser.add_argument("--pages", type=int, default=300)
+    parser.add_argument("--crawl-delay", help="a Crawl-delay line for the * group")
     args = parser.parse_args()
     n = args.pages
     os.makedirs(os.path.join(args.out, "pages"), exist_ok=True)
@@ -56,7 +57,8 @@ def main():
     write("flaky/one.html", page("flaky one", []))
     write("flaky/two.html", page("flaky two", []))
     write("robots.txt", "# crawl test site\nUser-agent: otherbot\nDisallow: /\n\n"
-          "User-agent: *\nDisallow: /private/\nAllow: /private/public.html\n\n"
+          "User-agent: *\nDisallow: /private/\nAllow: /private/public.html\n%s\n"
+          % ("Crawl-delay: %s\n" % args.crawl_delay if args.crawl_delay else "") +
           "Sitemap: https://origin.test/sitemap.xml\n")
     urls = "\n".join("  <url><loc>https://origin.test/pages/page-%d.html</loc></url>" % i for i in range(n))
     write("sitemap.xml", '<?xml version="1.0" encoding="UTF-8"?>\n'

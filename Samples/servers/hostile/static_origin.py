@@ -1,6 +1,6 @@
 """A static HTTPS origin for crawl tests: serves the files under --root over HTTP/1.1 with
 keep-alive, and logs every request as
-"REQUEST<TAB>unix time<TAB>requests in progress<TAB>method<TAB>target<TAB>header: value|...".
+"REQUEST<TAB>unix time<TAB>requests in progress<TAB>peer address<TAB>method<TAB>target<TAB>header: value|...".
 
 Behaviours:
   /                 serves index.html (any path ending in / serves its index.html)
@@ -75,7 +75,7 @@ def handle(conn, address):
         with lock:
             in_progress[0] += 1
             active = in_progress[0]
-        log("REQUEST", "%.3f" % time.time(), active, method, target, "|".join(lines[1:]))
+        log("REQUEST", "%.3f" % time.time(), active, address[0], method, target, "|".join(lines[1:]))
         try:
             if args.delay_ms:
                 time.sleep(args.delay_ms / 1000.0)
