@@ -40,7 +40,7 @@ let package = Package(
         .testTarget(name: "HeadlessPageTests", dependencies: ["HeadlessPage", "WebArchive", "RelayFetchTestSupport"]),
         .testTarget(name: "RelayProfilesTests", dependencies: ["RelayProfiles", "RelayFetchTestSupport"]),
         .testTarget(name: "CrawlerTests", dependencies: ["Crawler", "RelayFetchTestSupport"]),
-        .testTarget(name: "RelayFetchCLITests", dependencies: ["RelayFetchCLI", "RelayFetchTestSupport"],
+        .testTarget(name: "RelayFetchCLITests", dependencies: ["RelayFetchCLI", "Crawler", "RelayFetchTestSupport"],
                     exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v5]
