@@ -42,7 +42,8 @@ public final class CrawlStore: @unchecked Sendable {
               id INTEGER PRIMARY KEY, url TEXT NOT NULL UNIQUE, host TEXT NOT NULL, depth INTEGER NOT NULL,
               state INTEGER NOT NULL DEFAULT 0, attempts INTEGER NOT NULL DEFAULT 0, not_before REAL NOT NULL DEFAULT 0,
               status INTEGER, bytes INTEGER NOT NULL DEFAULT 0, digest TEXT, error TEXT, finished_at REAL);
-            CREATE INDEX IF NOT EXISTS pages_queue ON pages(state, not_before, id);
+            CREATE INDEX IF NOT EXISTS pages_queue ON pages(state, id);
+            CREATE INDEX IF NOT EXISTS pages_due ON pages(state, not_before);
             """)
     }
 
@@ -68,15 +69,19 @@ public final class CrawlStore: @unchecked Sendable {
         return added
     }
 
+    /// How many of the oldest due URLs a claim looks at for one whose host is free. Bounded, so
+    /// a claim costs the same however long the queue; URLs of busy hosts beyond it wait their turn.
+    static let claimWindow = 256
+
     /// The oldest queued URL due by `now` whose host is not in `busyHosts`, marked claimed.
     func claim(now: Double, busyHosts: Set<String>) throws -> Entry? {
-        let excluded = busyHosts.isEmpty ? "" : " AND host NOT IN (" + busyHosts.map { _ in "?" }.joined(separator: ",") + ")"
-        let select = try database.prepared("SELECT id, url, host, depth, attempts FROM pages WHERE state = 0 AND not_before <= ?"
-                                           + excluded + " ORDER BY id LIMIT 1")
-        let values: [SQLiteValue] = [.real(now)] + busyHosts.sorted().map { .text($0) }
-        guard let entry = try select.rows(values, { row in
-            Entry(id: row.integer(0), url: row.text(1) ?? "", host: row.text(2) ?? "", depth: row.integer(3), attempts: row.integer(4))
-        }).first else { return nil }
+        let select = try database.prepared("SELECT id, url, host, depth, attempts FROM pages INDEXED BY pages_queue WHERE state = 0 AND not_before <= ? ORDER BY id LIMIT ?")
+        var found: Entry?
+        _ = try select.rows([.real(now), .integer(Self.claimWindow)]) { row in
+            guard found == nil, let host = row.text(2), !busyHosts.contains(host) else { return }
+            found = Entry(id: row.integer(0), url: row.text(1) ?? "", host: host, depth: row.integer(3), attempts: row.integer(4))
+        }
+        guard let entry = found else { return nil }
         try database.prepared("UPDATE pages SET state = 1 WHERE id = ?").run([.integer(entry.id)])
         return entry
     }
