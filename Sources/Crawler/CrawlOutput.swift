@@ -41,8 +41,11 @@ public final class CrawlOutput: @unchecked Sendable {
 
     /// Writes one page to every output.
     public func write(_ page: CrawledPage) throws {
-        var line = try encoder.encode(page.record)
-        line.append(0x0A)
+        var line: Data?
+        if jsonLines != nil {
+            line = try encoder.encode(page.record)
+            line?.append(0x0A)
+        }
         var archived: Data?
         if warc != nil, let status = page.record.status, let url = URL(string: page.record.url) {
             archived = WARCWriter.records(for: WARCExchange(url: url, requestHeaderFields: page.requestHeaderFields, statusCode: status,
@@ -51,7 +54,7 @@ public final class CrawlOutput: @unchecked Sendable {
         }
         lock.lock()
         defer { lock.unlock() }
-        jsonLines?.write(line)
+        if let line { jsonLines?.write(line) }
         if let archived { warc?.write(archived) }
     }
 

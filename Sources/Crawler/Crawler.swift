@@ -51,6 +51,9 @@ public final class Crawler: Sendable {
     static func digest(_ data: Data) -> String {
         var hash = [UInt8](repeating: 0, count: 32)
         data.withUnsafeBytes { _ = SHA256($0.bindMemory(to: UInt8.self).baseAddress, $0.count, &hash) }
-        return "sha256:" + hash.map { String(format: "%02x", $0) }.joined()
+        let hex = Array("0123456789abcdef".utf8)
+        var text = Array("sha256:".utf8)
+        for byte in hash { text += [hex[Int(byte >> 4)], hex[Int(byte & 15)]] }
+        return String(decoding: text, as: UTF8.self)
     }
 }
