@@ -22,6 +22,10 @@ public struct CrawlConfiguration: Sendable {
     public var obeyRobots = true
     /// The product token robots.txt groups are matched against.
     public var productToken = "relayfetch"
+    /// Keep cookies between pages in the session's in-memory jar (scoped to their hosts by RFC
+    /// 6265). Off by default: every page is fetched without cookies and its Set-Cookie fields
+    /// are dropped, as if each page had a fresh ephemeral session.
+    public var keepsCookies = false
     /// Keep page bodies for an archive (WARC); otherwise only their digest is kept.
     public var keepBodies = false
 

@@ -37,8 +37,9 @@ struct PageWorker: Sendable {
         }
         // no-store keeps pages out of the session's in-memory HTTP cache: a crawl fetches each
         // URL once, and a cache holding every page would grow with the crawl.
-        let request = HTTPRequest(url: url, headerFields: [("Accept", "text/html,application/xhtml+xml,*/*;q=0.8"),
+        var request = HTTPRequest(url: url, headerFields: [("Accept", "text/html,application/xhtml+xml,*/*;q=0.8"),
                                                            ("Cache-Control", "no-store")])
+        request.httpShouldHandleCookies = configuration.keepsCookies
         let body: Data, response: HTTPResponse
         do {
             (body, response) = try await session.data(for: request)

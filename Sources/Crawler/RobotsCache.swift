@@ -29,7 +29,9 @@ actor RobotsCache {
         for _ in 0...5 {
             let body: Data, response: HTTPResponse
             do {
-                (body, response) = try await session.data(for: HTTPRequest(url: url))
+                var request = HTTPRequest(url: url, headerFields: [("Cache-Control", "no-store")])
+                request.httpShouldHandleCookies = false
+                (body, response) = try await session.data(for: request)
             } catch {
                 return .disallowAll
             }

@@ -10,6 +10,10 @@ public struct HTTPRequest: Sendable {
     public var siteForCookies: URL?
     /// Seconds this request may take (each exchange of it), if less than the session's limit.
     public var timeout: Double?
+    /// Whether the session's cookie jar applies: its cookies are sent and the response's
+    /// Set-Cookie fields kept (as `URLRequest.httpShouldHandleCookies`). False leaves the jar
+    /// untouched: a crawler's pages then never share cookies.
+    public var httpShouldHandleCookies = true
 
     public init(url: URL, method: String = "GET", headerFields: [(name: String, value: String)] = [], body: Data? = nil) {
         self.url = url

@@ -71,7 +71,7 @@ public final class Session: @unchecked Sendable {
         let route = try route(for: original.url)
         let store = configuration.dataStore
         var request = original
-        if !request.headerFields.contains(where: { $0.name.lowercased() == "cookie" }),
+        if request.httpShouldHandleCookies, !request.headerFields.contains(where: { $0.name.lowercased() == "cookie" }),
            let cookies = store.cookieJar.cookieHeader(for: request.url, siteForCookies: request.siteForCookies) {
             request.headerFields.append(("Cookie", cookies))
         }
@@ -100,7 +100,7 @@ public final class Session: @unchecked Sendable {
             }
         }
         let setCookies = response.headerFields.filter { $0.name.lowercased() == "set-cookie" }.map(\.value)
-        store.cookieJar.store(setCookieValues: setCookies, from: response.url)
+        if request.httpShouldHandleCookies { store.cookieJar.store(setCookieValues: setCookies, from: response.url) }
         if response.statusCode == 304, case .revalidate(let entry, _) = lookup {
             var refreshed = store.httpCache.refresh(entry, with: response, for: request).response
             refreshed.fromCache = true

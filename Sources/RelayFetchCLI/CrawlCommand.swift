@@ -36,6 +36,8 @@ struct CrawlCommand {
       --retries N              retries after a relay failure, 429, 500, 502, 503 or 504 (default 2):
                                exponential backoff with jitter, or the server's Retry-After
       --ignore-robots          do not fetch or obey robots.txt
+      --keep-cookies           keep cookies between pages (in memory, each to its own host);
+                               default: every page is fetched without cookies, none are kept
     Store and outputs:
       --store FILE             keep the crawl in this SQLite file (WAL mode) to resume it
       --jsonl FILE             append a JSON line per page: URL, status, relay chain, timings,
@@ -209,6 +211,7 @@ extension CrawlCommand {
             case "--rate": configuration.requestsPerSecond = try scanner.number()
             case "--retries": configuration.retry.maximumRetries = try Self.count(&scanner, minimum: 0)
             case "--ignore-robots": configuration.obeyRobots = false
+            case "--keep-cookies": configuration.keepsCookies = true
             default: return false
             }
             return true

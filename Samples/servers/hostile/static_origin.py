@@ -7,6 +7,7 @@ Behaviours:
   /flaky/...        the first request for each path gets 503 with Retry-After: 1
   --delay-ms N      every response waits N ms first (so concurrent requests overlap in the log)
   --robots-status N /robots.txt answers N with an empty body instead of the file
+  --set-cookie      every response sets a cookie naming its path (crawl=<path>)
 Queries are ignored when finding the file; missing files get 404.
 """
 import os
@@ -22,6 +23,7 @@ def extra(parser):
     parser.add_argument("--root", required=True)
     parser.add_argument("--delay-ms", type=int, default=0)
     parser.add_argument("--robots-status", type=int, default=0)
+    parser.add_argument("--set-cookie", action="store_true")
 
 
 args = common.arguments("static crawl-test origin", extra)
@@ -32,7 +34,9 @@ in_progress = [0]
 flaky_seen = set()
 
 
-def respond(conn, status, reason, body, content_type="text/plain", extra_headers=b""):
+def respond(conn, status, reason, body, content_type="text/plain", extra_headers=b"", path=""):
+    if args.set_cookie:
+        extra_headers += b"Set-Cookie: crawl=%s; Path=/\r\n" % path.replace(";", "").encode()
     conn.sendall(b"HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %d\r\n%s\r\n"
                  % (status, reason.encode(), content_type.encode(), len(body), extra_headers) + body)
 
@@ -58,7 +62,7 @@ def serve_one(conn, method, target):
         return
     with open(file, "rb") as f:
         body = f.read()
-    respond(conn, 200, "OK", body if method != "HEAD" else b"", TYPES.get(os.path.splitext(file)[1], "application/octet-stream"))
+    respond(conn, 200, "OK", body if method != "HEAD" else b"", TYPES.get(os.path.splitext(file)[1], "application/octet-stream"), path=path)
 
 
 def handle(conn, address):
