@@ -42,7 +42,9 @@ struct CrawlCommand {
       --store FILE             keep the crawl in this SQLite file (WAL mode) to resume it
       --jsonl FILE             append a JSON line per page: URL, status, relay chain, timings,
                                links found, content digest
-      --warc DIR               write the pages as WARC 1.1 to a new file in DIR
+      --warc DIR               write the pages as WARC 1.1 to new files in DIR
+      --warc-max-size N        start a new WARC file before one passes N bytes (suffix K, M or
+                               G; default 1G)
       --json                   print the final summary as JSON
       -h, --help               show this help
     Relay options:
@@ -60,6 +62,7 @@ struct CrawlCommand {
     var storePath: String?
     var jsonLinesPath: String?
     var warcDirectory: String?
+    var warcMaximumSize = 1 << 30
     var json = false
 
     static func parse(_ arguments: [String], standardInput: () -> Data = { FileHandle.standardInput.readDataToEndOfFile() }) throws -> CrawlCommand? {
@@ -81,6 +84,7 @@ struct CrawlCommand {
             case "--store": command.storePath = try scanner.value()
             case "--jsonl": command.jsonLinesPath = try scanner.value()
             case "--warc": command.warcDirectory = try scanner.value()
+            case "--warc-max-size": command.warcMaximumSize = try ScopeOptions.bytes(&scanner)
             case "--json": command.json = true
             default:
                 if argument.hasPrefix("-") { throw UsageError("unknown option \(argument) for crawl (see relayfetch crawl --help)") }
@@ -116,7 +120,7 @@ struct CrawlCommand {
             sessionConfiguration.maximumRedirects = 0  // a redirect is a link, checked for scope like any other
             session = try Session(configuration: sessionConfiguration)
             store = try CrawlStore(path: storePath)
-            output = try CrawlOutput(jsonLinesPath: jsonLinesPath, warcDirectory: warcDirectory)
+            output = try CrawlOutput(jsonLinesPath: jsonLinesPath, warcDirectory: warcDirectory, warcMaximumSize: warcMaximumSize)
         } catch {
             io.log("relayfetch: error: \(error)")
             return 1
@@ -234,13 +238,13 @@ extension CrawlCommand {
         }
 
         /// "5000", "64K", "10M", "1G".
-        private static func bytes(_ scanner: inout ArgumentScanner) throws -> Int {
+        static func bytes(_ scanner: inout ArgumentScanner) throws -> Int {
             let text = try scanner.value()
             let multipliers: [Character: Int] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30]
             let multiplier = text.last.flatMap { multipliers[Character($0.uppercased())] } ?? 1
             let digits = multiplier == 1 ? text : String(text.dropLast())
             guard let number = Int(digits), number > 0 else {
-                throw UsageError("--max-bytes needs a positive number of bytes (suffix K, M or G allowed), not \"\(text)\"")
+                throw UsageError("\(scanner.current) needs a positive number of bytes (suffix K, M or G allowed), not \"\(text)\"")
             }
             return number * multiplier
         }

@@ -42,7 +42,7 @@ final class CrawlCommandTests: XCTestCase {
         let seeds = temporary("seeds.txt"), jsonl = temporary("pages.jsonl"), warc = temporary("warc")
         defer { for file in [seeds, jsonl, warc] { try? FileManager.default.removeItem(at: file) } }
         try "# seeds\n\n\(site.origin)/pages/page-9.html\n".write(to: seeds, atomically: true, encoding: .utf8)
-        let command = ([CommandRun.executable, "crawl", "--seeds", seeds.path, "-", "--jsonl", jsonl.path, "--warc", warc.path,
+        let command = ([CommandRun.executable, "crawl", "--seeds", seeds.path, "-", "--jsonl", jsonl.path, "--warc", warc.path, "--warc-max-size", "8K",
                         "--strip-query-param", "utm_source"] + CommandRun.relayArguments).map { "'\($0)'" }.joined(separator: " ")
         let run = try TestServers.run(["/bin/sh", "-c", "printf '%s\\n' '\(site.origin)/' | " + command])
         XCTAssertEqual(run.status, 0, run.output)
@@ -58,11 +58,15 @@ final class CrawlCommandTests: XCTestCase {
         XCTAssertNotNil((page9["timings"] as? [String: Any])?["wait"])
         XCTAssertEqual(page9["links"] as? [String], ["2", "4", "6", "0"].map { "\(site.origin)/pages/page-\($0).html" } + ["\(site.origin)/"],
                        "links in document order, canonical (./, ../pages/./, %70, #section, utm_source)")
-        let files = try FileManager.default.contentsOfDirectory(atPath: warc.path)
-        XCTAssertEqual(files.count, 1)
-        let check = try TestServers.run([HostileServer.python, "-m", "warcio.cli", "check", "-v", warc.appendingPathComponent(files[0]).path])
+        let files = try FileManager.default.contentsOfDirectory(atPath: warc.path).sorted().map { warc.appendingPathComponent($0).path }
+        XCTAssertGreaterThan(files.count, 1, "rotated at 8 KiB")
+        for file in files {
+            let size = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: file)[.size] as? Int)
+            XCTAssertLessThanOrEqual(size, 8 << 10, file)
+        }
+        let check = try TestServers.run([HostileServer.python, "-m", "warcio.cli", "check", "-v"] + files)
         XCTAssertEqual(check.status, 0, check.output)
-        XCTAssertEqual(check.output.components(separatedBy: "digest pass").count - 1, 2 * 12 + 1, check.output)
+        XCTAssertEqual(check.output.components(separatedBy: "digest pass").count - 1, 2 * 12 + files.count, "a warcinfo per file, a request and a response per page")
     }
 
     /// kill -9 three times mid-crawl, then the same command once more: every page fetched, and
