@@ -19,6 +19,7 @@ let package = Package(
         .systemLibrary(name: "CLinux"),
         .systemLibrary(name: "CPSL", pkgConfig: "libpsl", providers: [.apt(["libpsl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
 
         .target(name: "RelayTransport", dependencies: ["CLinux", "COpenSSL", "CNghttp2", "CNgtcp2", "CNghttp3"]),
         .target(name: "ObliviousHTTP", dependencies: ["COpenSSL"]),
@@ -26,7 +27,7 @@ let package = Package(
         .target(name: "RelayProfiles", dependencies: ["RelayFetch", "COpenSSL"]),
         .target(name: "HeadlessPage", dependencies: ["RelayFetch", "CLibXML2"]),
         .target(name: "WebArchive", dependencies: ["HeadlessPage", "COpenSSL"]),
-        .target(name: "Crawler", dependencies: ["RelayFetch", "HeadlessPage", "WebArchive", "CSQLite", "COpenSSL"]),
+        .target(name: "Crawler", dependencies: ["RelayFetch", "HeadlessPage", "WebArchive", "CSQLite", "CZlib", "COpenSSL"]),
         .target(name: "RelayFetchCLI", dependencies: ["RelayFetch", "RelayProfiles", "HeadlessPage", "WebArchive", "Crawler"]),
         .executableTarget(name: "relayfetch", dependencies: ["RelayFetchCLI"]),
         // Benchmarks against peers measured in the same run (Benchmarks/run.sh); not a test.

@@ -20,6 +20,9 @@ public struct CrawlConfiguration: Sendable {
     public var retry = RetryPolicy()
     /// Obey robots.txt (fetched through the same relays as the pages).
     public var obeyRobots = true
+    /// Follow the sitemaps robots.txt names: sitemap indexes, sitemaps and gzip sitemaps, whose
+    /// URLs are links one step deeper (and in scope like any other).
+    public var followsSitemaps = true
     /// The product token robots.txt groups are matched against.
     public var productToken = "relayfetch"
     /// Keep cookies between pages in the session's in-memory jar (scoped to their hosts by RFC

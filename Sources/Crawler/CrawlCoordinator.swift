@@ -39,6 +39,9 @@ actor CrawlCoordinator {
         try store.enqueue(seeds)
     }
 
+    /// Adds URLs not seen before; returns how many were new.
+    func enqueue(_ urls: [(url: String, host: String, depth: Int)]) throws -> Int { try store.enqueue(urls) }
+
     /// The next URL to fetch, or how long to wait, or that the crawl is over.
     func next() throws -> Claim {
         let now = Self.now

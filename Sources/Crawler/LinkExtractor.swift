@@ -30,6 +30,26 @@ enum LinkExtractor {
         return found
     }
 
+    /// The URLs a sitemap lists (`urlset`) or the sitemaps a sitemap index names
+    /// (`sitemapindex`), from XML or gzip XML; nil when `body` is not a sitemap. Read with
+    /// libxml2's forgiving HTML parser, which keeps unknown elements such as `loc`.
+    static func sitemapLocations(in body: Data, url: URL) -> [URL]? {
+        let xml = Gunzip.isGzip(body) ? Gunzip.inflate(body) : body
+        guard let xml, let head = String(data: xml.prefix(1024), encoding: .utf8),
+              head.contains("<urlset") || head.contains("<sitemapindex"),
+              let document = HTMLDocument(data: xml, url: url, charset: "UTF-8") else { return nil }
+        return document.xpath("//loc").compactMap { element in
+            URL(string: element.text.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+    }
+
+    /// Whether a response may be a sitemap: XML or gzip by type, or a name ending in .xml or .xml.gz.
+    static func mayBeSitemap(_ contentType: String?, url: URL) -> Bool {
+        let type = contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+        return ["application/xml", "text/xml", "application/gzip", "application/x-gzip"].contains(type)
+            || url.path.hasSuffix(".xml") || url.path.hasSuffix(".xml.gz")
+    }
+
     /// Whether a Content-Type names HTML (or none was given and the crawler must guess).
     static func isHTML(_ contentType: String?) -> Bool {
         guard let contentType else { return true }

@@ -28,7 +28,8 @@ struct PageWorker: Sendable {
             return
         }
         if configuration.obeyRobots {
-            let rules = await robots.rules(for: url)
+            let (rules, isNew) = await robots.rules(for: url)
+            if isNew, configuration.followsSitemaps { try await enqueueSitemaps(rules.sitemaps, base: url, depth: entry.depth) }
             if let delay = rules.crawlDelay { await coordinator.setCrawlDelay(delay, for: entry.host) }
             guard rules.allows(url) else {
                 try await finish(entry, page: CrawledPage(record: record(entry, .robots)), links: [])
@@ -72,6 +73,17 @@ struct PageWorker: Sendable {
         try await finish(entry, page: page, links: queued)
     }
 
+    /// Queues the in-scope sitemaps a host's robots.txt names, one step deeper than the page
+    /// that made us read it.
+    private func enqueueSitemaps(_ sitemaps: [String], base: URL, depth: Int) async throws {
+        let entries = sitemaps.compactMap { text -> (url: String, host: String, depth: Int)? in
+            guard let url = URL(string: text, relativeTo: base), let canonical = configuration.canonicalizer.canonical(url),
+                  scope.includes(canonical, depth: depth + 1), let host = canonical.host?.lowercased() else { return nil }
+            return (canonical.absoluteString, host, depth + 1)
+        }
+        if !entries.isEmpty { _ = try await coordinator.enqueue(entries) }
+    }
+
     /// Hands the page to the outputs first, then commits it: a kill in between fetches it again
     /// on resume rather than losing it.
     private func finish(_ entry: CrawlStore.Entry, page: CrawledPage, links: [(url: String, host: String, depth: Int)]) async throws {
@@ -86,8 +98,14 @@ struct PageWorker: Sendable {
         if (300..<400).contains(response.statusCode), let location = response.value(forHeaderField: "Location"),
            let target = URL(string: location, relativeTo: response.url)?.absoluteURL {
             raw = [target]
-        } else if (200..<300).contains(response.statusCode), LinkExtractor.isHTML(response.value(forHeaderField: "Content-Type")) {
-            raw = LinkExtractor.links(in: body, url: response.url, contentType: response.value(forHeaderField: "Content-Type"))
+        } else if (200..<300).contains(response.statusCode) {
+            let type = response.value(forHeaderField: "Content-Type")
+            if configuration.followsSitemaps, LinkExtractor.mayBeSitemap(type, url: response.url),
+               let locations = LinkExtractor.sitemapLocations(in: body, url: response.url) {
+                raw = locations
+            } else if LinkExtractor.isHTML(type) {
+                raw = LinkExtractor.links(in: body, url: response.url, contentType: type)
+            }
         }
         var seen = Set<String>()
         var all: [String] = []

@@ -13,13 +13,13 @@ actor RobotsCache {
         self.productToken = productToken
     }
 
-    /// The rules for `url`'s origin.
-    func rules(for url: URL) async -> RobotsRules {
-        guard let origin = Self.origin(of: url) else { return .disallowAll }
-        if let task = entries[origin] { return await task.value }
+    /// The rules for `url`'s origin, and whether this call fetched them (true once per origin).
+    func rules(for url: URL) async -> (RobotsRules, isNew: Bool) {
+        guard let origin = Self.origin(of: url) else { return (.disallowAll, false) }
+        if let task = entries[origin] { return (await task.value, false) }
         let task = Task { [session, productToken] in await Self.fetch(origin: origin, session: session, productToken: productToken) }
         entries[origin] = task
-        return await task.value
+        return (await task.value, true)
     }
 
     /// RFC 9309 2.3: 2xx parsed, up to five redirects followed, 4xx allows everything, 5xx and

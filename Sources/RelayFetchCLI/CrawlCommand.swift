@@ -36,6 +36,8 @@ struct CrawlCommand {
       --retries N              retries after a relay failure, 429, 500, 502, 503 or 504 (default 2):
                                exponential backoff with jitter, or the server's Retry-After
       --ignore-robots          do not fetch or obey robots.txt
+      --no-sitemaps            do not follow the sitemaps robots.txt names (by default sitemap
+                               indexes, sitemaps and .xml.gz sitemaps give links)
       --keep-cookies           keep cookies between pages (in memory, each to its own host);
                                default: every page is fetched without cookies, none are kept
     Store and outputs:
@@ -215,6 +217,7 @@ extension CrawlCommand {
             case "--rate": configuration.requestsPerSecond = try scanner.number()
             case "--retries": configuration.retry.maximumRetries = try Self.count(&scanner, minimum: 0)
             case "--ignore-robots": configuration.obeyRobots = false
+            case "--no-sitemaps": configuration.followsSitemaps = false
             case "--keep-cookies": configuration.keepsCookies = true
             default: return false
             }

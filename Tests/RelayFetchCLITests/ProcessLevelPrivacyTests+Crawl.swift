@@ -9,7 +9,7 @@ extension ProcessLevelPrivacyTests {
         let site = try CrawlSite(pages: 20)
         let (status, output, trace) = try traced(["crawl", site.origin + "/", "--strip-query-param", "utm_source"] + CommandRun.relayArguments)
         XCTAssertEqual(status, 0, output)
-        XCTAssertTrue(output.contains("crawled 22 pages"), output)
+        XCTAssertTrue(output.contains("crawled 27 pages"), output)
         XCTAssertEqual(trace.fileWrites, [], "the crawl touched the disk")
         assertDialledOnly([.init(kind: .tcp, address: "127.0.0.11:3129")], in: trace)
         XCTAssertEqual(Set(try site.requests().map(\.peer)), ["127.0.0.11"])

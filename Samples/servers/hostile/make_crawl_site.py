@@ -1,7 +1,8 @@
 """Writes a generated site for crawl tests into --out: an index, --pages linked pages (a tree,
 so every page is reachable, with links written in many spellings of the same URL), a private
-section robots.txt disallows, a text file, an out-of-scope link, robots.txt, sitemap.xml, and
-expected.txt: the paths a polite crawl from / must fetch, one a line.
+section robots.txt disallows, a text file, an out-of-scope link, robots.txt naming a sitemap index
+(sitemap.xml) whose gzip sitemap lists pages no link reaches, and expected.txt: the paths a polite
+crawl from / must fetch, one a line.
 
 Link spellings per page: plain relative, "./", "../pages/./", a fragment, an upper-case
 percent-escape of an unreserved letter, and a "?utm_source=" variant (the same page once the
@@ -56,14 +57,24 @@ def main():
     write("flaky/index.html", page("flaky", ["one.html", "two.html"]))
     write("flaky/one.html", page("flaky one", []))
     write("flaky/two.html", page("flaky two", []))
+    # @ORIGIN@ is replaced by the serving origin (static_origin.py knows its port); the sitemap
+    # index points to a gzip sitemap (served gzipped on the fly) that lists pages no link reaches.
     write("robots.txt", "# crawl test site\nUser-agent: otherbot\nDisallow: /\n\n"
           "User-agent: *\nDisallow: /private/\nAllow: /private/public.html\n%s\n"
           % ("Crawl-delay: %s\n" % args.crawl_delay if args.crawl_delay else "") +
-          "Sitemap: https://origin.test/sitemap.xml\n")
-    urls = "\n".join("  <url><loc>https://origin.test/pages/page-%d.html</loc></url>" % i for i in range(n))
+          "Sitemap: @ORIGIN@/sitemap.xml\n")
     write("sitemap.xml", '<?xml version="1.0" encoding="UTF-8"?>\n'
+          '<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+          '  <sitemap><loc>@ORIGIN@/sitemap-pages.xml.gz</loc></sitemap>\n</sitemapindex>\n')
+    orphans = ["/pages/orphan-%d.html" % i for i in range(3)]
+    for path in orphans:
+        write(path.lstrip("/"), page("orphan", ["/"]))
+    urls = "\n".join("  <url><loc>@ORIGIN@%s</loc></url>" % path
+                     for path in ["/pages/page-%d.html" % i for i in range(min(n, 5))] + orphans)
+    write("sitemap-pages.xml", '<?xml version="1.0" encoding="UTF-8"?>\n'
           '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n%s\n</urlset>\n' % urls)
-    expected = ["/", "/files/data.txt"] + ["/pages/page-%d.html" % i for i in range(n)]
+    expected = (["/", "/files/data.txt", "/sitemap.xml", "/sitemap-pages.xml.gz"] + orphans
+                + ["/pages/page-%d.html" % i for i in range(n)])
     write("expected.txt", "\n".join(expected) + "\n")
 
 

@@ -8,8 +8,11 @@ Behaviours:
   --delay-ms N      every response waits N ms first (so concurrent requests overlap in the log)
   --robots-status N /robots.txt answers N with an empty body instead of the file
   --set-cookie      every response sets a cookie naming its path (crawl=<path>)
-Queries are ignored when finding the file; missing files get 404.
+Queries are ignored when finding the file; missing files get 404. In .txt and .xml files
+"@ORIGIN@" becomes https:// and the request's Host; FILE.gz, when only FILE exists, is FILE
+(so substituted) gzipped, as application/gzip.
 """
+import gzip
 import os
 import threading
 import time
@@ -41,7 +44,7 @@ def respond(conn, status, reason, body, content_type="text/plain", extra_headers
                  % (status, reason.encode(), content_type.encode(), len(body), extra_headers) + body)
 
 
-def serve_one(conn, method, target):
+def serve_one(conn, method, target, host):
     path = target.split("?", 1)[0]
     if args.robots_status and path == "/robots.txt":
         respond(conn, args.robots_status, "Status", b"")
@@ -57,12 +60,20 @@ def serve_one(conn, method, target):
     if relative == "" or relative.endswith("/"):
         relative += "index.html"
     file = os.path.realpath(os.path.join(root, relative))
+    zipped = file.endswith(".gz") and not os.path.isfile(file)
+    if zipped:
+        file = file[:-3]
     if not file.startswith(root + os.sep) or not os.path.isfile(file):
         respond(conn, 404, "Not Found", b"not found\n")
         return
     with open(file, "rb") as f:
         body = f.read()
-    respond(conn, 200, "OK", body if method != "HEAD" else b"", TYPES.get(os.path.splitext(file)[1], "application/octet-stream"), path=path)
+    content_type = TYPES.get(os.path.splitext(file)[1], "application/octet-stream")
+    if file.endswith((".txt", ".xml")):
+        body = body.replace(b"@ORIGIN@", b"https://" + host.encode())
+    if zipped:
+        body, content_type = gzip.compress(body), "application/gzip"
+    respond(conn, 200, "OK", body if method != "HEAD" else b"", content_type, path=path)
 
 
 def handle(conn, address):
@@ -83,7 +94,8 @@ def handle(conn, address):
         try:
             if args.delay_ms:
                 time.sleep(args.delay_ms / 1000.0)
-            serve_one(conn, method, target)
+            host = next((line.split(":", 1)[1].strip() for line in lines[1:] if line.lower().startswith("host:")), "origin.test")
+            serve_one(conn, method, target, host)
         finally:
             with lock:
                 in_progress[0] -= 1
