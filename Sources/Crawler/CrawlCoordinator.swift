@@ -91,6 +91,11 @@ actor CrawlCoordinator {
         release(entry)
     }
 
+    /// A claimed URL of `host` is being sent now; its host's delay counts from here.
+    func sending(to host: String) {
+        politeness.sending(host, at: Self.now)
+    }
+
     /// robots.txt asked for `seconds` between requests to `host`.
     func setCrawlDelay(_ seconds: Double, for host: String) {
         politeness.setCrawlDelay(seconds, for: host, now: Self.now)

@@ -52,5 +52,8 @@ public struct CrawlProgress: Sendable, Codable {
     public var pagesThisRun = 0
     public var bytesThisRun = 0
     public var retries = 0
+    /// Relay chains working now, of all the crawl uses.
+    public var relayChainsUp = 0
+    public var relayChains = 0
     public var seconds: Double = 0
 }

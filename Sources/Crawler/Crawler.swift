@@ -8,17 +8,25 @@ internal import COpenSSL
 /// killed at any moment loses no page. Never fetches anything but through the session.
 public final class Crawler: Sendable {
     public let configuration: CrawlConfiguration
-    private let session: Session
+    private let pool: RelayPool
     private let coordinator: CrawlCoordinator
     private let robots: RobotsCache
 
-    /// A crawler writing its frontier and results to `store`. The session should not follow
-    /// redirects itself (`maximumRedirects = 0`): a redirect is then a link, checked for scope.
-    public init(configuration: CrawlConfiguration, session: Session, store: CrawlStore) throws {
+    /// A crawler writing its frontier and results to `store`, fetching through one session per
+    /// relay chain: each host sticks to one chain, and a chain whose relay fails is taken out
+    /// until its backoff ends (`chainBackoff` seconds, doubling). Sessions should not follow
+    /// redirects themselves (`maximumRedirects = 0`): a redirect is then a link, checked for scope.
+    public init(configuration: CrawlConfiguration, sessions: [Session], store: CrawlStore, chainBackoff: Double = 1) throws {
+        precondition(!sessions.isEmpty, "a crawl needs at least one session")
         self.configuration = configuration
-        self.session = session
+        pool = RelayPool(sessions: sessions, baseBackoff: chainBackoff)
         coordinator = try CrawlCoordinator(store: store, configuration: configuration)
-        robots = RobotsCache(session: session, productToken: configuration.productToken)
+        robots = RobotsCache(productToken: configuration.productToken)
+    }
+
+    /// A crawler fetching through one session (one relay chain).
+    public convenience init(configuration: CrawlConfiguration, session: Session, store: CrawlStore) throws {
+        try self.init(configuration: configuration, sessions: [session], store: store)
     }
 
     /// Crawls from `seeds` (added to the frontier unless seen before) until the frontier is
@@ -35,17 +43,21 @@ public final class Crawler: Sendable {
             entries.append((canonical.absoluteString, host, 0))
         }
         try await coordinator.start(seeds: entries)
-        let worker = PageWorker(configuration: configuration, scope: scope, session: session, coordinator: coordinator, robots: robots,
+        let worker = PageWorker(configuration: configuration, scope: scope, pool: pool, coordinator: coordinator, robots: robots,
                                 onPage: onPage)
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<max(1, configuration.concurrency) { group.addTask { try await worker.run() } }
             try await group.waitForAll()
         }
-        return try await coordinator.snapshot()
+        return try await progress()
     }
 
     /// Where the crawl stands now.
-    public func progress() async throws -> CrawlProgress { try await coordinator.snapshot() }
+    public func progress() async throws -> CrawlProgress {
+        var progress = try await coordinator.snapshot()
+        (progress.relayChainsUp, progress.relayChains) = await pool.upCount()
+        return progress
+    }
 
     /// "sha256:" and the hex digest of `data`.
     static func digest(_ data: Data) -> String {

@@ -1,12 +1,12 @@
 import Foundation
 import RelayFetch
 
-/// One loop of the crawl, run by several tasks at once: claim a URL, check robots.txt, fetch it
-/// through the session, retry or record, queue its in-scope links.
+/// One loop of the crawl, run by several tasks at once: claim a URL, take the relay chain that
+/// carries its host, check robots.txt, fetch it, retry or record, queue its in-scope links.
 struct PageWorker: Sendable {
     let configuration: CrawlConfiguration
     let scope: CrawlScope
-    let session: Session
+    let pool: RelayPool
     let coordinator: CrawlCoordinator
     let robots: RobotsCache
     let onPage: @Sendable (CrawledPage) -> Void
@@ -27,8 +27,20 @@ struct PageWorker: Sendable {
             try await finish(entry, page: CrawledPage(record: record(entry, .failed, error: "unparsable URL")), links: [])
             return
         }
+        guard let (chain, session) = await pool.session(for: entry.host) else {
+            let recovery = await pool.secondsUntilRecovery()
+            try await retryOrFail(entry, error: await pool.downReason(), notBefore: recovery)
+            return
+        }
         if configuration.obeyRobots {
-            let (rules, isNew) = await robots.rules(for: url)
+            let rules: RobotsRules, isNew: Bool
+            do {
+                (rules, isNew) = try await robots.rules(for: url, session: session)
+            } catch {
+                await pool.report(chain: chain, relayFailure: "\(error)")
+                try await retryOrFail(entry, error: "robots.txt: \(error)")
+                return
+            }
             if isNew, configuration.followsSitemaps { try await enqueueSitemaps(rules.sitemaps, base: url, depth: entry.depth) }
             if let delay = rules.crawlDelay { await coordinator.setCrawlDelay(delay, for: entry.host) }
             guard rules.allows(url) else {
@@ -42,17 +54,15 @@ struct PageWorker: Sendable {
                                                            ("Cache-Control", "no-store")])
         request.httpShouldHandleCookies = configuration.keepsCookies
         let body: Data, response: HTTPResponse
+        await coordinator.sending(to: entry.host)
         do {
             (body, response) = try await session.data(for: request)
         } catch {
-            if entry.attempts < configuration.retry.maximumRetries {
-                let wait = configuration.retry.delay(retry: entry.attempts + 1, retryAfter: nil, jitter: Double.random(in: 0..<1))
-                try await coordinator.retry(entry, after: wait, pauseHost: false, error: "\(error)")
-            } else {
-                try await finish(entry, page: CrawledPage(record: record(entry, .failed, error: "\(error)")), links: [])
-            }
+            await pool.report(chain: chain, relayFailure: (error as? FetchError)?.relayError.map { "\($0)" })
+            try await retryOrFail(entry, error: "\(error)")
             return
         }
+        await pool.report(chain: chain, relayFailure: nil)
         if RetryPolicy.isRetryable(status: response.statusCode), entry.attempts < configuration.retry.maximumRetries {
             let retryAfter = response.value(forHeaderField: "Retry-After").flatMap { RetryPolicy.retryAfterSeconds($0) }
             let wait = configuration.retry.delay(retry: entry.attempts + 1, retryAfter: retryAfter, jitter: Double.random(in: 0..<1))
@@ -82,6 +92,17 @@ struct PageWorker: Sendable {
             return (canonical.absoluteString, host, depth + 1)
         }
         if !entries.isEmpty { _ = try await coordinator.enqueue(entries) }
+    }
+
+    /// Tries the URL again after a backoff (at least `notBefore` seconds), or, out of retries,
+    /// records it as failed with `error`.
+    private func retryOrFail(_ entry: CrawlStore.Entry, error: String, notBefore: Double = 0) async throws {
+        if entry.attempts < configuration.retry.maximumRetries {
+            let wait = configuration.retry.delay(retry: entry.attempts + 1, retryAfter: nil, jitter: Double.random(in: 0..<1))
+            try await coordinator.retry(entry, after: max(wait, notBefore), pauseHost: false, error: error)
+        } else {
+            try await finish(entry, page: CrawledPage(record: record(entry, .failed, error: error)), links: [])
+        }
     }
 
     /// Hands the page to the outputs first, then commits it: a kill in between fetches it again

@@ -46,6 +46,14 @@ struct Politeness: Sendable {
         if let rate = policy.requestsPerSecond, rate > 0 { nextGlobalStart = max(nextGlobalStart, now) + 1 / rate }
     }
 
+    /// The request claimed for `host` is being sent now (after robots.txt, which may have set a
+    /// Crawl-delay): the delay counts from here.
+    mutating func sending(_ host: String, at now: Double) {
+        guard var state = hosts[host] else { return }
+        state.nextStart = max(state.nextStart, now + max(policy.delay, state.crawlDelay))
+        hosts[host] = state
+    }
+
     /// A request to `host` ended.
     mutating func finish(_ host: String) {
         hosts[host, default: HostState()].active = max(0, (hosts[host]?.active ?? 1) - 1)

@@ -1,30 +1,36 @@
 import Foundation
 import RelayFetch
 
-/// robots.txt per origin, fetched once through the crawl's session (so through the same relays
-/// as the pages) and kept for the crawl. Concurrent askers for one origin share one fetch.
+/// robots.txt per origin, fetched once through the relay chain carrying that host (so through
+/// the same relays as its pages) and kept for the crawl. Concurrent askers for one origin share
+/// one fetch. A relay failure is not an answer from the origin: it is thrown and not kept, so
+/// the next ask tries again (through a chain that works).
 actor RobotsCache {
-    private let session: Session
     private let productToken: String
-    private var entries: [String: Task<RobotsRules, Never>] = [:]
+    private var entries: [String: Task<RobotsRules, Error>] = [:]
 
-    init(session: Session, productToken: String) {
-        self.session = session
+    init(productToken: String) {
         self.productToken = productToken
     }
 
     /// The rules for `url`'s origin, and whether this call fetched them (true once per origin).
-    func rules(for url: URL) async -> (RobotsRules, isNew: Bool) {
+    /// Throws the `FetchError` of a relay that failed.
+    func rules(for url: URL, session: Session) async throws -> (RobotsRules, isNew: Bool) {
         guard let origin = Self.origin(of: url) else { return (.disallowAll, false) }
-        if let task = entries[origin] { return (await task.value, false) }
-        let task = Task { [session, productToken] in await Self.fetch(origin: origin, session: session, productToken: productToken) }
+        if let task = entries[origin] { return (try await task.value, false) }
+        let task = Task { [productToken] in try await Self.fetch(origin: origin, session: session, productToken: productToken) }
         entries[origin] = task
-        return (await task.value, true)
+        do {
+            return (try await task.value, true)
+        } catch {
+            entries[origin] = nil
+            throw error
+        }
     }
 
     /// RFC 9309 2.3: 2xx parsed, up to five redirects followed, 4xx allows everything, 5xx and
-    /// network failures disallow everything.
-    private static func fetch(origin: String, session: Session, productToken: String) async -> RobotsRules {
+    /// network failures (past the relays) disallow everything.
+    private static func fetch(origin: String, session: Session, productToken: String) async throws -> RobotsRules {
         guard var url = URL(string: origin + "/robots.txt") else { return .disallowAll }
         for _ in 0...5 {
             let body: Data, response: HTTPResponse
@@ -32,6 +38,8 @@ actor RobotsCache {
                 var request = HTTPRequest(url: url, headerFields: [("Cache-Control", "no-store")])
                 request.httpShouldHandleCookies = false
                 (body, response) = try await session.data(for: request)
+            } catch let error as FetchError where error.relayError != nil {
+                throw error
             } catch {
                 return .disallowAll
             }

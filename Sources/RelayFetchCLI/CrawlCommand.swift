@@ -49,6 +49,12 @@ struct CrawlCommand {
                                G; default 1G)
       --json                   print the final summary as JSON
       -h, --help               show this help
+    Relay chains:
+      --chain                  start another relay chain, formed by the relay options after it
+                               (the first chain's --cacert and timeouts apply unless given again).
+                               Each host sticks to one chain; a chain whose relay fails is rested
+                               (1 s, doubling) and its hosts move to another; with every chain
+                               down, URLs wait and are retried. Never a direct connection.
     Relay options:
     \(RelayOptions.help)
 
@@ -61,6 +67,8 @@ struct CrawlCommand {
     var seeds: [URL] = []
     var configuration: CrawlConfiguration
     var relay = RelayOptions()
+    /// Chains after the first (`--chain` groups).
+    var moreChains: [RelayOptions] = []
     var storePath: String?
     var jsonLinesPath: String?
     var warcDirectory: String?
@@ -68,7 +76,8 @@ struct CrawlCommand {
     var json = false
 
     static func parse(_ arguments: [String], standardInput: () -> Data = { FileHandle.standardInput.readDataToEndOfFile() }) throws -> CrawlCommand? {
-        var scanner = ArgumentScanner(arguments)
+        let groups = arguments.split(separator: "--chain", omittingEmptySubsequences: false).map(Array.init)
+        var scanner = ArgumentScanner(groups[0])
         var options = ScopeOptions()
         var relay = RelayOptions()
         var command = CrawlCommand(configuration: CrawlConfiguration(scope: try CrawlScope()))
@@ -104,7 +113,28 @@ struct CrawlCommand {
         command.configuration.keepBodies = command.warcDirectory != nil
         try relay.validate()
         command.relay = relay
+        command.moreChains = try groups.dropFirst().map { try chain($0, inheriting: relay) }
+        if !command.moreChains.isEmpty && !relay.namesRelays {
+            throw UsageError("with --chain, the first chain needs relays too (a pool never connects directly)")
+        }
         return command
+    }
+
+    /// The relay options of one `--chain` group, with the first chain's origin trust and timeouts
+    /// where it gives none.
+    private static func chain(_ arguments: [String], inheriting first: RelayOptions) throws -> RelayOptions {
+        var scanner = ArgumentScanner(arguments)
+        var chain = RelayOptions()
+        while let argument = scanner.next() {
+            guard try chain.parse(&scanner) else { throw UsageError("only relay options may follow --chain, not \(argument)") }
+        }
+        guard chain.namesRelays else { throw UsageError("--chain needs --relay (or --profile) options after it") }
+        chain.originCAFile = chain.originCAFile ?? first.originCAFile
+        chain.connectTimeout = chain.connectTimeout ?? first.connectTimeout
+        chain.maximumTime = chain.maximumTime ?? first.maximumTime
+        chain.idleTimeout = chain.idleTimeout ?? first.idleTimeout
+        try chain.validate()
+        return chain
     }
 
     /// Non-empty lines that are not # comments.
@@ -114,24 +144,26 @@ struct CrawlCommand {
     }
 
     func run(io: CommandIO) async -> Int32 {
-        let session: Session
+        var sessions: [Session] = []
+        defer { sessions.forEach { $0.invalidate() } }
         let store: CrawlStore
         let output: CrawlOutput
         do {
-            var sessionConfiguration = try await relay.sessionConfiguration(warn: io.log)
-            sessionConfiguration.maximumRedirects = 0  // a redirect is a link, checked for scope like any other
-            session = try Session(configuration: sessionConfiguration)
+            for chain in [relay] + moreChains {
+                var sessionConfiguration = try await chain.sessionConfiguration(warn: io.log)
+                sessionConfiguration.maximumRedirects = 0  // a redirect is a link, checked for scope like any other
+                sessions.append(try Session(configuration: sessionConfiguration))
+            }
             store = try CrawlStore(path: storePath)
             output = try CrawlOutput(jsonLinesPath: jsonLinesPath, warcDirectory: warcDirectory, warcMaximumSize: warcMaximumSize)
         } catch {
             io.log("relayfetch: error: \(error)")
             return 1
         }
-        defer { session.invalidate() }
         let failures = OutputFailure()
         let summary: CrawlProgress
         do {
-            let crawler = try Crawler(configuration: configuration, session: session, store: store)
+            let crawler = try Crawler(configuration: configuration, sessions: sessions, store: store)
             let ticker = isatty(STDERR_FILENO) == 1 ? Self.progressTicker(crawler, io: io) : nil
             defer { ticker?.cancel() }
             summary = try await crawler.run(seeds: seeds) { page in
@@ -172,7 +204,8 @@ struct CrawlCommand {
                 guard !Task.isCancelled, let now = try? await crawler.progress() else { continue }
                 let rate = now.seconds > 0 ? Double(now.pagesThisRun) / now.seconds : 0
                 io.progress("\r\u{1B}[K  \(now.fetched) pages, \(now.queued) queued, \(now.inFlight) in flight, \(now.failed) errors, "
-                            + String(format: "%.1f pages/s", rate))
+                            + String(format: "%.1f pages/s", rate)
+                            + (now.relayChains > 1 ? ", relay chains \(now.relayChainsUp)/\(now.relayChains) up" : ""))
             }
         }
     }

@@ -53,7 +53,8 @@ final class CrawlEndToEndTests: XCTestCase {
         let site = try CrawlSite(pages: 5)
         let dead = [TestServers.relayHop(url: TestServers.deadRelayURL)]
         let (obeying, _) = try await CrawlTestHarness.crawl([site.origin + "/"], hops: dead) { $0.retry.maximumRetries = 1 }
-        XCTAssertEqual(obeying.map(\.outcome), [.robots], "robots.txt unreachable: nothing may be crawled")
+        XCTAssertEqual(obeying.map(\.outcome), [.failed], "a relay failure is not the origin's robots.txt: the page fails")
+        XCTAssertTrue(obeying.first?.error?.contains("hop 1 (127.0.0.13:3129") == true, obeying.first?.error ?? "")
         let (ignoring, _) = try await CrawlTestHarness.crawl([site.origin + "/"], hops: dead) {
             $0.obeyRobots = false
             $0.retry.maximumRetries = 1
@@ -93,7 +94,9 @@ final class CrawlEndToEndTests: XCTestCase {
         _ = try await CrawlTestHarness.crawl([delayed.origin + "/"]) { $0.maximumPages = 4 }
         let starts = try delayed.requests().filter { $0.path != "/robots.txt" }.map(\.time)
         XCTAssertEqual(starts.count, 4)
-        for (earlier, later) in zip(starts, starts.dropFirst()) { XCTAssertGreaterThanOrEqual(later - earlier, 0.24) }
+        // Arrival times at the origin: relay jitter can bring two arrivals a little closer than
+        // the sends were; without the delay they would be milliseconds apart.
+        for (earlier, later) in zip(starts, starts.dropFirst()) { XCTAssertGreaterThanOrEqual(later - earlier, 0.2) }
     }
 
     /// robots.txt answering 5xx forbids everything; 4xx allows everything (even /private/).

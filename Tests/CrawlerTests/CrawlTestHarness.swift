@@ -17,15 +17,24 @@ struct CrawlTestHarness {
     /// utm_source stripped); returns the records and the final progress.
     static func crawl(_ seeds: [String], hops: [ProxyConfiguration.RelayHop] = relayA, store: CrawlStore? = nil,
                       configure: (inout CrawlConfiguration) -> Void = { _ in }) async throws -> ([CrawlRecord], CrawlProgress) {
-        var sessionConfiguration = TestServers.configuration(hops: hops)
-        sessionConfiguration.maximumRedirects = 0
-        let session = try Session(configuration: sessionConfiguration)
-        defer { session.invalidate() }
+        try await crawl(seeds, chains: [hops], store: store, configure: configure)
+    }
+
+    /// The same through a pool of chains, one session each.
+    static func crawl(_ seeds: [String], chains: [[ProxyConfiguration.RelayHop]], store: CrawlStore? = nil, chainBackoff: Double = 1,
+                      configure: (inout CrawlConfiguration) -> Void = { _ in }) async throws -> ([CrawlRecord], CrawlProgress) {
+        let sessions = try chains.map { hops in
+            var sessionConfiguration = TestServers.configuration(hops: hops)
+            sessionConfiguration.maximumRedirects = 0
+            return try Session(configuration: sessionConfiguration)
+        }
+        defer { sessions.forEach { $0.invalidate() } }
         var configuration = CrawlConfiguration(scope: try CrawlScope())
         configuration.canonicalizer.strippedQueryParameters = ["utm_source"]
         configuration.retry.baseDelay = 0.05
         configure(&configuration)
-        let crawler = try Crawler(configuration: configuration, session: session, store: try store ?? CrawlStore(path: nil))
+        let crawler = try Crawler(configuration: configuration, sessions: sessions, store: try store ?? CrawlStore(path: nil),
+                                  chainBackoff: chainBackoff)
         let records = RecordList()
         let progress = try await crawler.run(seeds: seeds.map { URL(string: $0)! }) { records.append($0.record) }
         return (records.all, progress)

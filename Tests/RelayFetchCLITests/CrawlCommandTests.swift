@@ -26,6 +26,10 @@ final class CrawlCommandTests: XCTestCase {
             (["crawl", "https://origin.test/", "--max-bytes", "lots"], "--max-bytes needs a positive number of bytes"),
             (["crawl", "--seeds", "/nonexistent-seeds.txt"], "--seeds /nonexistent-seeds.txt: no such readable file"),
             (["crawl", "https://origin.test/", "--frobnicate"], "unknown option --frobnicate for crawl"),
+            (["crawl", "https://origin.test/", "--chain", "--relay", "https://r"], "with --chain, the first chain needs relays too"),
+            (["crawl", "https://origin.test/", "--relay", "https://r", "--chain", "--max-pages", "3"],
+             "only relay options may follow --chain, not --max-pages"),
+            (["crawl", "https://origin.test/", "--relay", "https://r", "--chain"], "--chain needs --relay (or --profile) options after it"),
         ]
         for (arguments, expected) in cases {
             let run = await CommandRun.run(arguments)
@@ -112,6 +116,20 @@ final class CrawlCommandTests: XCTestCase {
         }
         XCTAssertEqual(Set(lineCounts.keys), Set(try site.expectedPaths()), "a JSON line for every page")
         XCTAssertTrue(Set(lineCounts.filter { $0.value > 1 }.keys).isSubset(of: inFlightAtKills))
+    }
+
+    /// Two chains from the command line, the first with a dead relay: the host moves to the
+    /// second, which carries every page; the JSON summary counts the chains.
+    func testChainsFromTheCommandLine() async throws {
+        let site = try CrawlSite(pages: 5)
+        let run = await CommandRun.run(["crawl", site.origin + "/", "--json", "--strip-query-param", "utm_source", "--relay", TestServers.deadRelayURL.absoluteString,
+                                        "--relay-cacert", TestServers.caFile, "--cacert", TestServers.caFile, "--chain"] + CommandRun.relayArguments)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let summary = try XCTUnwrap(try JSONSerialization.jsonObject(with: run.stdout) as? [String: Any])
+        XCTAssertEqual(summary["relayChains"] as? Int, 2)
+        XCTAssertEqual(summary["relayChainsUp"] as? Int, 1)
+        XCTAssertEqual(summary["fetched"] as? Int, try site.expectedPaths().count)
+        XCTAssertEqual(Set(try site.requests().map(\.peer)), ["127.0.0.11"])
     }
 
     /// A progress line while crawling on a terminal (under `script`), none when piped.
