@@ -45,6 +45,14 @@ final class CrawlEndToEndTests: XCTestCase {
         XCTAssertEqual(Set(requests.map(\.peer)), ["127.0.0.12"])
         XCTAssertFalse(requests.contains { $0.headerLines.contains { $0.lowercased().contains("proxy-authorization") || $0.contains("relay-token") } })
         XCTAssertEqual(Set(records.filter { $0.outcome == .fetched }.map(\.relayChain)), [["127.0.0.11:4433", "127.0.0.12:4433"]])
+        // Relay B saw the origin's name (this test's unique port), from relay A, with its own token only;
+        // relay A never saw the origin's name.
+        let authority = "origin.test:\(site.server.port)"
+        let linesB = try TestServers.waitForLogLines(TestServers.http2RelayBLog, containing: authority, skipping: 0)
+        XCTAssertFalse(linesB.isEmpty, "relay B logged the tunnels")
+        XCTAssertEqual(Set(linesB.values(HTTP2RelayLogField.proxyAuthorization)), [TestServers.relayBToken])
+        XCTAssertEqual(Set(linesB.values(HTTP2RelayLogField.remoteAddress)), ["127.0.0.11"])
+        XCTAssertEqual(try TestServers.logLines(TestServers.http2RelayALog, containing: authority), [])
     }
 
     /// Relay down: nothing reaches the origin, not even robots.txt; the same origin answers

@@ -132,6 +132,20 @@ final class CrawlCommandTests: XCTestCase {
         XCTAssertEqual(Set(try site.requests().map(\.peer)), ["127.0.0.11"])
     }
 
+    /// Fail closed from the command line: relay down, exit 1, nothing at the origin (which the
+    /// same command through a live relay does reach).
+    func testRelayDownExitsOneAndNothingReachesTheOrigin() async throws {
+        let site = try CrawlSite(pages: 3)
+        let dead = await CommandRun.run(["crawl", site.origin + "/", "--retries", "0", "--relay", TestServers.deadRelayURL.absoluteString,
+                                         "--relay-cacert", TestServers.caFile, "--cacert", TestServers.caFile])
+        XCTAssertEqual(dead.status, 1, dead.stdoutText + dead.stderr)
+        XCTAssertTrue(dead.stdoutText.contains("0 fetched, 1 failed"), dead.stdoutText)
+        XCTAssertEqual(try site.requests().count, 0)
+        let live = await CommandRun.run(["crawl", site.origin + "/", "--max-pages", "1"] + CommandRun.relayArguments)
+        XCTAssertEqual(live.status, 0, live.stderr)
+        XCTAssertGreaterThan(try site.requests().count, 0)
+    }
+
     /// A progress line while crawling on a terminal (under `script`), none when piped.
     func testProgressOnATerminalOnly() throws {
         let site = try CrawlSite(pages: 30, serverArguments: ["--delay-ms", "50"])
