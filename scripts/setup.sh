@@ -9,6 +9,7 @@ apt_packages=(
   # C libraries the Swift targets link against
   libcurl4-openssl-dev libxml2-dev libssl-dev libnghttp2-dev
   libngtcp2-dev libngtcp2-crypto-gnutls-dev libnghttp3-dev libpsl-dev zlib1g-dev pkg-config
+  libsqlite3-dev
   # real servers for end-to-end tests (scripts/test-servers.sh)
   squid-openssl nginx-light nghttp2-proxy openssl
   # test tooling: disk-avoidance checks, addresses, process checks

@@ -19,6 +19,10 @@ public struct HTTPRequest: Sendable {
     /// False to get a redirect response back instead of following it (a browser-like navigator
     /// that must see every hop, e.g. to intercept an OAuth redirect URI).
     public var followsRedirects = true
+    /// Whether the session's cookie jar applies: its cookies are sent and the response's
+    /// Set-Cookie fields kept (as `URLRequest.httpShouldHandleCookies`). False leaves the jar
+    /// untouched: a crawler's pages then never share cookies.
+    public var httpShouldHandleCookies = true
 
     public init(url: URL, method: String = "GET", headerFields: [(name: String, value: String)] = [], body: Data? = nil) {
         self.url = url

@@ -94,7 +94,7 @@ public final class Session: @unchecked Sendable {
             request.headerFields.removeAll { $0.name.lowercased() == "referer" }
             if let value = request.referrerPolicy.referer(from: referrer, to: request.url) { request.headerFields.append(("Referer", value)) }
         }
-        if !request.headerFields.contains(where: { $0.name.lowercased() == "cookie" }),
+        if request.httpShouldHandleCookies, !request.headerFields.contains(where: { $0.name.lowercased() == "cookie" }),
            let cookies = store.cookieJar.cookieHeader(for: request.url, siteForCookies: request.siteForCookies) {
             request.headerFields.append(("Cookie", cookies))
         }
@@ -123,7 +123,7 @@ public final class Session: @unchecked Sendable {
             }
         }
         let setCookies = response.headerFields.filter { $0.name.lowercased() == "set-cookie" }.map(\.value)
-        store.cookieJar.store(setCookieValues: setCookies, from: response.url)
+        if request.httpShouldHandleCookies { store.cookieJar.store(setCookieValues: setCookies, from: response.url) }
         if response.statusCode == 304, case .revalidate(let entry, _) = lookup {
             var refreshed = store.httpCache.refresh(entry, with: response, for: request).response
             refreshed.fromCache = true

@@ -15,6 +15,7 @@ public enum CommandLineTool {
       page URL       load a page and every subresource (like a browser); see relayfetch page --help
       oauth SCENARIO.json...
                      run OAuth / OpenID Connect login flows; see relayfetch oauth --help
+      crawl SEED...  crawl sites politely and resumably; see relayfetch crawl --help
       profile check|show FILE
                      explain a com.apple.relay.managed profile; see relayfetch profile --help
       version        print the versions of relayfetch and the libraries it uses
@@ -56,6 +57,12 @@ public enum CommandLineTool {
                     return 0
                 }
                 return await oauth.run(io: io)
+            case "crawl":
+                guard let crawl = try CrawlCommand.parse(rest) else {
+                    io.print(CrawlCommand.help)
+                    return 0
+                }
+                return await crawl.run(io: io)
             case "profile":
                 guard let profile = try ProfileCommand.parse(rest) else {
                     io.print(ProfileCommand.help)

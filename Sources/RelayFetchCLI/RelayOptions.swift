@@ -131,6 +131,9 @@ struct RelayOptions {
         return true
     }
 
+    /// Whether these options name relays (hops, a profile or an OHTTP relay) rather than none.
+    var namesRelays: Bool { !hops.isEmpty || profilePath != nil || ohttpRelay != nil }
+
     /// Refuses combinations that make no sense; call after parsing.
     func validate() throws {
         if (ohttpRelay == nil) != (ohttpKeys == nil) {

@@ -186,7 +186,7 @@ public final class RelayChainBuilder {
 
     private static func isUnreachable(_ cause: RelayError.Cause) -> Bool {
         switch cause {
-        case .connectionRefused, .connectFailed, .timeout, .closedDuringSetup: return true
+        case .connectionRefused, .connectFailed, .connectionLost, .timeout, .closedDuringSetup: return true
         default: return false
         }
     }

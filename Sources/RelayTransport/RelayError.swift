@@ -25,6 +25,8 @@ public struct RelayError: Error, Sendable, CustomStringConvertible {
         case resolveFailed(String)
         case connectionRefused
         case connectFailed(String)
+        /// An established connection to the hop broke (reset, broken pipe).
+        case connectionLost(String)
         case timeout
         case tls(String)
         /// The relay answered the CONNECT with a non-2xx status.
@@ -57,6 +59,7 @@ public struct RelayError: Error, Sendable, CustomStringConvertible {
         case .resolveFailed(let why): return "cannot resolve relay host: \(why)"
         case .connectionRefused: return "connection refused"
         case .connectFailed(let why): return "cannot connect: \(why)"
+        case .connectionLost(let why): return "connection lost: \(why)"
         case .timeout: return "timed out"
         case .tls(let why): return "TLS handshake failed: \(why)"
         case .tunnelRefused(let status, let reason):

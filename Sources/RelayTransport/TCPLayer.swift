@@ -17,6 +17,8 @@ public final class TCPLayer: TransportLayer {
     /// Reused for every read, so a busy socket does not allocate (and zero) a buffer per event.
     private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
     private var closed = false
+    /// Set once connected: a later error is a lost connection, not a failed connect.
+    private var established = false
     private var connectCompletion: ((Result<Void, RelayError>) -> Void)?
 
     public init(loop: EventLoop, host: String, port: UInt16, hop: HopDescription) {
@@ -90,6 +92,7 @@ public final class TCPLayer: TransportLayer {
                 return
             }
             loop.update(fd, writable: false)
+            established = true
             finishConnect(.success(()))
             return
         }
@@ -163,6 +166,8 @@ public final class TCPLayer: TransportLayer {
     private func fail(_ cause: RelayError.Cause) {
         let delegate = delegate
         close()
+        var cause = cause
+        if established, case .connectFailed(let why) = cause { cause = .connectionLost(why) }
         delegate?.layerDidFail(RelayError(hop: hop, cause: cause))
     }
 

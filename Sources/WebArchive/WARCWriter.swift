@@ -8,22 +8,33 @@ internal import COpenSSL
 /// digests. Bodies are stored decoded, so Content-Encoding is dropped and Content-Length fixed.
 public enum WARCWriter {
     public static func data(for page: Page, software: String = "relayfetch/\(RelayFetchVersion.current)") -> Data {
-        var output = Data()
-        let fields = "software: \(software)\r\nformat: WARC File Format 1.1\r\nconformsTo: http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/\r\n"
-        output += record(type: "warcinfo", headers: [("Content-Type", "application/warc-fields")], block: Data(fields.utf8), date: page.startedAt)
-        for resource in [page.main] + page.resources where resource.statusCode != nil {
-            let responseID = recordID()
-            let requestBlock = requestHead(resource)
-            output += record(type: "request", headers: [("WARC-Target-URI", resource.url.absoluteString), ("WARC-Concurrent-To", responseID),
-                                                        ("Content-Type", "application/http;msgtype=request")],
-                             block: requestBlock, date: resource.startedAt)
-            let payload = resource.body ?? Data()
-            let block = responseHead(resource, payloadSize: payload.count) + payload
-            output += record(type: "response", headers: [("WARC-Target-URI", resource.url.absoluteString),
-                                                         ("WARC-Payload-Digest", digest(payload)),
-                                                         ("Content-Type", "application/http;msgtype=response")],
-                             block: block, date: resource.startedAt, id: responseID)
+        var output = warcinfo(software: software, date: page.startedAt)
+        for resource in [page.main] + page.resources {
+            guard let status = resource.statusCode else { continue }
+            output += records(for: WARCExchange(url: resource.url, requestHeaderFields: resource.requestHeaderFields, statusCode: status,
+                                                responseHeaderFields: resource.responseHeaderFields, body: resource.body ?? Data(),
+                                                startedAt: resource.startedAt))
         }
+        return output
+    }
+
+    /// The warcinfo record that opens a WARC file.
+    public static func warcinfo(software: String = "relayfetch/\(RelayFetchVersion.current)", date: Date = Date()) -> Data {
+        let fields = "software: \(software)\r\nformat: WARC File Format 1.1\r\nconformsTo: http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/\r\n"
+        return record(type: "warcinfo", headers: [("Content-Type", "application/warc-fields")], block: Data(fields.utf8), date: date)
+    }
+
+    /// A request record and the response record concurrent to it, for one exchange.
+    public static func records(for exchange: WARCExchange) -> Data {
+        let responseID = recordID()
+        var output = record(type: "request", headers: [("WARC-Target-URI", exchange.url.absoluteString), ("WARC-Concurrent-To", responseID),
+                                                       ("Content-Type", "application/http;msgtype=request")],
+                            block: requestHead(exchange), date: exchange.startedAt)
+        let block = responseHead(exchange, payloadSize: exchange.body.count) + exchange.body
+        output += record(type: "response", headers: [("WARC-Target-URI", exchange.url.absoluteString),
+                                                     ("WARC-Payload-Digest", digest(exchange.body)),
+                                                     ("Content-Type", "application/http;msgtype=response")],
+                         block: block, date: exchange.startedAt, id: responseID)
         return output
     }
 
@@ -34,7 +45,7 @@ public enum WARCWriter {
         return Data(head.utf8) + block + Data("\r\n\r\n".utf8)
     }
 
-    private static func requestHead(_ resource: PageResource) -> Data {
+    private static func requestHead(_ resource: WARCExchange) -> Data {
         var components = URLComponents(url: resource.url, resolvingAgainstBaseURL: false)
         let target = (components?.percentEncodedPath.isEmpty == false ? components!.percentEncodedPath : "/")
             + (components?.percentEncodedQuery.map { "?\($0)" } ?? "")
@@ -45,8 +56,8 @@ public enum WARCWriter {
     }
 
     /// The response head as HTTP/1.1 (how WARC records HTTP, whatever version carried it).
-    private static func responseHead(_ resource: PageResource, payloadSize: Int) -> Data {
-        let status = resource.statusCode ?? 0
+    private static func responseHead(_ resource: WARCExchange, payloadSize: Int) -> Data {
+        let status = resource.statusCode
         var text = "HTTP/1.1 \(status) \(reason(status))\r\n"
         for field in resource.responseHeaderFields where !["content-encoding", "content-length", "transfer-encoding"].contains(field.name.lowercased()) {
             text += "\(field.name): \(field.value)\r\n"

@@ -93,7 +93,8 @@ final class GetCommandTests: XCTestCase {
     func testHelpIsPinned() async throws {
         let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
         for (arguments, file) in [(["--help"], "help.txt"), (["get", "--help"], "get-help.txt"), (["profile", "--help"], "profile-help.txt"), (["page", "--help"], "page-help.txt"),
-                                  (["oauth", "--help"], "oauth-help.txt")] {
+                                  (["oauth", "--help"], "oauth-help.txt"),
+                                  (["crawl", "--help"], "crawl-help.txt")] {
             let run = await CommandRun.run(arguments)
             XCTAssertEqual(run.status, 0)
             XCTAssertEqual(run.stdoutText, try String(contentsOf: fixtures.appendingPathComponent(file), encoding: .utf8), file)

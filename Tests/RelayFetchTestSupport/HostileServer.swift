@@ -71,7 +71,7 @@ public final class HostileServer {
     }
 
     /// The venv's Python (scripts/setup.sh), (it has `cryptography` and aioquic), else the system one.
-    static var python: String {
+    public static var python: String {
         let venv = TestServers.repository.appendingPathComponent(".build/venv/bin/python").path
         return FileManager.default.isExecutableFile(atPath: venv) ? venv : "/usr/bin/python3"
     }

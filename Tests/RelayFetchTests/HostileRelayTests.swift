@@ -149,7 +149,8 @@ final class ChainCutTests: XCTestCase {
             XCTFail("accepted \(body.count) bytes through a cut chain")
         } catch let error as FetchError {
             XCTAssertEqual(error.relayError?.hop.index, 1, "\(error)")
-            XCTAssertTrue(error.description.contains("without a TLS close_notify"), "\(error)")
+            // We read the end first (no close_notify) or write into it first (broken pipe).
+            XCTAssertTrue(error.description.contains("without a TLS close_notify") || error.description.contains("connection lost"), "\(error)")
         }
         XCTAssertEqual(try relay.events().filter { $0.hasPrefix("CONNECT\t127.0.0.12:3129") }.count, 1, "hop 1 carried the tunnel to hop 2")
     }

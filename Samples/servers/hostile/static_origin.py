@@ -1,0 +1,110 @@
+"""A static HTTPS origin for crawl tests: serves the files under --root over HTTP/1.1 with
+keep-alive, and logs every request as
+"REQUEST<TAB>unix time<TAB>requests in progress<TAB>peer address<TAB>method<TAB>target<TAB>header: value|...".
+
+Behaviours:
+  /                 serves index.html (any path ending in / serves its index.html)
+  /flaky/...        the first request for each path gets 503 with Retry-After: 1
+  --delay-ms N      every response waits N ms first (so concurrent requests overlap in the log)
+  --robots-status N /robots.txt answers N with an empty body instead of the file
+  --set-cookie      every response sets a cookie naming its path (crawl=<path>)
+Queries are ignored when finding the file; missing files get 404. In .txt and .xml files
+"@ORIGIN@" becomes https:// and the request's Host; FILE.gz, when only FILE exists, is FILE
+(so substituted) gzipped, as application/gzip.
+"""
+import gzip
+import os
+import threading
+import time
+
+import hostile_common as common
+
+TYPES = {".html": "text/html; charset=utf-8", ".txt": "text/plain", ".xml": "application/xml"}
+
+
+def extra(parser):
+    parser.add_argument("--root", required=True)
+    parser.add_argument("--delay-ms", type=int, default=0)
+    parser.add_argument("--robots-status", type=int, default=0)
+    parser.add_argument("--set-cookie", action="store_true")
+
+
+args = common.arguments("static crawl-test origin", extra)
+log = common.EventLog(args.log)
+root = os.path.realpath(args.root)
+lock = threading.Lock()
+in_progress = [0]
+flaky_seen = set()
+
+
+def respond(conn, status, reason, body, content_type="text/plain", extra_headers=b"", path=""):
+    if args.set_cookie:
+        extra_headers += b"Set-Cookie: crawl=%s; Path=/\r\n" % path.replace(";", "").encode()
+    conn.sendall(b"HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %d\r\n%s\r\n"
+                 % (status, reason.encode(), content_type.encode(), len(body), extra_headers) + body)
+
+
+def serve_one(conn, method, target, host):
+    path = target.split("?", 1)[0]
+    if args.robots_status and path == "/robots.txt":
+        respond(conn, args.robots_status, "Status", b"")
+        return
+    if path.startswith("/flaky/"):
+        with lock:
+            first = path not in flaky_seen
+            flaky_seen.add(path)
+        if first:
+            respond(conn, 503, "Service Unavailable", b"try later\n", extra_headers=b"Retry-After: 1\r\n")
+            return
+    relative = path.lstrip("/")
+    if relative == "" or relative.endswith("/"):
+        relative += "index.html"
+    file = os.path.realpath(os.path.join(root, relative))
+    zipped = file.endswith(".gz") and not os.path.isfile(file)
+    if zipped:
+        file = file[:-3]
+    if not file.startswith(root + os.sep) or not os.path.isfile(file):
+        respond(conn, 404, "Not Found", b"not found\n")
+        return
+    with open(file, "rb") as f:
+        body = f.read()
+    content_type = TYPES.get(os.path.splitext(file)[1], "application/octet-stream")
+    if file.endswith((".txt", ".xml")):
+        body = body.replace(b"@ORIGIN@", b"https://" + host.encode())
+    if zipped:
+        body, content_type = gzip.compress(body), "application/gzip"
+    respond(conn, 200, "OK", body if method != "HEAD" else b"", content_type, path=path)
+
+
+def handle(conn, address):
+    buffered = b""
+    while True:
+        while b"\r\n\r\n" not in buffered:
+            chunk = conn.recv(65536)
+            if not chunk:
+                return
+            buffered += chunk
+        head, _, buffered = buffered.partition(b"\r\n\r\n")
+        lines = head.decode("latin-1").split("\r\n")
+        method, target, _ = (lines[0].split(" ", 2) + ["", ""])[:3]
+        with lock:
+            in_progress[0] += 1
+            active = in_progress[0]
+        log("REQUEST", "%.3f" % time.time(), active, address[0], method, target, "|".join(lines[1:]))
+        try:
+            if args.delay_ms:
+                time.sleep(args.delay_ms / 1000.0)
+            host = next((line.split(":", 1)[1].strip() for line in lines[1:] if line.lower().startswith("host:")), "origin.test")
+            serve_one(conn, method, target, host)
+        finally:
+            with lock:
+                in_progress[0] -= 1
+        if any(line.lower() == "connection: close" for line in lines[1:]):
+            return
+
+
+context = common.server_tls_context(args, ["http/1.1"])
+# No TLS 1.3 session tickets: sent after the handshake, they hold the first response back by a
+# delayed ACK (about 40 ms) on every new connection.
+context.num_tickets = 0
+common.serve(args, handle, context)

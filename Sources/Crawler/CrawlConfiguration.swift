@@ -1,0 +1,36 @@
+import Foundation
+
+/// What a crawl follows and how politely: scope, canonicalization, limits, concurrency, delays,
+/// retries and robots.txt. Defaults are polite: 2 requests at a time per host, robots honoured.
+public struct CrawlConfiguration: Sendable {
+    public var scope: CrawlScope
+    public var canonicalizer = URLCanonicalizer()
+    /// Stop starting pages once this many were fetched (or failed), earlier runs included.
+    public var maximumPages: Int?
+    /// Stop starting pages once this many body bytes were fetched, earlier runs included.
+    public var maximumBytes: Int?
+    /// Requests in flight across all hosts.
+    public var concurrency = 8
+    /// Requests in flight to one host.
+    public var perHostConcurrency = 2
+    /// Seconds between request starts to one host (a robots.txt `Crawl-delay` raises it).
+    public var delay: Double = 0
+    /// Request starts per second across all hosts; nil for no limit.
+    public var requestsPerSecond: Double?
+    public var retry = RetryPolicy()
+    /// Obey robots.txt (fetched through the same relays as the pages).
+    public var obeyRobots = true
+    /// Follow the sitemaps robots.txt names: sitemap indexes, sitemaps and gzip sitemaps, whose
+    /// URLs are links one step deeper (and in scope like any other).
+    public var followsSitemaps = true
+    /// The product token robots.txt groups are matched against.
+    public var productToken = "relayfetch"
+    /// Keep cookies between pages in the session's in-memory jar (scoped to their hosts by RFC
+    /// 6265). Off by default: every page is fetched without cookies and its Set-Cookie fields
+    /// are dropped, as if each page had a fresh ephemeral session.
+    public var keepsCookies = false
+    /// Keep page bodies for an archive (WARC); otherwise only their digest is kept.
+    public var keepBodies = false
+
+    public init(scope: CrawlScope) { self.scope = scope }
+}

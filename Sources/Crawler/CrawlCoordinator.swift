@@ -1,0 +1,123 @@
+import Foundation
+
+/// The one owner of the store and the politeness state: workers ask it for the next URL, and
+/// report back what became of it. Limits (pages, bytes) are checked here, counting earlier runs.
+actor CrawlCoordinator {
+    /// The answer to a worker asking for work.
+    enum Claim: Sendable {
+        case job(CrawlStore.Entry)
+        /// Nothing may start now; ask again after this many seconds.
+        case wait(Double)
+        /// The frontier is empty (or a limit was reached) and nothing is in flight.
+        case finished
+    }
+
+    private let store: CrawlStore
+    private var politeness: Politeness
+    private let maximumPages: Int?
+    private let maximumBytes: Int?
+    private var inFlight = 0
+    private var pagesDone: Int
+    private var bytesDone: Int
+    private(set) var progress = CrawlProgress()
+    private let startedAt = Date()
+
+    init(store: CrawlStore, configuration: CrawlConfiguration) throws {
+        self.store = store
+        politeness = Politeness(policy: .init(perHostConcurrency: max(1, configuration.perHostConcurrency), delay: configuration.delay,
+                                              requestsPerSecond: configuration.requestsPerSecond))
+        maximumPages = configuration.maximumPages
+        maximumBytes = configuration.maximumBytes
+        let counts = try store.counts()
+        pagesDone = (counts[.fetched] ?? 0) + (counts[.failed] ?? 0)
+        bytesDone = try store.fetchedBytes()
+    }
+
+    /// Queues again what a killed run left claimed, then adds the seeds not seen before.
+    func start(seeds: [(url: String, host: String, depth: Int)]) throws {
+        try store.requeueClaimed()
+        try store.enqueue(seeds)
+    }
+
+    /// Adds URLs not seen before; returns how many were new.
+    func enqueue(_ urls: [(url: String, host: String, depth: Int)]) throws -> Int { try store.enqueue(urls) }
+
+    /// The next URL to fetch, or how long to wait, or that the crawl is over.
+    func next() throws -> Claim {
+        let now = Self.now
+        let limitReached = maximumPages.map { pagesDone + inFlight >= $0 } == true || maximumBytes.map { bytesDone >= $0 } == true
+        if limitReached { return inFlight == 0 ? .finished : .wait(0.05) }
+        let global = politeness.globalWait(at: now)
+        if global > 0 { return .wait(global) }
+        if let entry = try store.claim(now: now, busyHosts: politeness.busyHosts(at: now)) {
+            politeness.start(entry.host, at: now)
+            inFlight += 1
+            return .job(entry)
+        }
+        guard let due = try store.earliestDue() else { return inFlight == 0 ? .finished : .wait(0.02) }
+        let wake = [due, politeness.nextHostRelease(after: now)].compactMap { $0 }.filter { $0 > now }.min()
+        return .wait(min(0.1, max(0.005, (wake ?? now + 0.02) - now)))
+    }
+
+    /// A claimed URL reached its final outcome; its links (already scoped and canonical) are
+    /// queued in the same transaction. Returns how many links were new.
+    func complete(_ entry: CrawlStore.Entry, record: CrawlRecord, links: [(url: String, host: String, depth: Int)]) throws -> Int {
+        let state: CrawlStore.State = switch record.outcome {
+        case .fetched: .fetched
+        case .failed: .failed
+        case .robots: .blockedByRobots
+        }
+        let added = try store.complete(entry, state: state, status: record.status, bytes: record.bytes, digest: record.contentDigest,
+                                       error: record.error, links: links, now: Self.now)
+        release(entry)
+        switch record.outcome {
+        case .fetched, .failed:
+            pagesDone += 1
+            bytesDone += record.bytes
+            progress.pagesThisRun += 1
+            progress.bytesThisRun += record.bytes
+        case .robots: break
+        }
+        return added
+    }
+
+    /// A claimed URL goes back to the queue until `after` seconds from now; with `pauseHost`, its
+    /// host gets no request before then either (429 or 503 with Retry-After).
+    func retry(_ entry: CrawlStore.Entry, after seconds: Double, pauseHost: Bool, error: String) throws {
+        let now = Self.now
+        try store.retry(entry, notBefore: now + seconds, error: error)
+        if pauseHost { politeness.pause(entry.host, until: now + seconds) }
+        progress.retries += 1
+        release(entry)
+    }
+
+    /// A claimed URL of `host` is being sent now; its host's delay counts from here.
+    func sending(to host: String) {
+        politeness.sending(host, at: Self.now)
+    }
+
+    /// robots.txt asked for `seconds` between requests to `host`.
+    func setCrawlDelay(_ seconds: Double, for host: String) {
+        politeness.setCrawlDelay(seconds, for: host, now: Self.now)
+    }
+
+    /// Counts from the store, with this run's figures.
+    func snapshot() throws -> CrawlProgress {
+        let counts = try store.counts()
+        var result = progress
+        result.fetched = counts[.fetched] ?? 0
+        result.failed = counts[.failed] ?? 0
+        result.blockedByRobots = counts[.blockedByRobots] ?? 0
+        result.queued = counts[.queued] ?? 0
+        result.inFlight = inFlight
+        result.seconds = Date().timeIntervalSince(startedAt)
+        return result
+    }
+
+    private func release(_ entry: CrawlStore.Entry) {
+        inFlight -= 1
+        politeness.finish(entry.host)
+    }
+
+    static var now: Double { Date().timeIntervalSince1970 }
+}

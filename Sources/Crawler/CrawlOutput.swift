@@ -1,0 +1,101 @@
+import Foundation
+import WebArchive
+
+/// Where crawled pages are written: JSON lines (one record per page) and WARC 1.1 (a request and
+/// a response record per page, in files that rotate at a size limit). The JSON lines file is
+/// appended to, so a resumed crawl adds to it; each run starts new WARC files. Each page is one
+/// write() call per file. Safe to call from several tasks at once.
+public final class CrawlOutput: @unchecked Sendable {
+    private let lock = NSLock()
+    private var jsonLines: FileHandle?
+    private let encoder: JSONEncoder
+    private let warcFolder: URL?
+    private let warcLimit: Int
+    private let warcPrefix: String
+    private var warc: FileHandle?
+    private var warcSize = 0
+    private var warcHasPage = false
+    /// The WARC files this run wrote, in order.
+    public private(set) var warcFiles: [URL] = []
+
+    /// Opens (creating or appending to) `jsonLinesPath`, and the first WARC file in
+    /// `warcDirectory` (created if missing), named for this run; a new one follows when a page
+    /// would take a file past `warcMaximumSize` bytes. Throws a `CrawlError` naming the path.
+    public init(jsonLinesPath: String?, warcDirectory: String?, warcMaximumSize: Int = 1 << 30) throws {
+        encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        warcLimit = warcMaximumSize
+        let stamp = ISO8601DateFormatter().string(from: Date()).replacingOccurrences(of: ":", with: "")
+        warcPrefix = "relayfetch-crawl-\(stamp)-\(ProcessInfo.processInfo.processIdentifier)"
+        if let jsonLinesPath { jsonLines = try Self.openForAppend(URL(fileURLWithPath: jsonLinesPath)) }
+        if let warcDirectory {
+            let folder = URL(fileURLWithPath: warcDirectory, isDirectory: true)
+            do { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) } catch {
+                throw CrawlError.output("cannot create \(warcDirectory): \(error.localizedDescription)")
+            }
+            warcFolder = folder
+            try startWARCFile()
+        } else {
+            warcFolder = nil
+        }
+    }
+
+    deinit {
+        try? jsonLines?.close()
+        try? warc?.close()
+    }
+
+    /// Writes one page to every output.
+    public func write(_ page: CrawledPage) throws {
+        var line: Data?
+        if jsonLines != nil {
+            line = try encoder.encode(page.record)
+            line?.append(0x0A)
+        }
+        var archived: Data?
+        if warcFolder != nil, let status = page.record.status, let url = URL(string: page.record.url) {
+            archived = WARCWriter.records(for: WARCExchange(url: url, requestHeaderFields: page.requestHeaderFields, statusCode: status,
+                                                            responseHeaderFields: page.responseHeaderFields, body: page.body ?? Data(),
+                                                            startedAt: page.record.fetchedAt))
+        }
+        lock.lock()
+        defer { lock.unlock() }
+        if let line { jsonLines?.write(line) }
+        if let archived {
+            // A file holds at least one page, however big; the next page that would overflow it starts a new one.
+            if warcSize + archived.count > warcLimit && warcHasPage { try startWARCFile() }
+            warc?.write(archived)
+            warcSize += archived.count
+            warcHasPage = true
+        }
+    }
+
+    /// Closes the current WARC file (if any) and starts the next, with its warcinfo record.
+    private func startWARCFile() throws {
+        guard let warcFolder else { return }
+        try? warc?.close()
+        let file = warcFolder.appendingPathComponent(warcPrefix + String(format: "-%05d.warc", warcFiles.count))
+        warc = try Self.openForAppend(file)
+        warcFiles.append(file)
+        let info = WARCWriter.warcinfo()
+        warc?.write(info)
+        warcSize = info.count
+        warcHasPage = false
+    }
+
+    private static func openForAppend(_ file: URL) throws -> FileHandle {
+        if !FileManager.default.fileExists(atPath: file.path) {
+            guard FileManager.default.createFile(atPath: file.path, contents: nil) else {
+                throw CrawlError.output("cannot create \(file.path)")
+            }
+        }
+        do {
+            let handle = try FileHandle(forWritingTo: file)
+            try handle.seekToEnd()
+            return handle
+        } catch {
+            throw CrawlError.output("cannot write \(file.path): \(error.localizedDescription)")
+        }
+    }
+}

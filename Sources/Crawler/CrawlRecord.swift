@@ -1,0 +1,59 @@
+import Foundation
+import RelayFetch
+
+/// What became of one URL, as a JSON line: where it was, what came back, through which relays,
+/// how long each phase took, the links it had and the SHA-256 of its body.
+public struct CrawlRecord: Sendable, Codable {
+    public enum Outcome: String, Sendable, Codable {
+        /// A response arrived (any status, after retries).
+        case fetched
+        /// No response after every retry (relay or transport failure).
+        case failed
+        /// robots.txt does not allow it.
+        case robots
+    }
+
+    public var url: String
+    public var depth: Int
+    public var outcome: Outcome
+    public var status: Int?
+    public var contentType: String?
+    /// Hops that carried the exchange, nearest the client first.
+    public var relayChain: [String] = []
+    public var timings: HTTPTimings?
+    public var bytes = 0
+    /// "sha256:" and the hex digest of the body.
+    public var contentDigest: String?
+    /// Every link found (canonical), in scope or not.
+    public var links: [String] = []
+    /// Tries for this URL, earlier runs included (1 when it worked the first time).
+    public var attempts = 1
+    public var error: String?
+    public var fetchedAt: Date
+}
+
+/// A crawled page as handed to outputs: its record, and for archives the exchange itself.
+public struct CrawledPage: Sendable {
+    public var record: CrawlRecord
+    public var requestHeaderFields: [(name: String, value: String)] = []
+    public var responseHeaderFields: [(name: String, value: String)] = []
+    /// The body, when `CrawlConfiguration.keepBodies` is set.
+    public var body: Data?
+}
+
+/// Where a crawl stands, for progress lines and the final summary.
+public struct CrawlProgress: Sendable, Codable {
+    public var fetched = 0
+    public var failed = 0
+    public var blockedByRobots = 0
+    public var queued = 0
+    public var inFlight = 0
+    /// Fetched or failed in this run (the rest come from an earlier run's store).
+    public var pagesThisRun = 0
+    public var bytesThisRun = 0
+    public var retries = 0
+    /// Relay chains working now, of all the crawl uses.
+    public var relayChainsUp = 0
+    public var relayChains = 0
+    public var seconds: Double = 0
+}

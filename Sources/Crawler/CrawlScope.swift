@@ -1,0 +1,59 @@
+import Foundation
+import RelayFetch
+
+/// Which URLs a crawl follows: hosts (the seeds' hosts, or their registrable domains as the
+/// public suffix list defines them), URL regexes to allow and deny, and a maximum link depth.
+public struct CrawlScope: @unchecked Sendable {
+    /// How far from the seeds' hosts a crawl may go.
+    public enum HostRule: Sendable {
+        /// Only the exact hosts of the seeds.
+        case sameHost
+        /// Any host under a seed's registrable domain ("www.example.co.uk" -> "example.co.uk").
+        case sameDomain
+    }
+
+    public var hostRule: HostRule
+    /// Links deeper than this (seeds are depth 0) are not followed; nil for no limit.
+    public var maximumDepth: Int?
+    // NSRegularExpression is immutable and documented as safe to share between threads.
+    private let allowed: [NSRegularExpression]
+    private let denied: [NSRegularExpression]
+    private var seedHosts: Set<String> = []
+    private var seedDomains: Set<String> = []
+
+    /// Throws a `CrawlError` naming the first regex that does not compile.
+    public init(hostRule: HostRule = .sameHost, allow: [String] = [], deny: [String] = [], maximumDepth: Int? = nil) throws {
+        self.hostRule = hostRule
+        self.maximumDepth = maximumDepth
+        func compile(_ pattern: String) throws -> NSRegularExpression {
+            do { return try NSRegularExpression(pattern: pattern) } catch {
+                throw CrawlError.scope("\"\(pattern)\" is not a valid regular expression")
+            }
+        }
+        allowed = try allow.map(compile)
+        denied = try deny.map(compile)
+    }
+
+    /// Takes a seed's host (and registrable domain) into the scope.
+    public mutating func addSeed(_ url: URL) {
+        guard let host = url.host?.lowercased() else { return }
+        seedHosts.insert(host)
+        seedDomains.insert(PublicSuffixList.registrableDomain(host) ?? host)
+    }
+
+    /// Whether a link to `url` found at `depth` is followed. `url` should be canonical.
+    public func includes(_ url: URL, depth: Int) -> Bool {
+        if let maximumDepth, depth > maximumDepth { return false }
+        guard let host = url.host?.lowercased() else { return false }
+        switch hostRule {
+        case .sameHost:
+            guard seedHosts.contains(host) else { return false }
+        case .sameDomain:
+            guard seedDomains.contains(PublicSuffixList.registrableDomain(host) ?? host) else { return false }
+        }
+        let text = url.absoluteString
+        let range = NSRange(text.startIndex..., in: text)
+        if !allowed.isEmpty && !allowed.contains(where: { $0.firstMatch(in: text, range: range) != nil }) { return false }
+        return !denied.contains { $0.firstMatch(in: text, range: range) != nil }
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import RelayFetch
+internal import COpenSSL
+
+/// A batch crawler over one relayed `Session`: seeds in, pages out. Workers take URLs from the
+/// store's frontier as politeness allows, honour robots.txt, retry what is worth retrying, and
+/// hand each final page to `onPage` before its completion (with its links) commits, so a crawl
+/// killed at any moment loses no page. Never fetches anything but through the session.
+public final class Crawler: Sendable {
+    public let configuration: CrawlConfiguration
+    private let pool: RelayPool
+    private let coordinator: CrawlCoordinator
+    private let robots: RobotsCache
+
+    /// A crawler writing its frontier and results to `store`, fetching through one session per
+    /// relay chain: each host sticks to one chain, and a chain whose relay fails is taken out
+    /// until its backoff ends (`chainBackoff` seconds, doubling). Sessions should not follow
+    /// redirects themselves (`maximumRedirects = 0`): a redirect is then a link, checked for scope.
+    public init(configuration: CrawlConfiguration, sessions: [Session], store: CrawlStore, chainBackoff: Double = 1) throws {
+        precondition(!sessions.isEmpty, "a crawl needs at least one session")
+        self.configuration = configuration
+        pool = RelayPool(sessions: sessions, baseBackoff: chainBackoff)
+        coordinator = try CrawlCoordinator(store: store, configuration: configuration)
+        robots = RobotsCache(productToken: configuration.productToken)
+    }
+
+    /// A crawler fetching through one session (one relay chain).
+    public convenience init(configuration: CrawlConfiguration, session: Session, store: CrawlStore) throws {
+        try self.init(configuration: configuration, sessions: [session], store: store)
+    }
+
+    /// Crawls from `seeds` (added to the frontier unless seen before) until the frontier is
+    /// empty or a limit is reached; URLs an earlier, killed run had claimed are fetched again.
+    /// `onPage` is called from several tasks at once.
+    public func run(seeds: [URL], onPage: @escaping @Sendable (CrawledPage) -> Void) async throws -> CrawlProgress {
+        var scope = configuration.scope
+        var entries: [(url: String, host: String, depth: Int)] = []
+        for seed in seeds {
+            guard let canonical = configuration.canonicalizer.canonical(seed), let host = canonical.host?.lowercased() else {
+                throw CrawlError.seeds("\"\(seed.absoluteString)\" is not an http(s) URL with a host")
+            }
+            scope.addSeed(canonical)
+            entries.append((canonical.absoluteString, host, 0))
+        }
+        try await coordinator.start(seeds: entries)
+        let worker = PageWorker(configuration: configuration, scope: scope, pool: pool, coordinator: coordinator, robots: robots,
+                                onPage: onPage)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<max(1, configuration.concurrency) { group.addTask { try await worker.run() } }
+            try await group.waitForAll()
+        }
+        return try await progress()
+    }
+
+    /// Where the crawl stands now.
+    public func progress() async throws -> CrawlProgress {
+        var progress = try await coordinator.snapshot()
+        (progress.relayChainsUp, progress.relayChains) = await pool.upCount()
+        return progress
+    }
+
+    /// "sha256:" and the hex digest of `data`.
+    static func digest(_ data: Data) -> String {
+        var hash = [UInt8](repeating: 0, count: 32)
+        data.withUnsafeBytes { _ = SHA256($0.bindMemory(to: UInt8.self).baseAddress, $0.count, &hash) }
+        let hex = Array("0123456789abcdef".utf8)
+        var text = Array("sha256:".utf8)
+        for byte in hash { text += [hex[Int(byte >> 4)], hex[Int(byte & 15)]] }
+        return String(decoding: text, as: UTF8.self)
+    }
+}

@@ -1,0 +1,147 @@
+import Foundation
+import RelayFetch
+
+/// One loop of the crawl, run by several tasks at once: claim a URL, take the relay chain that
+/// carries its host, check robots.txt, fetch it, retry or record, queue its in-scope links.
+struct PageWorker: Sendable {
+    let configuration: CrawlConfiguration
+    let scope: CrawlScope
+    let pool: RelayPool
+    let coordinator: CrawlCoordinator
+    let robots: RobotsCache
+    let onPage: @Sendable (CrawledPage) -> Void
+
+    func run() async throws {
+        while true {
+            try Task.checkCancellation()
+            switch try await coordinator.next() {
+            case .finished: return
+            case .wait(let seconds): try await Task.sleep(nanoseconds: UInt64(seconds * 1e9))
+            case .job(let entry): try await process(entry)
+            }
+        }
+    }
+
+    private func process(_ entry: CrawlStore.Entry) async throws {
+        guard let url = URL(string: entry.url) else {
+            try await finish(entry, page: CrawledPage(record: record(entry, .failed, error: "unparsable URL")), links: [])
+            return
+        }
+        guard let (chain, session) = await pool.session(for: entry.host) else {
+            let recovery = await pool.secondsUntilRecovery()
+            try await retryOrFail(entry, error: await pool.downReason(), notBefore: recovery)
+            return
+        }
+        if configuration.obeyRobots {
+            let rules: RobotsRules, isNew: Bool
+            do {
+                (rules, isNew) = try await robots.rules(for: url, session: session)
+            } catch {
+                await pool.report(chain: chain, relayFailure: "\(error)")
+                try await retryOrFail(entry, error: "robots.txt: \(error)")
+                return
+            }
+            if isNew, configuration.followsSitemaps { try await enqueueSitemaps(rules.sitemaps, base: url, depth: entry.depth) }
+            if let delay = rules.crawlDelay { await coordinator.setCrawlDelay(delay, for: entry.host) }
+            guard rules.allows(url) else {
+                try await finish(entry, page: CrawledPage(record: record(entry, .robots)), links: [])
+                return
+            }
+        }
+        // no-store keeps pages out of the session's in-memory HTTP cache: a crawl fetches each
+        // URL once, and a cache holding every page would grow with the crawl.
+        var request = HTTPRequest(url: url, headerFields: [("Accept", "text/html,application/xhtml+xml,*/*;q=0.8"),
+                                                           ("Cache-Control", "no-store")])
+        request.httpShouldHandleCookies = configuration.keepsCookies
+        let body: Data, response: HTTPResponse
+        await coordinator.sending(to: entry.host)
+        do {
+            (body, response) = try await session.data(for: request)
+        } catch {
+            await pool.report(chain: chain, relayFailure: (error as? FetchError)?.relayError.map { "\($0)" })
+            try await retryOrFail(entry, error: "\(error)")
+            return
+        }
+        await pool.report(chain: chain, relayFailure: nil)
+        if RetryPolicy.isRetryable(status: response.statusCode), entry.attempts < configuration.retry.maximumRetries {
+            let retryAfter = response.value(forHeaderField: "Retry-After").flatMap { RetryPolicy.retryAfterSeconds($0) }
+            let wait = configuration.retry.delay(retry: entry.attempts + 1, retryAfter: retryAfter, jitter: Double.random(in: 0..<1))
+            try await coordinator.retry(entry, after: wait, pauseHost: retryAfter != nil, error: "status \(response.statusCode)")
+            return
+        }
+        let (found, queued) = links(in: body, response: response, depth: entry.depth)
+        var result = record(entry, .fetched)
+        result.status = response.statusCode
+        result.contentType = response.value(forHeaderField: "Content-Type")
+        result.relayChain = response.relayHops
+        result.timings = response.timings
+        result.bytes = body.count
+        result.contentDigest = Crawler.digest(body)
+        result.links = found
+        let page = CrawledPage(record: result, requestHeaderFields: [("User-Agent", session.configuration.userAgent)] + request.headerFields,
+                               responseHeaderFields: response.headerFields, body: configuration.keepBodies ? body : nil)
+        try await finish(entry, page: page, links: queued)
+    }
+
+    /// Queues the in-scope sitemaps a host's robots.txt names, one step deeper than the page
+    /// that made us read it.
+    private func enqueueSitemaps(_ sitemaps: [String], base: URL, depth: Int) async throws {
+        let entries = sitemaps.compactMap { text -> (url: String, host: String, depth: Int)? in
+            guard let url = URL(string: text, relativeTo: base), let canonical = configuration.canonicalizer.canonical(url),
+                  scope.includes(canonical, depth: depth + 1), let host = canonical.host?.lowercased() else { return nil }
+            return (canonical.absoluteString, host, depth + 1)
+        }
+        if !entries.isEmpty { _ = try await coordinator.enqueue(entries) }
+    }
+
+    /// Tries the URL again after a backoff (at least `notBefore` seconds), or, out of retries,
+    /// records it as failed with `error`.
+    private func retryOrFail(_ entry: CrawlStore.Entry, error: String, notBefore: Double = 0) async throws {
+        if entry.attempts < configuration.retry.maximumRetries {
+            let wait = configuration.retry.delay(retry: entry.attempts + 1, retryAfter: nil, jitter: Double.random(in: 0..<1))
+            try await coordinator.retry(entry, after: max(wait, notBefore), pauseHost: false, error: error)
+        } else {
+            try await finish(entry, page: CrawledPage(record: record(entry, .failed, error: error)), links: [])
+        }
+    }
+
+    /// Hands the page to the outputs first, then commits it: a kill in between fetches it again
+    /// on resume rather than losing it.
+    private func finish(_ entry: CrawlStore.Entry, page: CrawledPage, links: [(url: String, host: String, depth: Int)]) async throws {
+        onPage(page)
+        _ = try await coordinator.complete(entry, record: page.record, links: links)
+    }
+
+    /// Every link of the page (canonical), and those in scope for the frontier. A redirect's
+    /// Location is a link too.
+    private func links(in body: Data, response: HTTPResponse, depth: Int) -> ([String], [(url: String, host: String, depth: Int)]) {
+        var raw: [URL] = []
+        if (300..<400).contains(response.statusCode), let location = response.value(forHeaderField: "Location"),
+           let target = URL(string: location, relativeTo: response.url)?.absoluteURL {
+            raw = [target]
+        } else if (200..<300).contains(response.statusCode) {
+            let type = response.value(forHeaderField: "Content-Type")
+            if configuration.followsSitemaps, LinkExtractor.mayBeSitemap(type, url: response.url),
+               let locations = LinkExtractor.sitemapLocations(in: body, url: response.url) {
+                raw = locations
+            } else if LinkExtractor.isHTML(type) {
+                raw = LinkExtractor.links(in: body, url: response.url, contentType: type)
+            }
+        }
+        var seen = Set<String>()
+        var all: [String] = []
+        var queued: [(url: String, host: String, depth: Int)] = []
+        for link in raw {
+            guard let canonical = configuration.canonicalizer.canonical(link), seen.insert(canonical.absoluteString).inserted else { continue }
+            all.append(canonical.absoluteString)
+            if scope.includes(canonical, depth: depth + 1), let host = canonical.host?.lowercased() {
+                queued.append((canonical.absoluteString, host, depth + 1))
+            }
+        }
+        return (all, queued)
+    }
+
+    private func record(_ entry: CrawlStore.Entry, _ outcome: CrawlRecord.Outcome, error: String? = nil) -> CrawlRecord {
+        CrawlRecord(url: entry.url, depth: entry.depth, outcome: outcome, attempts: entry.attempts + 1, error: error, fetchedAt: Date())
+    }
+}

@@ -1,0 +1,60 @@
+/// Which of several relay chains carries each host, and which chains are down: a host sticks to
+/// its chain while that chain works; a chain whose relay fails is taken out for a backoff that
+/// doubles with each consecutive failure, its hosts move to the working chain with the fewest
+/// hosts, and it comes back in (for hosts that need a chain) when its backoff ends; the first
+/// request it then carries is its health check. With every chain down, a host has none: its URLs
+/// wait. Never a direct connection. A state machine over time values, tested alone.
+struct RelayPoolHealth: Sendable {
+    private struct Chain {
+        var downUntil: Double = 0
+        var consecutiveFailures = 0
+        var hosts = 0
+    }
+
+    private var chains: [Chain]
+    private var assignment: [String: Int] = [:]
+    let baseBackoff: Double
+    let maximumBackoff: Double
+
+    init(chainCount: Int, baseBackoff: Double = 1, maximumBackoff: Double = 30) {
+        chains = Array(repeating: Chain(), count: max(1, chainCount))
+        self.baseBackoff = baseBackoff
+        self.maximumBackoff = maximumBackoff
+    }
+
+    /// The chain for `host` at `now`, or nil when every chain is down.
+    mutating func chain(for host: String, now: Double) -> Int? {
+        if let current = assignment[host], chains[current].downUntil <= now { return current }
+        let up = chains.indices.filter { chains[$0].downUntil <= now }
+        guard let best = up.min(by: { (chains[$0].hosts, $0) < (chains[$1].hosts, $1) }) else { return nil }
+        if let previous = assignment[host] { chains[previous].hosts -= 1 }
+        assignment[host] = best
+        chains[best].hosts += 1
+        return best
+    }
+
+    /// A relay of `chain` failed at `now`. Failures reported while it is already down (requests
+    /// that were in flight on it) do not lengthen its backoff.
+    mutating func failed(_ chain: Int, now: Double) {
+        guard chains.indices.contains(chain), chains[chain].downUntil <= now else { return }
+        chains[chain].consecutiveFailures += 1
+        let backoff = baseBackoff * Double(1 << min(chains[chain].consecutiveFailures - 1, 20))
+        chains[chain].downUntil = now + min(maximumBackoff, backoff)
+    }
+
+    /// `chain` carried a request to the end.
+    mutating func succeeded(_ chain: Int) {
+        guard chains.indices.contains(chain) else { return }
+        chains[chain].consecutiveFailures = 0
+    }
+
+    /// When the first down chain comes back, if any is down.
+    func nextRecovery(after now: Double) -> Double? {
+        chains.map(\.downUntil).filter { $0 > now }.min()
+    }
+
+    /// How many chains are up at `now`, and how many there are.
+    func upCount(at now: Double) -> (up: Int, total: Int) {
+        (chains.filter { $0.downUntil <= now }.count, chains.count)
+    }
+}

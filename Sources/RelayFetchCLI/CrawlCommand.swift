@@ -1,0 +1,288 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Crawler
+import Foundation
+import RelayFetch
+
+/// `relayfetch crawl SEED...`: a polite, resumable batch crawl through the relays given.
+struct CrawlCommand {
+    static let help = """
+    Usage: relayfetch crawl SEED... [options]
+
+    Crawl from the seed URLs through the relays given, robots.txt honoured (fetched through the
+    same relays) and every host treated politely, following links within the scope. Frontier,
+    seen set and results live in an embedded SQLite store: in memory (nothing on disk) unless
+    --store names a file, which makes the crawl resumable: rerun the same command after a crash.
+
+    Seeds:
+      SEED                     a start URL (repeatable); - reads URLs from stdin, one a line
+      --seeds FILE             read start URLs from FILE, one a line (blank and # lines skipped)
+    Scope:
+      --same-domain            follow any host under a seed's registrable domain (public suffix
+                               list); default: only the seeds' own hosts
+      --allow REGEX            follow only URLs matching REGEX (repeatable: any of them)
+      --deny REGEX             never follow URLs matching REGEX (repeatable; wins over --allow)
+      --max-depth N            follow links at most N steps from a seed
+      --max-pages N            stop after N pages, earlier runs of the store included
+      --max-bytes N            stop after N body bytes (suffix K, M or G), earlier runs included
+      --strip-query-param NAME remove query parameter NAME before URLs are compared (repeatable)
+    Politeness:
+      --concurrency N          requests in flight overall (default 8)
+      --per-host N             requests in flight per host (default 2)
+      --delay SECS             seconds between request starts to one host (default 0); a
+                               robots.txt Crawl-delay raises it
+      --rate N                 at most N request starts per second overall
+      --retries N              retries after a relay failure, 429, 500, 502, 503 or 504 (default 2):
+                               exponential backoff with jitter, or the server's Retry-After
+      --ignore-robots          do not fetch or obey robots.txt
+      --no-sitemaps            do not follow the sitemaps robots.txt names (by default sitemap
+                               indexes, sitemaps and .xml.gz sitemaps give links)
+      --keep-cookies           keep cookies between pages (in memory, each to its own host);
+                               default: every page is fetched without cookies, none are kept
+    Store and outputs:
+      --store FILE             keep the crawl in this SQLite file (WAL mode) to resume it
+      --jsonl FILE             append a JSON line per page: URL, status, relay chain, timings,
+                               links found, content digest
+      --warc DIR               write the pages as WARC 1.1 to new files in DIR
+      --warc-max-size N        start a new WARC file before one passes N bytes (suffix K, M or
+                               G; default 1G)
+      --json                   print the final summary as JSON
+      -h, --help               show this help
+    Relay chains:
+      --chain                  start another relay chain, formed by the relay options after it
+                               (the first chain's --cacert and timeouts apply unless given again).
+                               Each host sticks to one chain; a chain whose relay fails is rested
+                               (1 s, doubling) and its hosts move to another; with every chain
+                               down, URLs wait and are retried. Never a direct connection.
+    Relay options:
+    \(RelayOptions.help)
+
+    A progress line (pages, queue, errors, pages/s) is shown while crawling when stderr is a
+    terminal; a summary is printed at the end.
+    Exit status: 0 crawled (some pages may have failed), 1 the crawl could not run or no page could
+    be fetched, 2 bad usage.
+    """
+
+    var seeds: [URL] = []
+    var configuration: CrawlConfiguration
+    var relay = RelayOptions()
+    /// Chains after the first (`--chain` groups).
+    var moreChains: [RelayOptions] = []
+    var storePath: String?
+    var jsonLinesPath: String?
+    var warcDirectory: String?
+    var warcMaximumSize = 1 << 30
+    var json = false
+
+    static func parse(_ arguments: [String], standardInput: () -> Data = { FileHandle.standardInput.readDataToEndOfFile() }) throws -> CrawlCommand? {
+        let groups = arguments.split(separator: "--chain", omittingEmptySubsequences: false).map(Array.init)
+        var scanner = ArgumentScanner(groups[0])
+        var options = ScopeOptions()
+        var relay = RelayOptions()
+        var command = CrawlCommand(configuration: CrawlConfiguration(scope: try CrawlScope()))
+        var seedTexts: [String] = []
+        while let argument = scanner.next() {
+            if try relay.parse(&scanner) { continue }
+            if try options.parse(&scanner, into: &command.configuration) { continue }
+            switch argument {
+            case "-h", "--help": return nil
+            case "--seeds":
+                let path = try scanner.value()
+                guard let data = FileManager.default.contents(atPath: path) else { throw UsageError("--seeds \(path): no such readable file") }
+                seedTexts += Self.lines(data)
+            case "-": seedTexts += Self.lines(standardInput())
+            case "--store": command.storePath = try scanner.value()
+            case "--jsonl": command.jsonLinesPath = try scanner.value()
+            case "--warc": command.warcDirectory = try scanner.value()
+            case "--warc-max-size": command.warcMaximumSize = try ScopeOptions.bytes(&scanner)
+            case "--json": command.json = true
+            default:
+                if argument.hasPrefix("-") { throw UsageError("unknown option \(argument) for crawl (see relayfetch crawl --help)") }
+                seedTexts.append(argument)
+            }
+        }
+        guard !seedTexts.isEmpty else { throw UsageError("crawl needs at least one seed URL (see relayfetch crawl --help)") }
+        command.seeds = try seedTexts.map(GetCommand.validatedURL)
+        do {
+            command.configuration.scope = try CrawlScope(hostRule: options.sameDomain ? .sameDomain : .sameHost, allow: options.allow,
+                                                         deny: options.deny, maximumDepth: options.maximumDepth)
+        } catch {
+            throw UsageError("\(error)")
+        }
+        command.configuration.keepBodies = command.warcDirectory != nil
+        try relay.validate()
+        command.relay = relay
+        command.moreChains = try groups.dropFirst().map { try chain($0, inheriting: relay) }
+        if !command.moreChains.isEmpty && !relay.namesRelays {
+            throw UsageError("with --chain, the first chain needs relays too (a pool never connects directly)")
+        }
+        return command
+    }
+
+    /// The relay options of one `--chain` group, with the first chain's origin trust and timeouts
+    /// where it gives none.
+    private static func chain(_ arguments: [String], inheriting first: RelayOptions) throws -> RelayOptions {
+        var scanner = ArgumentScanner(arguments)
+        var chain = RelayOptions()
+        while let argument = scanner.next() {
+            guard try chain.parse(&scanner) else { throw UsageError("only relay options may follow --chain, not \(argument)") }
+        }
+        guard chain.namesRelays else { throw UsageError("--chain needs --relay (or --profile) options after it") }
+        chain.originCAFile = chain.originCAFile ?? first.originCAFile
+        chain.connectTimeout = chain.connectTimeout ?? first.connectTimeout
+        chain.maximumTime = chain.maximumTime ?? first.maximumTime
+        chain.idleTimeout = chain.idleTimeout ?? first.idleTimeout
+        try chain.validate()
+        return chain
+    }
+
+    /// Non-empty lines that are not # comments.
+    private static func lines(_ data: Data) -> [String] {
+        String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline)
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && !$0.hasPrefix("#") }
+    }
+
+    func run(io: CommandIO) async -> Int32 {
+        var sessions: [Session] = []
+        defer { sessions.forEach { $0.invalidate() } }
+        let store: CrawlStore
+        let output: CrawlOutput
+        do {
+            for chain in [relay] + moreChains {
+                var sessionConfiguration = try await chain.sessionConfiguration(warn: io.log)
+                sessionConfiguration.maximumRedirects = 0  // a redirect is a link, checked for scope like any other
+                sessions.append(try Session(configuration: sessionConfiguration))
+            }
+            store = try CrawlStore(path: storePath)
+            output = try CrawlOutput(jsonLinesPath: jsonLinesPath, warcDirectory: warcDirectory, warcMaximumSize: warcMaximumSize)
+        } catch {
+            io.log("relayfetch: error: \(error)")
+            return 1
+        }
+        let failures = OutputFailure()
+        let summary: CrawlProgress
+        do {
+            let crawler = try Crawler(configuration: configuration, sessions: sessions, store: store)
+            let ticker = isatty(STDERR_FILENO) == 1 ? Self.progressTicker(crawler, io: io) : nil
+            defer { ticker?.cancel() }
+            summary = try await crawler.run(seeds: seeds) { page in
+                do { try output.write(page) } catch { failures.record("\(error)") }
+            }
+            if ticker != nil {
+                ticker?.cancel()
+                io.progress("\r\u{1B}[K")
+            }
+        } catch {
+            io.log("relayfetch: error: \(error)")
+            return 1
+        }
+        if let failure = failures.first {
+            io.log("relayfetch: error: \(failure)")
+            return 1
+        }
+        report(summary, io: io)
+        return summary.pagesThisRun > 0 && summary.fetched == 0 ? 1 : 0
+    }
+
+    private func report(_ summary: CrawlProgress, io: CommandIO) {
+        if json, let data = try? JSONEncoder.sorted.encode(summary) {
+            io.write(data + Data("\n".utf8))
+            return
+        }
+        let rate = summary.seconds > 0 ? Double(summary.pagesThisRun) / summary.seconds : 0
+        io.print("crawled \(summary.pagesThisRun) pages (\(summary.bytesThisRun) bytes) in \(String(format: "%.2f", summary.seconds)) s, "
+                 + "\(String(format: "%.1f", rate)) pages/s; store: \(summary.fetched) fetched, \(summary.failed) failed, "
+                 + "\(summary.blockedByRobots) blocked by robots.txt, \(summary.queued) queued; \(summary.retries) retries")
+    }
+
+    /// Rewrites one progress line on the terminal twice a second.
+    private static func progressTicker(_ crawler: Crawler, io: CommandIO) -> Task<Void, Never> {
+        Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(nanoseconds: 500_000_000)
+                guard !Task.isCancelled, let now = try? await crawler.progress() else { continue }
+                let rate = now.seconds > 0 ? Double(now.pagesThisRun) / now.seconds : 0
+                io.progress("\r\u{1B}[K  \(now.fetched) pages, \(now.queued) queued, \(now.inFlight) in flight, \(now.failed) errors, "
+                            + String(format: "%.1f pages/s", rate)
+                            + (now.relayChains > 1 ? ", relay chains \(now.relayChainsUp)/\(now.relayChains) up" : ""))
+            }
+        }
+    }
+}
+
+/// The first error an output raised while pages were being written.
+private final class OutputFailure: @unchecked Sendable {
+    private let lock = NSLock()
+    private(set) var first: String?
+    func record(_ error: String) { lock.lock(); if first == nil { first = error }; lock.unlock() }
+}
+
+private extension JSONEncoder {
+    static var sorted: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return encoder
+    }
+}
+
+extension CrawlCommand {
+    /// The scope, limit and politeness options; the regexes are compiled once all are read.
+    struct ScopeOptions {
+        var sameDomain = false
+        var allow: [String] = []
+        var deny: [String] = []
+        var maximumDepth: Int?
+
+        /// Consumes the current option if it is one of these; returns false otherwise.
+        mutating func parse(_ scanner: inout ArgumentScanner, into configuration: inout CrawlConfiguration) throws -> Bool {
+            switch scanner.current {
+            case "--same-domain": sameDomain = true
+            case "--allow": allow.append(try scanner.value())
+            case "--deny": deny.append(try scanner.value())
+            case "--max-depth": maximumDepth = try Self.count(&scanner, minimum: 0)
+            case "--max-pages": configuration.maximumPages = try Self.count(&scanner, minimum: 1)
+            case "--max-bytes": configuration.maximumBytes = try Self.bytes(&scanner)
+            case "--strip-query-param": configuration.canonicalizer.strippedQueryParameters.insert(try scanner.value())
+            case "--concurrency": configuration.concurrency = try Self.count(&scanner, minimum: 1)
+            case "--per-host": configuration.perHostConcurrency = try Self.count(&scanner, minimum: 1)
+            case "--delay": configuration.delay = try Self.seconds(&scanner)
+            case "--rate": configuration.requestsPerSecond = try scanner.number()
+            case "--retries": configuration.retry.maximumRetries = try Self.count(&scanner, minimum: 0)
+            case "--ignore-robots": configuration.obeyRobots = false
+            case "--no-sitemaps": configuration.followsSitemaps = false
+            case "--keep-cookies": configuration.keepsCookies = true
+            default: return false
+            }
+            return true
+        }
+
+        private static func count(_ scanner: inout ArgumentScanner, minimum: Int) throws -> Int {
+            let text = try scanner.value()
+            guard let number = Int(text), number >= minimum else {
+                throw UsageError("\(scanner.current) needs a whole number \(minimum) or more, not \"\(text)\"")
+            }
+            return number
+        }
+
+        private static func seconds(_ scanner: inout ArgumentScanner) throws -> Double {
+            let text = try scanner.value()
+            guard let number = Double(text), number >= 0, number.isFinite else {
+                throw UsageError("\(scanner.current) needs a number of seconds 0 or more, not \"\(text)\"")
+            }
+            return number
+        }
+
+        /// "5000", "64K", "10M", "1G".
+        static func bytes(_ scanner: inout ArgumentScanner) throws -> Int {
+            let text = try scanner.value()
+            let multipliers: [Character: Int] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30]
+            let multiplier = text.last.flatMap { multipliers[Character($0.uppercased())] } ?? 1
+            let digits = multiplier == 1 ? text : String(text.dropLast())
+            guard let number = Int(digits), number > 0 else {
+                throw UsageError("\(scanner.current) needs a positive number of bytes (suffix K, M or G allowed), not \"\(text)\"")
+            }
+            return number * multiplier
+        }
+    }
+}

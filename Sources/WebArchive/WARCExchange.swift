@@ -1,0 +1,23 @@
+import Foundation
+
+/// One HTTP exchange as a WARC file records it: what was asked, what came back and when. Built
+/// from a page's resources by `WARCWriter.data(for:)`, or by a crawler for each page it fetches.
+public struct WARCExchange: Sendable {
+    public var url: URL
+    public var requestHeaderFields: [(name: String, value: String)]
+    public var statusCode: Int
+    public var responseHeaderFields: [(name: String, value: String)]
+    /// The decoded body.
+    public var body: Data
+    public var startedAt: Date
+
+    public init(url: URL, requestHeaderFields: [(name: String, value: String)], statusCode: Int,
+                responseHeaderFields: [(name: String, value: String)], body: Data, startedAt: Date) {
+        self.url = url
+        self.requestHeaderFields = requestHeaderFields
+        self.statusCode = statusCode
+        self.responseHeaderFields = responseHeaderFields
+        self.body = body
+        self.startedAt = startedAt
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+import RelayFetch
+import RelayFetchTestSupport
+@testable import Crawler
+
+/// Runs a crawl in-process through real relays against a `CrawlSite`, collecting the records.
+struct CrawlTestHarness {
+    /// Relay A (squid) with its token and the test CA.
+    static var relayA: [ProxyConfiguration.RelayHop] { [TestServers.relayHop()] }
+    /// Relays A then B, both HTTP/2 (nghttpx), each with its own token.
+    static var chainAB: [ProxyConfiguration.RelayHop] {
+        [TestServers.relayHop(url: TestServers.http2RelayAURL),
+         TestServers.relayHop(token: TestServers.relayBToken, url: TestServers.http2RelayBURL)]
+    }
+
+    /// Crawls `seeds` with `configure` applied to a default configuration (robots obeyed,
+    /// utm_source stripped); returns the records and the final progress.
+    static func crawl(_ seeds: [String], hops: [ProxyConfiguration.RelayHop] = relayA, store: CrawlStore? = nil,
+                      configure: (inout CrawlConfiguration) -> Void = { _ in }) async throws -> ([CrawlRecord], CrawlProgress) {
+        try await crawl(seeds, chains: [hops], store: store, configure: configure)
+    }
+
+    /// The same through a pool of chains, one session each.
+    static func crawl(_ seeds: [String], chains: [[ProxyConfiguration.RelayHop]], store: CrawlStore? = nil, chainBackoff: Double = 1,
+                      configure: (inout CrawlConfiguration) -> Void = { _ in }) async throws -> ([CrawlRecord], CrawlProgress) {
+        let sessions = try chains.map { hops in
+            var sessionConfiguration = TestServers.configuration(hops: hops)
+            sessionConfiguration.maximumRedirects = 0
+            return try Session(configuration: sessionConfiguration)
+        }
+        defer { sessions.forEach { $0.invalidate() } }
+        var configuration = CrawlConfiguration(scope: try CrawlScope())
+        configuration.canonicalizer.strippedQueryParameters = ["utm_source"]
+        configuration.retry.baseDelay = 0.05
+        configure(&configuration)
+        let crawler = try Crawler(configuration: configuration, sessions: sessions, store: try store ?? CrawlStore(path: nil),
+                                  chainBackoff: chainBackoff)
+        let records = RecordList()
+        let progress = try await crawler.run(seeds: seeds.map { URL(string: $0)! }) { records.append($0.record) }
+        return (records.all, progress)
+    }
+}
+
+final class RecordList: @unchecked Sendable {
+    private let lock = NSLock()
+    private var records: [CrawlRecord] = []
+    func append(_ record: CrawlRecord) { lock.lock(); records.append(record); lock.unlock() }
+    var all: [CrawlRecord] { lock.lock(); defer { lock.unlock() }; return records }
+}

@@ -1,0 +1,38 @@
+import Foundation
+import XCTest
+import RelayFetchTestSupport
+@testable import Crawler
+
+/// A crawl through a pool of relay chains: hosts move off a chain whose relay is down, and with
+/// every chain down nothing reaches the origin. Checked on the origin's own log.
+final class RelayPoolEndToEndTests: XCTestCase {
+    override func setUpWithError() throws { try TestServers.ensureRunning() }
+
+    func testHostsMoveOffADeadChainAndEveryPageArrivesOnceThroughTheLiveOne() async throws {
+        let site = try CrawlSite(pages: 30)
+        let dead = [TestServers.relayHop(url: TestServers.deadRelayURL)]
+        // The dead chain comes first, so the host starts on it.
+        let (records, progress) = try await CrawlTestHarness.crawl([site.origin + "/"], chains: [dead, CrawlTestHarness.relayA], chainBackoff: 30)
+        let counts = try site.pageFetchCounts()
+        XCTAssertEqual(Set(counts.keys), Set(try site.expectedPaths()))
+        XCTAssertEqual(counts.values.filter { $0 != 1 }, [])
+        XCTAssertEqual(Set(try site.requests().map(\.peer)), ["127.0.0.11"])
+        XCTAssertEqual(Set(records.filter { $0.outcome == .fetched }.map(\.relayChain)), [["127.0.0.11:3129"]])
+        XCTAssertEqual(records.first { $0.url == site.origin + "/" }?.attempts, 2, "the seed's first try met the dead chain")
+        XCTAssertEqual(progress.relayChains, 2)
+        XCTAssertEqual(progress.relayChainsUp, 1)
+    }
+
+    func testEveryChainDownReachesNothingAndSaysWhy() async throws {
+        let site = try CrawlSite(pages: 5)
+        let chains = [[TestServers.relayHop(url: TestServers.deadRelayURL)], [TestServers.relayHop(url: URL(string: "https://127.0.0.13:3130")!)]]
+        let (records, _) = try await CrawlTestHarness.crawl([site.origin + "/"], chains: chains, chainBackoff: 0.1)
+        XCTAssertEqual(records.map(\.outcome), [.failed])
+        let error = records.first?.error ?? ""
+        XCTAssertTrue(error.contains("every relay chain is down") || error.contains("hop 1 (127.0.0.13:"), error)
+        XCTAssertEqual(records.first?.attempts, 3, "retried while waiting for a chain")
+        XCTAssertEqual(try site.requests().count, 0, "nothing reached the origin")
+        _ = try await CrawlTestHarness.crawl([site.origin + "/"]) { $0.maximumPages = 1 }
+        XCTAssertGreaterThan(try site.requests().count, 0, "the origin's log is live")
+    }
+}

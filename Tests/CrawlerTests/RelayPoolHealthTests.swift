@@ -1,0 +1,34 @@
+import XCTest
+@testable import Crawler
+
+/// Which chain carries each host, over plain time values.
+final class RelayPoolHealthTests: XCTestCase {
+    func testHostsStickSpreadAndMoveOffAFailedChain() {
+        var pool = RelayPoolHealth(chainCount: 2, baseBackoff: 1)
+        XCTAssertEqual(pool.chain(for: "a", now: 0), 0)
+        XCTAssertEqual(pool.chain(for: "b", now: 0), 1, "the chain with fewest hosts")
+        XCTAssertEqual(pool.chain(for: "a", now: 0), 0, "sticky")
+        pool.failed(0, now: 10)
+        XCTAssertEqual(pool.upCount(at: 10.5).up, 1)
+        XCTAssertEqual(pool.chain(for: "a", now: 10.5), 1, "moved off the failed chain")
+        pool.failed(0, now: 10.6)  // a request that was in flight on it
+        XCTAssertEqual(pool.nextRecovery(after: 10.6), 11, "failures while down do not lengthen the rest")
+        XCTAssertEqual(pool.chain(for: "c", now: 11), 0, "back in after its backoff, for new hosts")
+        XCTAssertEqual(pool.chain(for: "a", now: 11), 1, "a moved host stays where it went")
+    }
+
+    func testBackoffDoublesUntilSuccessAndAllDownMeansNoChain() {
+        var pool = RelayPoolHealth(chainCount: 1, baseBackoff: 1, maximumBackoff: 3)
+        pool.failed(0, now: 0)
+        XCTAssertNil(pool.chain(for: "a", now: 0.5), "every chain down: the host waits")
+        XCTAssertEqual(pool.nextRecovery(after: 0.5), 1)
+        pool.failed(0, now: 1)
+        XCTAssertEqual(pool.nextRecovery(after: 1), 3)
+        pool.failed(0, now: 3)
+        XCTAssertEqual(pool.nextRecovery(after: 3), 6, "capped at 3 s")
+        pool.succeeded(0)
+        pool.failed(0, now: 6)
+        XCTAssertEqual(pool.nextRecovery(after: 6), 7, "a success resets the backoff")
+        XCTAssertEqual(pool.chain(for: "a", now: 7), 0)
+    }
+}
