@@ -111,9 +111,12 @@ final class CurlTransfer: @unchecked Sendable {
             }
         }
         if case .relayed(let relayed) = route {
-            // libcurl connects to the session's abstract Unix socket, never to the origin, and so
-            // never resolves the origin's name; TLS and Host still use the URL's host name.
-            setString(CURLOPT_ABSTRACT_UNIX_SOCKET, relayed.opener.listenerName)
+            // libcurl connects to the session's loopback listener (an IP literal: no lookup), never
+            // to the origin, and so never resolves the origin's name; TLS and Host still use the
+            // URL's host name, and connections to one origin are reused as to any TCP peer.
+            let connectTo = curl_slist_append(nil, "::127.0.0.1:\(relayed.opener.listenerPort)")
+            lists.append(connectTo)
+            _ = rf_curl_easy_setopt_slist(easy, CURLOPT_CONNECT_TO, connectTo)
             setLong(CURLOPT_TCP_NODELAY, 0)
             _ = rf_curl_easy_setopt_opensocket(easy, curlOpenTunnelSocket)
             _ = rf_curl_easy_setopt_ptr(easy, CURLOPT_OPENSOCKETDATA, me)

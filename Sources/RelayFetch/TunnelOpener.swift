@@ -4,17 +4,17 @@ import Glibc
 import Foundation
 import RelayTransport
 
-/// A session's way into the transport. libcurl connects to the session's abstract Unix socket
+/// A session's way into the transport. libcurl connects to the session's loopback listener
 /// instead of the origin; each accepted connection is matched to the request that opened it,
 /// a relay chain is built for that request's target, and the two are joined byte for byte.
 /// Sessions never share an opener, its loop, its listener or its TLS state.
 final class TunnelOpener: @unchecked Sendable {
     let loop: EventLoop
-    /// The abstract socket name libcurl connects to.
-    private(set) var listenerName: String
+    /// The loopback port libcurl connects to.
+    private(set) var listenerPort: UInt16
     private let builder: RelayChainBuilder
     private let connectTimeout: Double
-    private var listener: LocalSocketListener?
+    private var listener: LoopbackTunnelListener?
     private let lock = NSLock()
     private var pending: [String: PendingTunnel] = [:]
     /// The last tunnels that closed, newest last (at most 64), for `tunnelEnded(to:since:)`.
@@ -37,14 +37,14 @@ final class TunnelOpener: @unchecked Sendable {
         self.loop = loop
         builder = RelayChainBuilder(loop: loop, idleTimeout: idleTimeout, http3AttemptTimeout: http3AttemptTimeout)
         self.connectTimeout = connectTimeout
-        listenerName = ""
-        var made: Result<LocalSocketListener, SystemError>?
+        listenerPort = 0
+        var made: Result<LoopbackTunnelListener, SystemError>?
         let ready = DispatchSemaphore(value: 0)
         // The listener's handler holds the opener strongly; shutdown() closes the listener,
         // which drops the handler and so the cycle.
         loop.execute { [self] in
             made = Result { () throws(SystemError) in
-                try LocalSocketListener(loop: loop) { [self] fd, peer in accepted(fd, peer: peer) }
+                try LoopbackTunnelListener(loop: loop) { [self] fd, peer in accepted(fd, peer: peer) }
             }
             ready.signal()
         }
@@ -52,7 +52,7 @@ final class TunnelOpener: @unchecked Sendable {
         switch made! {
         case .success(let listener):
             self.listener = listener
-            listenerName = listener.name
+            listenerPort = listener.port
         case .failure(let error):
             loop.shutdown()
             throw FetchError(.transfer("cannot start the local tunnel listener: \(error)"))
@@ -63,7 +63,7 @@ final class TunnelOpener: @unchecked Sendable {
     /// needs. Called on the curl thread from the open-socket callback.
     /// The status hears of a chain that could not be built, and of how a built one ended.
     func prepareSocket(hops: [RelayEndpoint], target: TunnelTarget) -> (fd: Int32, status: TunnelStatus)? {
-        guard let (fd, name) = try? LocalSocketListener.makeClientSocket() else { return nil }
+        guard let (fd, name) = try? LoopbackTunnelListener.makeClientSocket() else { return nil }
         let status = TunnelStatus()
         lock.lock()
         pending[name] = PendingTunnel(hops: hops, target: target, status: status)

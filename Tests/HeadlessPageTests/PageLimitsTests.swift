@@ -46,6 +46,9 @@ final class PageLimitsTests: XCTestCase {
         XCTAssertEqual(open.count, connections.count)
         XCTAssertLessThanOrEqual(open.max() ?? 99, Session.Configuration.ephemeral.maximumConnectionsPerHost,
                                  "never more than six tunnels to one origin at once")
+        // Keep-alive connections (and so tunnels) are reused: not one per image.
+        XCTAssertLessThanOrEqual(connections.count, 2 * Session.Configuration.ephemeral.maximumConnectionsPerHost,
+                                 "401 requests took \(connections.count) connections")
         let target = "origin.test:\(origin.port)"
         _ = try TestServers.waitForLogLines(TestServers.relayLog, containing: target, skipping: connections.count - 1)
         let connects = try TestServers.logLines(TestServers.relayLog, containing: target).filter { $0.count > 3 && $0[2] == "CONNECT" && $0[3] == target }

@@ -58,8 +58,9 @@ final class GetCommandTests: XCTestCase {
     /// An unknown relay host, run in a network namespace of its own so no DNS query leaves the
     /// machine: a real process, exit status 1, one line naming hop 1.
     func testUnknownRelayHostIsAClearErrorFromTheRealExecutable() throws {
-        let result = try TestServers.run(["/usr/bin/unshare", "-n", CommandRun.executable, "get", "https://origin.test/",
-                                          "--relay", "https://relay.invalid:3129"])
+        // Loopback up inside it: the session's tunnel listener lives on 127.0.0.1.
+        let result = try TestServers.run(["/usr/bin/unshare", "-n", "/bin/sh", "-c", "ip link set lo up && exec \"$0\" \"$@\"",
+                                          CommandRun.executable, "get", "https://origin.test/", "--relay", "https://relay.invalid:3129"])
         XCTAssertEqual(result.status, 1)
         XCTAssertTrue(result.output.hasPrefix("relayfetch: error: hop 1 (relay.invalid:3129, HTTPS): cannot resolve relay host: relay.invalid"),
                       result.output)

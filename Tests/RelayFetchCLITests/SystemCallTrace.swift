@@ -17,11 +17,13 @@ struct SystemCallTrace {
 
     /// The calls traced: sockets, dials, and everything that can create, open for writing,
     /// rename, link or remove a file.
-    static let traced = "socket,connect,sendto,sendmsg,open,openat,creat,rename,renameat,renameat2,link,linkat,symlink,unlink,unlinkat,mkdir,mkdirat,truncate"
+    static let traced = "socket,listen,getsockname,connect,sendto,sendmsg,open,openat,creat,rename,renameat,renameat2,link,linkat,symlink,unlink,unlinkat,mkdir,mkdirat,truncate"
 
     /// Each call as one line: strace's "<unfinished ...>" and "<... resumed>" halves joined.
     let calls: [String]
     private(set) var dials: [Dial] = []
+    /// Addresses this process listens on (bind, then listen): its own tunnel listener.
+    private(set) var listening: Set<String> = []
 
     init(_ text: String) {
         var joined: [String] = []
@@ -40,7 +42,15 @@ struct SystemCallTrace {
         }
         calls = joined
         var kinds: [String: Kind] = [:]
+        var listeners: Set<String> = []
         for call in joined {
+            // A listener binds port 0 and learns its port with getsockname after listen().
+            if call.hasPrefix("listen("), call.hasSuffix("= 0") {
+                listeners.insert(String(call.dropFirst(7).prefix { $0.isNumber }))
+            } else if call.hasPrefix("getsockname("), call.hasSuffix("= 0"), listeners.contains(String(call.dropFirst(12).prefix { $0.isNumber })),
+                      let address = Self.address(in: call) {
+                listening.insert(address)
+            }
             if call.hasPrefix("socket("), let fd = Self.result(of: call) {
                 kinds[fd] = call.contains("AF_UNIX") ? .unix
                     : call.contains("SOCK_STREAM") ? .tcp : call.contains("SOCK_DGRAM") ? .udp : .other
@@ -71,9 +81,10 @@ struct SystemCallTrace {
         return value(after: "{sa_family=", until: "}")
     }
 
-    /// Every dial, except to this process's own tunnel listener (an abstract Unix socket).
+    /// Every dial, except to this process's own tunnel listener (TCP on 127.0.0.1, a port this
+    /// process bound and listens on).
     var externalDials: Set<Dial> {
-        Set(dials.filter { !($0.kind == .unix && $0.address.hasPrefix("@\"relayfetch.")) })
+        Set(dials.filter { !($0.kind == .tcp && listening.contains($0.address)) })
     }
 
     /// Calls that open a file for writing, create, rename, link or remove one.

@@ -167,6 +167,8 @@ final class SharedTunnelCutTests: XCTestCase {
         configuration.idleTimeout = 5
         let session = try Session(configuration: configuration)
         defer { session.invalidate() }
+        // One small exchange first, so libcurl knows the connection multiplexes (HTTP/2 to nginx).
+        _ = try await session.data(from: URL(string: "https://origin.test/index.html")!)
         let errors = await withTaskGroup(of: String.self) { group in
             for index in 0..<3 {
                 group.addTask {
