@@ -4,6 +4,12 @@ import RelayFetch
 /// The `relayfetch` command: dispatches to one subcommand and returns the exit status
 /// (0 success, 1 failure, 2 bad usage).
 public enum CommandLineTool {
+    /// Each subcommand by the word that names it.
+    static let subcommands: [String: any Subcommand.Type] = [
+        "get": GetCommand.self, "page": PageCommand.self, "oauth": OAuthCommand.self,
+        "crawl": CrawlCommand.self, "profile": ProfileCommand.self,
+    ]
+
     static let help = """
     Usage: relayfetch COMMAND [options]
 
@@ -39,38 +45,11 @@ public enum CommandLineTool {
             case "--version", "version":
                 io.print(VersionCommand.text())
                 return 0
-            case "get":
-                guard let get = try GetCommand.parse(rest) else {
-                    io.print(GetCommand.help)
-                    return 0
-                }
-                return await get.run(io: io)
-            case "page":
-                guard let page = try PageCommand.parse(rest) else {
-                    io.print(PageCommand.help)
-                    return 0
-                }
-                return await page.run(io: io)
-            case "oauth":
-                guard let oauth = try OAuthCommand.parse(rest) else {
-                    io.print(OAuthCommand.help)
-                    return 0
-                }
-                return await oauth.run(io: io)
-            case "crawl":
-                guard let crawl = try CrawlCommand.parse(rest) else {
-                    io.print(CrawlCommand.help)
-                    return 0
-                }
-                return await crawl.run(io: io)
-            case "profile":
-                guard let profile = try ProfileCommand.parse(rest) else {
-                    io.print(ProfileCommand.help)
-                    return 0
-                }
-                return profile.run(io: io)
             default:
-                throw UsageError("unknown command \"\(command)\" (see relayfetch --help)")
+                guard let subcommand = subcommands[command] else {
+                    throw UsageError("unknown command \"\(command)\" (see relayfetch --help)")
+                }
+                return try await subcommand.main(rest, io: io)
             }
         } catch {
             io.log("relayfetch: \(error)")

@@ -6,7 +6,7 @@ import Foundation
 import RelayFetch
 
 /// `relayfetch crawl SEED...`: a polite, resumable batch crawl through the relays given.
-struct CrawlCommand {
+struct CrawlCommand: Subcommand {
     static let help = """
     Usage: relayfetch crawl SEED... [options]
 
@@ -75,7 +75,11 @@ struct CrawlCommand {
     var warcMaximumSize = 1 << 30
     var json = false
 
-    static func parse(_ arguments: [String], standardInput: () -> Data = { FileHandle.standardInput.readDataToEndOfFile() }) throws -> CrawlCommand? {
+    static func parse(_ arguments: [String]) throws -> CrawlCommand? {
+        try parse(arguments, standardInput: { FileHandle.standardInput.readDataToEndOfFile() })
+    }
+
+    static func parse(_ arguments: [String], standardInput: () -> Data) throws -> CrawlCommand? {
         let groups = arguments.split(separator: "--chain", omittingEmptySubsequences: false).map(Array.init)
         var scanner = ArgumentScanner(groups[0])
         var options = ScopeOptions()

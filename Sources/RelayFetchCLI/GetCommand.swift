@@ -2,7 +2,7 @@ import Foundation
 import RelayFetch
 
 /// `relayfetch get URL`: one resource, like curl, through the relays given.
-struct GetCommand {
+struct GetCommand: Subcommand {
     static let help = """
     Usage: relayfetch get URL [options]
 

@@ -5,7 +5,7 @@ import WebArchive
 
 /// `relayfetch oauth SCENARIO.json...`: OAuth 2.0 / OpenID Connect flows, each in a fresh
 /// ephemeral session through the relays given, one verdict per scenario.
-struct OAuthCommand {
+struct OAuthCommand: Subcommand {
     static let help = """
     Usage: relayfetch oauth SCENARIO.json... [options]
 

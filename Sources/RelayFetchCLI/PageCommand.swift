@@ -7,7 +7,7 @@ import RelayFetch
 import WebArchive
 
 /// `relayfetch page URL`: the HTML and every subresource, like a private browser.
-struct PageCommand {
+struct PageCommand: Subcommand {
     static let help = """
     Usage: relayfetch page URL [options]
 

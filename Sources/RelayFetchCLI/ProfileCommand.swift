@@ -3,7 +3,7 @@ import RelayFetch
 import RelayProfiles
 
 /// `relayfetch profile check|show FILE`: explains a managed relay profile.
-struct ProfileCommand {
+struct ProfileCommand: Subcommand {
     static let help = """
     Usage: relayfetch profile check FILE [--profile-cacert FILE]
            relayfetch profile show FILE --json [--profile-cacert FILE]
