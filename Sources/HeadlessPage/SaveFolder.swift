@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import RelayFetch  // and the RelayTransport it exports: systemCall
 
 /// Why a file of an offline copy could not be written; names the path inside the folder.
 public struct OfflineCopyError: Error, CustomStringConvertible, Sendable {
@@ -13,7 +14,7 @@ public struct OfflineCopyError: Error, CustomStringConvertible, Sendable {
 /// The `--save` folder, opened once. Files are created relative to its descriptor, one folder
 /// at a time, never following a symbolic link and never writing through an existing entry (it
 /// is unlinked and the file created afresh, so a planted link or hard link cannot redirect the
-/// bytes), so nothing is written outside it. The one place in this module that reads errno.
+/// bytes), so nothing is written outside it. Its system calls go through `systemCall`.
 final class SaveFolder {
     private let descriptor: Int32
     let url: URL
@@ -22,8 +23,11 @@ final class SaveFolder {
     init(_ url: URL) throws {
         self.url = url
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        descriptor = open(url.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw OfflineCopyError(path: url.path, reason: Self.describe(errno)) }
+        do {
+            descriptor = try systemCall("open") { open(url.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        } catch {
+            throw OfflineCopyError(path: url.path, reason: Self.describe(error.code))
+        }
     }
 
     deinit { close(descriptor) }
@@ -38,42 +42,48 @@ final class SaveFolder {
         defer { if folder != descriptor { close(folder) } }
         for (offset, component) in components.dropLast().enumerated() {
             let path = components[...offset].joined(separator: "/")
-            if mkdirat(folder, component, 0o755) != 0, errno != EEXIST {
-                throw OfflineCopyError(path: path, reason: "cannot create folder: \(Self.describe(errno))")
-            }
-            let next = retrying { openat(folder, component, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
-            guard next >= 0 else {
-                let code = errno
-                throw OfflineCopyError(path: path, reason: code == ELOOP || code == ENOTDIR
-                                       ? "is a symbolic link or a file, not a folder (not followed)" : Self.describe(code))
+            do {
+                try systemCall("mkdirat") { mkdirat(folder, component, 0o755) }
+            } catch where error.code != EEXIST {
+                throw OfflineCopyError(path: path, reason: "cannot create folder: \(Self.describe(error.code))")
+            } catch {}
+            let next: Int32
+            do {
+                next = try systemCall("openat") { openat(folder, component, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
+            } catch {
+                throw OfflineCopyError(path: path, reason: error.code == ELOOP || error.code == ENOTDIR
+                                       ? "is a symbolic link or a file, not a folder (not followed)" : Self.describe(error.code))
             }
             if folder != descriptor { close(folder) }
             folder = next
         }
-        if unlinkat(folder, name, 0) != 0, errno != ENOENT {
-            throw OfflineCopyError(path: shown, reason: "cannot replace the existing entry: \(Self.describe(errno))")
+        do {
+            try systemCall("unlinkat") { unlinkat(folder, name, 0) }
+        } catch where error.code != ENOENT {
+            throw OfflineCopyError(path: shown, reason: "cannot replace the existing entry: \(Self.describe(error.code))")
+        } catch {}
+        let file: Int32
+        do {
+            file = try systemCall("openat") { openat(folder, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644) }
+        } catch {
+            throw OfflineCopyError(path: shown, reason: Self.describe(error.code))
         }
-        let file = retrying { openat(folder, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644) }
-        guard file >= 0 else { throw OfflineCopyError(path: shown, reason: Self.describe(errno)) }
         defer { close(file) }
         let failure: Int32? = data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
             var offset = 0
             while offset < raw.count {
-                let count = retrying { Glibc.write(file, raw.baseAddress! + offset, raw.count - offset) }
-                guard count > 0 else { return count < 0 ? errno : EIO }
+                let count: Int
+                do throws(SystemError) {
+                    count = try systemCall("write") { Glibc.write(file, raw.baseAddress! + offset, raw.count - offset) }
+                } catch {
+                    return error.code
+                }
+                guard count > 0 else { return EIO }
                 offset += count
             }
             return nil
         }
         if let failure { throw OfflineCopyError(path: shown, reason: "write failed: \(Self.describe(failure))") }
-    }
-
-    private func retrying<T: BinaryInteger>(_ call: () -> T) -> T {
-        while true {
-            let result = call()
-            if result == -1 && errno == EINTR { continue }
-            return result
-        }
     }
 
     private static func describe(_ code: Int32) -> String { String(cString: strerror(code)) }

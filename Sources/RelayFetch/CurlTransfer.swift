@@ -103,7 +103,7 @@ final class CurlTransfer: @unchecked Sendable {
         }
 
         if case .direct = route, let host = request.url.host {
-            let port = request.url.port ?? (request.url.scheme?.lowercased() == "http" ? 80 : 443)
+            let port = request.url.portOrDefault
             if let address = configuration.directHostAddresses["\(host):\(port)"] {
                 let pin = curl_slist_append(nil, "\(host):\(port):\(address)")
                 lists.append(pin)
@@ -193,7 +193,7 @@ final class CurlTransfer: @unchecked Sendable {
     private func failureError(_ code: CURLcode, tunnelEnd: TunnelEnd?) -> FetchError {
         let detail = String(cString: errorBuffer)
         let text = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
-        let origin = Self.authority(of: request.url)
+        let origin = "\(request.url.host ?? ""):\(request.url.portOrDefault)"
         if idleTimedOut {
             return FetchError(.idleTimeout(seconds: idleTimeout, peer: origin, route: route.hopNames, stalled: nil))
         }
@@ -232,12 +232,6 @@ final class CurlTransfer: @unchecked Sendable {
         var time = timespec()
         clock_gettime(CLOCK_MONOTONIC, &time)
         return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-    }
-
-    private static func authority(of url: URL) -> String {
-        let host = url.host ?? ""
-        let port = url.port ?? (url.scheme?.lowercased() == "http" ? 80 : 443)
-        return "\(host):\(port)"
     }
 
     /// libcurl's cumulative phase times turned into HAR's per-phase durations.

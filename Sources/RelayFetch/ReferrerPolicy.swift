@@ -35,7 +35,7 @@ public enum ReferrerPolicy: String, Sendable, CaseIterable {
         components.percentEncodedPath = "/"
         components.percentEncodedQuery = nil
         guard let originOnly = components.url?.absoluteString else { return nil }
-        let sameOrigin = Self.origin(of: referrer) == Self.origin(of: target)
+        let sameOrigin = referrer.originKey == target.originKey
         let downgrade = scheme == "https" && target.scheme?.lowercased() != "https"
         switch self {
         case .noReferrer: return nil
@@ -47,12 +47,5 @@ public enum ReferrerPolicy: String, Sendable, CaseIterable {
         case .strictOriginWhenCrossOrigin: return sameOrigin ? full : (downgrade ? nil : originOnly)
         case .unsafeURL: return full
         }
-    }
-
-    /// Scheme, host and port (the scheme's default when absent).
-    private static func origin(of url: URL) -> String {
-        let scheme = url.scheme?.lowercased() ?? ""
-        let port = url.port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : -1)
-        return "\(scheme)://\(url.host?.lowercased() ?? ""):\(port)"
     }
 }

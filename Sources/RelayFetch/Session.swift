@@ -204,15 +204,10 @@ public final class Session: @unchecked Sendable {
         }
         // Credentials the caller set are for the origin they named: like curl, drop them on any
         // change of scheme, host or port (a downgrade to http would send them in clear text).
-        if origin(of: url) != origin(of: request.url) {
+        if url.originKey != request.url.originKey {
             next.headerFields.removeAll { ["authorization", "cookie", "proxy-authorization"].contains($0.name.lowercased()) }
         }
         return next
     }
 
-    /// Scheme, host and port, with the scheme's default port filled in.
-    private static func origin(of url: URL) -> String {
-        let scheme = url.scheme?.lowercased() ?? ""
-        return "\(scheme)://\(url.host?.lowercased() ?? ""):\(url.port ?? (scheme == "http" ? 80 : 443))"
-    }
 }

@@ -140,7 +140,7 @@ struct RelayOptions {
             throw UsageError("--ohttp-relay and --ohttp-keys go together")
         }
         if let ohttpRelay, let ohttpKeys, hops.isEmpty, let keysURL = URL(string: ohttpKeys), keysURL.scheme?.hasPrefix("http") == true,
-           Self.origin(keysURL) != Self.origin(ohttpRelay) {
+           keysURL.originKey != ohttpRelay.originKey {
             throw UsageError("--ohttp-keys \(ohttpKeys) would be fetched directly, telling \(keysURL.host ?? "its host") your address: "
                              + "add a --relay chain to fetch it through, fetch it from the OHTTP relay's own host, or give a file")
         }
@@ -240,12 +240,6 @@ struct RelayOptions {
             throw UsageError("header \(name) has a line break in its value")
         }
         return (name, value)
-    }
-
-    /// scheme://host:port with the default port filled in.
-    private static func origin(_ url: URL) -> String {
-        let scheme = url.scheme?.lowercased() ?? ""
-        return "\(scheme)://\(url.host?.lowercased() ?? ""):\(url.port ?? (scheme == "http" ? 80 : 443))"
     }
 
     private static func requireReadable(_ path: String, option: String) throws {

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import RelayTransport
 
 /// A failed step of writing a private file: the step, the path and the cause.
 struct PrivateFileError: Error, CustomStringConvertible {
@@ -59,9 +60,12 @@ enum PrivateFileWriter {
             throw PrivateFileError(step: "create the directory", path: parent.path, reason: error.localizedDescription)
         }
         let path = directory.path
-        if mkdir(path, 0o700) == 0 { return }
-        let code = errno
-        guard code == EEXIST else { throw PrivateFileError(step: "create the directory", path: path, code: code) }
+        do {
+            try systemCall("mkdir") { mkdir(path, 0o700) }
+            return
+        } catch where error.code != EEXIST {
+            throw PrivateFileError(step: "create the directory", path: path, code: error.code)
+        } catch {}
         try call("restrict the directory", path) { chmod(path, 0o700) }
     }
 
@@ -74,14 +78,14 @@ enum PrivateFileWriter {
         }
     }
 
-    /// Runs `body`, retrying EINTR; -1 becomes a `PrivateFileError` naming `step` and `path`.
+    /// Runs `body` through `systemCall` (EINTR retried); a failure becomes a `PrivateFileError`
+    /// naming `step` and `path`.
     @discardableResult
     private static func call<T: BinaryInteger>(_ step: String, _ path: String, _ body: () -> T) throws(PrivateFileError) -> T {
-        while true {
-            let result = body()
-            if result != -1 { return result }
-            let code = errno
-            if code != EINTR { throw PrivateFileError(step: step, path: path, code: code) }
+        do {
+            return try systemCall(step, body)
+        } catch {
+            throw PrivateFileError(step: step, path: path, code: error.code)
         }
     }
 }

@@ -14,8 +14,9 @@ public struct SystemError: Error, CustomStringConvertible, Sendable {
 }
 
 /// The one place that reads errno: runs `body`, retries on EINTR and turns -1 into a `SystemError`.
+/// Package-wide, so other modules' system calls (the offline copy, the token file) use it too.
 @discardableResult
-func systemCall<T: BinaryInteger>(_ name: String, _ body: () -> T) throws(SystemError) -> T {
+package func systemCall<T: BinaryInteger>(_ name: String, _ body: () -> T) throws(SystemError) -> T {
     while true {
         let result = body()
         if result != -1 { return result }
