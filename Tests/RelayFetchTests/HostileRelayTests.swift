@@ -15,14 +15,11 @@ final class HostileRelayTests: XCTestCase {
             let session = try Session(configuration: TestServers.configuration(hops: [hop], connectTimeout: 15))
             defer { session.invalidate() }
             let started = Date()
-            do {
-                _ = try await session.data(from: URL(string: "https://127.0.0.21/index.html")!)
-                XCTFail("\(mode): a broken HTTP/2 relay carried a request")
-            } catch let error as FetchError {
-                XCTAssertEqual(error.relayError?.hop.index, 1, "\(mode): \(error)")
-                XCTAssertTrue(error.description.contains("hop 1 (127.0.0.11:\(relay.port)"), "\(mode): \(error)")
-                XCTAssertTrue(error.description.contains("HTTP/2 connection error: "), "\(mode): \(error)")
-            }
+            let failure = await session.fetchError(URL(string: "https://127.0.0.21/index.html")!)
+            let error = try XCTUnwrap(failure, "\(mode): a broken HTTP/2 relay carried a request")
+            XCTAssertEqual(error.relayError?.hop.index, 1, "\(mode): \(error)")
+            XCTAssertTrue(error.description.contains("hop 1 (127.0.0.11:\(relay.port)"), "\(mode): \(error)")
+            XCTAssertTrue(error.description.contains("HTTP/2 connection error: "), "\(mode): \(error)")
             XCTAssertLessThan(Date().timeIntervalSince(started), 5, "\(mode) was noticed only by a timeout")
             XCTAssertEqual(try relay.events().filter { $0.hasPrefix("SENT") }, ["SENT\t\(mode)"])
         }
@@ -35,13 +32,10 @@ final class HostileRelayTests: XCTestCase {
         let hop = TestServers.relayHop(url: URL(string: "https://127.0.0.11:\(relay.port)")!, relayProtocol: .http2)
         let session = try Session(configuration: TestServers.configuration(hops: [hop], connectTimeout: 1))
         defer { session.invalidate() }
-        do {
-            _ = try await session.data(from: URL(string: "https://127.0.0.21/index.html")!)
-            XCTFail("a silent relay carried a request")
-        } catch let error as FetchError {
-            XCTAssertEqual(error.relayError?.cause, .timeout, "\(error)")
-            XCTAssertEqual(error.relayError?.hop.index, 1, "\(error)")
-        }
+        let failure = await session.fetchError(URL(string: "https://127.0.0.21/index.html")!)
+        let error = try XCTUnwrap(failure, "a silent relay carried a request")
+        XCTAssertEqual(error.relayError?.cause, .timeout, "\(error)")
+        XCTAssertEqual(error.relayError?.hop.index, 1, "\(error)")
         XCTAssertEqual(try relay.events().filter { $0.hasPrefix("CONNECTION") }.count, 1)
     }
 }
@@ -56,13 +50,9 @@ final class HostileTunnelTests: XCTestCase {
         configuration.idleTimeout = idleTimeout
         let session = try Session(configuration: configuration)
         defer { session.invalidate() }
-        do {
-            let (body, _) = try await session.data(from: URL(string: "https://origin.test/big")!)
-            XCTFail("\(mode): accepted a body of \(body.count) bytes through a tunnel that was cut")
-            return (nil, relay)
-        } catch let error as FetchError {
-            return (error, relay)
-        }
+        let error = await session.fetchError(URL(string: "https://origin.test/big")!)
+        XCTAssertNotNil(error, "\(mode): a body through a tunnel that was cut was accepted")
+        return (error, relay)
     }
 
     /// The relay's TLS close_notify mid-body used to recurse without end (a segfault).
@@ -104,12 +94,9 @@ final class StallDiagnosisTests: XCTestCase {
         configuration.idleTimeout = 1
         let session = try Session(configuration: configuration)
         defer { session.invalidate() }
-        do {
-            _ = try await session.data(from: URL(string: "https://origin.test:\(origin.port)/unlength-stall/100")!)
-            XCTFail("a stalled response completed")
-        } catch let error as FetchError {
-            XCTAssertTrue(error.description.contains("most likely the origin stalled: every relay answered an HTTP/2 PING"), "\(error)")
-        }
+        let failure = await session.fetchError(URL(string: "https://origin.test:\(origin.port)/unlength-stall/100")!)
+        let error = try XCTUnwrap(failure, "a stalled response completed")
+        XCTAssertTrue(error.description.contains("most likely the origin stalled: every relay answered an HTTP/2 PING"), "\(error)")
         XCTAssertEqual(try origin.events().filter { $0.contains("/unlength-stall/") }.count, 1)
     }
 
@@ -123,12 +110,9 @@ final class StallDiagnosisTests: XCTestCase {
         configuration.idleTimeout = 1
         let session = try Session(configuration: configuration)
         defer { session.invalidate() }
-        do {
-            let (body, _) = try await session.data(from: URL(string: "https://origin.test/big")!)
-            XCTFail("got \(body.count) bytes through a frozen relay")
-        } catch let error as FetchError {
-            XCTAssertTrue(error.description.contains("hop 1 (127.0.0.11:\(relay.port)) stalled: it did not answer an HTTP/2 PING"), "\(error)")
-        }
+        let failure = await session.fetchError(URL(string: "https://origin.test/big")!)
+        let error = try XCTUnwrap(failure, "a body came through a frozen relay")
+        XCTAssertTrue(error.description.contains("hop 1 (127.0.0.11:\(relay.port)) stalled: it did not answer an HTTP/2 PING"), "\(error)")
         XCTAssertEqual(try relay.events().filter { $0.hasPrefix("SENT") }.count, 1, "the relay never froze: \(String(describing: try? relay.events()))")
     }
 }
@@ -144,14 +128,11 @@ final class ChainCutTests: XCTestCase {
         configuration.idleTimeout = 5
         let session = try Session(configuration: configuration)
         defer { session.invalidate() }
-        do {
-            let (body, _) = try await session.data(from: URL(string: "https://origin.test/big")!)
-            XCTFail("accepted \(body.count) bytes through a cut chain")
-        } catch let error as FetchError {
-            XCTAssertEqual(error.relayError?.hop.index, 1, "\(error)")
-            // We read the end first (no close_notify) or write into it first (broken pipe).
-            XCTAssertTrue(error.description.contains("without a TLS close_notify") || error.description.contains("connection lost"), "\(error)")
-        }
+        let failure = await session.fetchError(URL(string: "https://origin.test/big")!)
+        let error = try XCTUnwrap(failure, "a body cut by the first hop was accepted")
+        XCTAssertEqual(error.relayError?.hop.index, 1, "\(error)")
+        // We read the end first (no close_notify) or write into it first (broken pipe).
+        XCTAssertTrue(error.description.contains("without a TLS close_notify") || error.description.contains("connection lost"), "\(error)")
         XCTAssertEqual(try relay.events().filter { $0.hasPrefix("CONNECT\t127.0.0.12:3129") }.count, 1, "hop 1 carried the tunnel to hop 2")
     }
 }
