@@ -38,7 +38,6 @@ public enum ExchangeHARWriter {
     private static func entry(_ exchange: RecordedExchange) -> [String: Any] {
         let request = exchange.request
         let response = exchange.response
-        let timings = response.timings
         var requestObject: [String: Any] = [
             "method": request.method, "url": redact(url: request.url.absoluteString), "httpVersion": response.httpVersion,
             "cookies": [], "headers": headers(request.headerFields), "headersSize": -1, "bodySize": request.body?.count ?? 0,
@@ -66,7 +65,7 @@ public enum ExchangeHARWriter {
         return [
             "pageref": "flow",
             "startedDateTime": HARWriter.iso8601(exchange.startedAt),
-            "time": milliseconds(exchange.duration),
+            "time": HARWriter.milliseconds(exchange.duration),
             "request": requestObject,
             "response": [
                 "status": response.statusCode, "statusText": "", "httpVersion": response.httpVersion, "cookies": [],
@@ -74,11 +73,7 @@ public enum ExchangeHARWriter {
                 "content": content, "redirectURL": location, "headersSize": -1, "bodySize": exchange.body.count,
             ] as [String: Any],
             "cache": [:] as [String: Any],
-            "timings": [
-                "blocked": milliseconds(timings.blocked), "dns": milliseconds(timings.dns), "connect": milliseconds(timings.connect),
-                "ssl": milliseconds(timings.ssl), "send": milliseconds(timings.send), "wait": milliseconds(timings.wait),
-                "receive": milliseconds(timings.receive),
-            ],
+            "timings": HARWriter.harTimings(response.timings),
             "_relayChain": response.relayHops,
         ]
     }
@@ -102,7 +97,4 @@ public enum ExchangeHARWriter {
         return json
     }
 
-    private static func milliseconds(_ seconds: Double) -> Double {
-        seconds < 0 ? -1 : (seconds * 1_000_000).rounded() / 1000
-    }
 }
