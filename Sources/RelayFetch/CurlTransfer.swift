@@ -31,6 +31,8 @@ final class CurlTransfer: @unchecked Sendable {
     private let maximumTime: Double
     private var lastActivity = CurlTransfer.now()
     fileprivate(set) var idleTimedOut = false
+    /// Set once libcurl has started sending the request; asked of libcurl only until then.
+    private var requestSent = false
 
     var continuation: CheckedContinuation<(Data, HTTPResponse), Error>?
     /// Receives the body of a successful (2xx) final response as it arrives, on the curl thread.
@@ -214,11 +216,12 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// Called by libcurl about once a second and on every chunk; false stops the transfer.
     fileprivate func checkIdle() -> Bool {
-        var sent: curl_off_t = 0
-        _ = rf_curl_easy_getinfo_off(easy, CURLINFO_PRETRANSFER_TIME_T, &sent)
         // Until the request is on its way, the connect timeout is the one that applies.
-        guard sent > 0 else {
+        if !requestSent {
+            var sent: curl_off_t = 0
+            _ = rf_curl_easy_getinfo_off(easy, CURLINFO_PRETRANSFER_TIME_T, &sent)
             lastActivity = Self.now()
+            requestSent = sent > 0
             return true
         }
         if Self.now() - lastActivity > idleTimeout {
