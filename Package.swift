@@ -44,7 +44,7 @@ let package = Package(
         .testTarget(name: "OAuthFlowTests", dependencies: ["OAuthFlow", "HeadlessPage", "RelayFetchTestSupport"]),
         .testTarget(name: "RelayProfilesTests", dependencies: ["RelayProfiles", "RelayFetchTestSupport"]),
         .testTarget(name: "CrawlerTests", dependencies: ["Crawler", "RelayFetchTestSupport"]),
-        .testTarget(name: "RelayFetchCLITests", dependencies: ["RelayFetchCLI", "Crawler", "RelayFetchTestSupport"],
+        .testTarget(name: "RelayFetchCLITests", dependencies: ["RelayFetchCLI", "Crawler", "RelayFetchTestSupport", "CLibXML2"],
                     exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v5]

@@ -4,8 +4,11 @@
 # two TLS + HTTP/2 origins (nginx), and Oblivious HTTP (RFC 9458): a relay (the same nginx) in
 # front of a gateway (Samples/servers/ohttp_gateway.py, run by the venv of scripts/setup.sh).
 # Relays A and B also speak HTTP/3 on UDP (Samples/servers/h3_relay.py, the same venv): CONNECT
-# and CONNECT-UDP (MASQUE).
-# Usage: scripts/test-servers.sh start|stop|status
+# and CONNECT-UDP (MASQUE). The identity provider of the OAuth tests (django-oauth-toolkit and a
+# relying-party app, Samples/servers/oauth_idp/serve.py) is https://idp.test on 127.0.0.23:443, a
+# name only the relays resolve; it is a separable piece, started and stopped on its own with
+# `start idp` / `stop idp` (plain start and stop include it).
+# Usage: scripts/test-servers.sh start|stop [idp] | status
 # State (PKI, rendered configs, logs, pids): ${RELAYFETCH_SERVERS_DIR:-<repo>/.build/test-servers}
 set -euo pipefail
 
@@ -18,13 +21,16 @@ start_timeout=15
 
 # Each server has a state subdirectory of its own name (relay A's squid keeps "squid"), except
 # where server_state names another. Ports are TCP unless marked udp:.
-servers=(squid squid-b nghttpx-a nghttpx-b ohttp-gateway h3relay-a h3relay-b nginx)
+# core: started together; separable pieces (idp) depend on the core and start and stop alone.
+core=(squid squid-b nghttpx-a nghttpx-b ohttp-gateway h3relay-a h3relay-b nginx)
+servers=("${core[@]}" idp)
 declare -A server_comm=(
   [squid]=squid [squid-b]=squid [nghttpx-a]=nghttpx [nghttpx-b]=nghttpx [nginx]=nginx
-  [ohttp-gateway]=python [h3relay-a]=python [h3relay-b]=python
+  [ohttp-gateway]=python [h3relay-a]=python [h3relay-b]=python [idp]=python
 )
 # For servers whose process name says little: an argument their command line must hold.
-declare -A server_arg=([ohttp-gateway]=ohttp_gateway.py [h3relay-a]=h3_relay.py [h3relay-b]=h3_relay.py)
+declare -A server_arg=([ohttp-gateway]=ohttp_gateway.py [h3relay-a]=h3_relay.py [h3relay-b]=h3_relay.py
+  [idp]=oauth_idp/serve.py)
 declare -A server_state=([ohttp-gateway]=ohttp)
 declare -A server_ports=(
   [squid]="127.0.0.11:3128 127.0.0.11:3129 127.0.0.11:3130"
@@ -35,6 +41,7 @@ declare -A server_ports=(
   [ohttp-gateway]="127.0.0.31:8081"
   [h3relay-a]="udp:127.0.0.11:4433"
   [h3relay-b]="udp:127.0.0.12:4433"
+  [idp]="127.0.0.23:443"
 )
 declare -A server_logs=(
   [squid]="squid/cache.log squid/stdout.log"
@@ -45,6 +52,7 @@ declare -A server_logs=(
   [ohttp-gateway]="ohttp/stdout.log"
   [h3relay-a]="h3relay-a/stdout.log"
   [h3relay-b]="h3relay-b/stdout.log"
+  [idp]="idp/stdout.log"
 )
 # Relays: letter, address, token.
 declare -A relay_addr=([a]=127.0.0.11 [b]=127.0.0.12)
@@ -283,12 +291,12 @@ show_logs() {
   done
 }
 
-# Prints NAME:down for each server that is not running and NAME:ADDRESS:PORT for each port of a
-# running one that does not listen yet; prints nothing when all are up.
+# not_ready NAME...: prints NAME:down for each server that is not running and NAME:ADDRESS:PORT
+# for each port of a running one that does not listen yet; prints nothing when all are up.
 not_ready() {
   local open name port
   open=$(listening)
-  for name in "${servers[@]}"; do
+  for name in "$@"; do
     if ! server_pid "$name" >/dev/null; then
       printf '%s:down\n' "$name"
       continue
@@ -310,10 +318,11 @@ describe_pid() {
   fi
 }
 
+# wait_ready NAME...
 wait_ready() {
   local deadline=$((${EPOCHREALTIME//[!0-9]/} + start_timeout * 1000000)) pending name
-  while pending=$(not_ready) && [[ -n $pending ]]; do
-    for name in "${servers[@]}"; do
+  while pending=$(not_ready "$@") && [[ -n $pending ]]; do
+    for name in "$@"; do
       if grep -qx "$name:down" <<<"$pending"; then
         log "$name exited during start-up ($(describe_pid "$name"))" >&2
         show_logs "$name"
@@ -322,7 +331,7 @@ wait_ready() {
     done
     if ((${EPOCHREALTIME//[!0-9]/} > deadline)); then
       log "timed out after ${start_timeout}s waiting for" $pending >&2
-      for name in "${servers[@]}"; do
+      for name in "$@"; do
         ! grep -q "^$name:" <<<"$pending" || show_logs "$name"
       done
       return 1
@@ -331,18 +340,19 @@ wait_ready() {
   done
 }
 
-# Stops every server this script started: SIGTERM to all at once, since squid alone takes about
-# 2 s to exit, then SIGKILL (with the server's children) for any still there after 10 s.
-stop_all() {
+# stop_servers NAME...: stops those of them this script started: SIGTERM to all at once, since
+# squid alone takes about 2 s to exit, then SIGKILL (with the server's children) for any still
+# there after 10 s.
+stop_servers() {
   local name pid i
   local -A pids=() children=()
-  for name in "${servers[@]}"; do
+  for name in "$@"; do
     pid=$(server_pid "$name") || continue
     pids[$name]=$pid
     children[$name]=$(pgrep -P "$pid" || true)
     kill -TERM "$pid" 2>/dev/null || true
   done
-  for name in "${servers[@]}"; do
+  for name in "$@"; do
     [[ -n ${pids[$name]:-} ]] || continue
     pid=${pids[$name]}
     for ((i = 0; i < 200; i++)); do
@@ -357,7 +367,56 @@ stop_all() {
     log "stopped $name (pid $pid)"
   done
   [[ ${#pids[@]} -gt 0 ]] || log "nothing was running"
-  for name in "${servers[@]}"; do rm -f "$(pid_file "$name")"; done
+  for name in "$@"; do rm -f "$(pid_file "$name")"; done
+}
+
+stop_all() { stop_servers "${servers[@]}"; }
+
+# squid names its /dev/shm segments after the service name (letters and digits only): one per
+# state directory and relay (relay B's adds a "b").
+squid_service() { printf 'rf%s' "$(cksum <<<"$dir" | cut -d' ' -f1)"; }
+
+# --- the identity provider (separable) ------------------------------------------------------
+
+idp_addr=127.0.0.23
+
+# Relays started before squid.hosts named idp.test do not know it: refresh their hosts files and
+# have squid re-read its configuration (a reconfigure, not a restart: open tunnels stay up).
+relays_learn_idp_name() {
+  local pair state service
+  for pair in "squid:$(squid_service)" "squid-b:$(squid_service)b"; do
+    state=$dir/${pair%%:*} service=${pair#*:}
+    ! grep -qw idp.test "$state/hosts" 2>/dev/null || continue
+    log "${pair%%:*} does not resolve idp.test yet: refreshing its hosts file (squid -k reconfigure)"
+    cp "$templates/squid.hosts" "$state/hosts"
+    [[ $EUID -ne 0 ]] || chown proxy:proxy "$state/hosts"
+    quiet squid -n "$service" -k reconfigure -f "$state/squid.conf"
+  done
+}
+
+start_idp() {
+  if [[ -z $(not_ready idp) ]]; then
+    log "idp already running (https://idp.test, $idp_addr:443)"
+    return 0
+  fi
+  if server_pid idp >/dev/null; then stop_servers idp; fi
+  ! port_open "$idp_addr:443" ||
+    die "$idp_addr:443 is already taken by a process this script did not start (ss -ltnp shows which)"
+  [[ -x $venv/bin/python ]] || die "no Python venv at $venv for the identity provider: run scripts/setup.sh"
+  [[ -s $pki/ca.key ]] || die "no test CA in $pki: start the core servers first (scripts/test-servers.sh start)"
+  make_leaf idp idp.test "DNS:idp.test, IP:$idp_addr"
+  relays_learn_idp_name
+  mkdir -p "$dir/idp"
+  # The log holds this start's requests only: tests check all of it came through relay B.
+  : >"$dir/idp/access.log"
+  mark_logs
+  trap 'log "idp start failed; stopping it" >&2; stop_servers idp' EXIT
+  launch idp "$venv/bin/python" -u -B "$templates/oauth_idp/serve.py" --daemon --host "$idp_addr" --port 443 \
+    --origin https://idp.test --cert "$pki/idp.pem" --key "$pki/idp.key" --ca "$pki/ca.pem" \
+    --log "$dir/idp/access.log" --state "$dir/idp"
+  wait_ready idp
+  trap - EXIT
+  log "idp running: https://idp.test ($idp_addr:443), log $dir/idp/access.log"
 }
 
 # --- commands -----------------------------------------------------------------------------
@@ -380,13 +439,16 @@ test-servers: OHTTP     relay    https://127.0.0.30/relay (nginx, h2 or HTTP/1.1
                         gateway  http://127.0.0.31:8081/gateway (key id 1, X25519, HKDF-SHA256 with
                                  AES-128-GCM or ChaCha20-Poly1305); reaches origins from 127.0.0.32
                         keys     $dir/ohttp/keys.bin (application/ohttp-keys), GET /ohttp-keys
-test-servers: CA        $pki/ca.pem (relay, OHTTP relay and origin certificates)
+test-servers: IdP       https://idp.test (127.0.0.23:443; django-oauth-toolkit, issuer https://idp.test/o,
+                        relying-party app https://idp.test/app/); alice / wonderland-pw
+test-servers: CA        $pki/ca.pem (relay, OHTTP relay, origin and IdP certificates)
 test-servers: logs      relay A  $dir/squid/access.log $dir/nghttpx-a/access.log
                                  $dir/h3relay-a/access.log (HTTP/3)
                         relay B  $dir/squid-b/access.log $dir/nghttpx-b/access.log
                                  $dir/h3relay-b/access.log (HTTP/3)
                         origins  $dir/nginx/origin-a.log $dir/nginx/origin-b.log
                         OHTTP    $dir/nginx/ohttp-relay.log $dir/ohttp/gateway.log
+                        IdP      $dir/idp/access.log
 EOF
 }
 
@@ -398,17 +460,18 @@ cmd_start() {
   chmod o+x "$dir" # squid and nginx workers run as other users
   lock_state_dir
 
-  if [[ -z $(not_ready) ]]; then
+  if [[ -z $(not_ready "${core[@]}") ]]; then
     log "already running (state in $dir)"
     [[ $(templates_sum) == "$(cat "$dir/run/templates.sum" 2>/dev/null)" ]] ||
       log "warning: Samples/servers changed since these servers started; run stop, then start"
+    start_idp
     return 0
   fi
   if compgen -G "$dir/run/*.pid" >/dev/null; then
     log "found a partial or stale start; cleaning up"
     stop_all
   fi
-  for name in "${servers[@]}"; do
+  for name in "${core[@]}"; do
     for port in ${server_ports[$name]}; do
       ! port_open "$port" ||
         die "$port is already taken by a process this script did not start (ss -ltnup shows which)"
@@ -427,10 +490,8 @@ cmd_start() {
   prepare_gateway
   prepare_h3relays
   mark_logs
-  # squid names its /dev/shm segments after the service name (letters and digits only): one per
-  # state directory and relay.
   local service
-  service=rf$(cksum <<<"$dir" | cut -d' ' -f1)
+  service=$(squid_service)
   launch squid squid -n "$service" -N -f "$dir/squid/squid.conf"
   launch squid-b squid -n "${service}b" -N -f "$dir/squid-b/squid.conf"
   launch nghttpx-a nghttpx --conf "$dir/nghttpx-a/nghttpx.conf"
@@ -441,9 +502,10 @@ cmd_start() {
   launch_h3relay a
   launch_h3relay b
   launch nginx nginx -e "$dir/nginx/error.log" -p "$dir/nginx/" -c "$dir/nginx/nginx.conf"
-  wait_ready
+  wait_ready "${core[@]}"
   trap - EXIT
   templates_sum >"$dir/run/templates.sum"
+  start_idp
 
   print_summary
   local elapsed=$((${EPOCHREALTIME//[!0-9]/} - ${began//[!0-9]/}))
@@ -459,9 +521,22 @@ cmd_stop() {
   stop_all
 }
 
+cmd_start_idp() {
+  mkdir -p "$dir/run"
+  lock_state_dir
+  [[ -z $(not_ready "${core[@]}") ]] || die "the core servers are not running: scripts/test-servers.sh start"
+  start_idp
+}
+
+cmd_stop_idp() {
+  [[ -d $dir/run ]] || { log "nothing to stop (no state in $dir)"; return 0; }
+  lock_state_dir
+  stop_servers idp
+}
+
 cmd_status() {
   local name pid pending
-  pending=$(not_ready)
+  pending=$(not_ready "${servers[@]}")
   for name in "${servers[@]}"; do
     if pid=$(server_pid "$name"); then
       log "$name running (pid $pid) on ${server_ports[$name]}"
@@ -475,12 +550,14 @@ cmd_status() {
 }
 
 main() {
-  case ${1:-} in
-    start) cmd_start ;;
-    stop) cmd_stop ;;
-    status) cmd_status ;;
+  case ${1:-}:${2:-} in
+    start:) cmd_start ;;
+    stop:) cmd_stop ;;
+    start:idp) cmd_start_idp ;;
+    stop:idp) cmd_stop_idp ;;
+    status:) cmd_status ;;
     *)
-      printf 'usage: %s start|stop|status\n' "$0" >&2
+      printf 'usage: %s start|stop [idp] | status\n' "$0" >&2
       exit 2
       ;;
   esac

@@ -11,6 +11,8 @@
 #include <libxml/tree.h>
 #include <libxml/parserInternals.h>
 #include <libxml/encoding.h>
+// Test support validates the JUnit XML we write against our schema (Tests/.../junit.xsd).
+#include <libxml/xmlschemas.h>
 
 // The parser context is only touched through these accessors, never as a struct in Swift.
 static inline xmlDocPtr rf_html_ctxt_take_doc(htmlParserCtxtPtr ctxt) { xmlDocPtr doc = ctxt->myDoc; ctxt->myDoc = NULL; return doc; }

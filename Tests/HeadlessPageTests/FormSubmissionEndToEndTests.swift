@@ -5,25 +5,11 @@ import RelayFetch
 import RelayFetchTestSupport
 
 /// Forms submitted to a real server (the test identity provider's Django login page) through
-/// relay A: CSRF cookie and token, Origin and Referer accepted, 302 after POST followed as GET,
+/// relays A and B: CSRF cookie and token, Origin and Referer accepted, 302 after POST followed as GET,
 /// urlencoded and multipart bodies both understood by Django.
 final class FormSubmissionEndToEndTests: XCTestCase {
-    nonisolated(unsafe) private static var provider: IdentityProvider?
-
-    override class func setUp() {
-        super.setUp()
-        provider = try? IdentityProvider()
-    }
-
-    override class func tearDown() {
-        provider?.stop()
-        provider = nil
-        super.tearDown()
-    }
-
     private func loginPage(_ navigator: Navigator) async throws -> Page {
-        let provider = try XCTUnwrap(Self.provider, "the identity provider did not start")
-        let url = URL(string: "https://origin.test:\(provider.port)/accounts/login/?next=/o/.well-known/jwks.json")!
+        let url = URL(string: IdentityProvider.origin + "/accounts/login/?next=/o/.well-known/jwks.json")!
         let outcome = try await navigator.open(url)
         let page = try XCTUnwrap(outcome.page)
         XCTAssertEqual(page.statusCode, 200)
@@ -31,7 +17,7 @@ final class FormSubmissionEndToEndTests: XCTestCase {
     }
 
     private func navigator() throws -> Navigator {
-        Navigator(session: try Session(configuration: TestServers.configuration(hops: [TestServers.relayHop()])))
+        Navigator(session: try Session(configuration: try IdentityProvider.configuration()))
     }
 
     func testLoginFormSubmitsUrlencodedAndMultipart() async throws {
@@ -66,7 +52,7 @@ final class FormSubmissionEndToEndTests: XCTestCase {
 
     /// Navigating to the redirect URI hands it back without a request; other URLs still load.
     func testRedirectURIIsHandedBackOtherURLsLoad() async throws {
-        let navigator = Navigator(session: try Session(configuration: TestServers.configuration(hops: [TestServers.relayHop()])),
+        let navigator = Navigator(session: try Session(configuration: try IdentityProvider.configuration()),
                                   policy: .intercepting(redirectURI: URL(string: "com.example.app:/callback")!))
         defer { navigator.session.invalidate() }
         let login = try await loginPage(navigator)

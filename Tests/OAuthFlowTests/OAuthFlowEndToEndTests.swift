@@ -1,53 +1,35 @@
 import Foundation
 import XCTest
 import HeadlessPage
-import OAuthFlow
+@testable import OAuthFlow
 import RelayFetch
 import RelayFetchTestSupport
 
-/// Whole OAuth / OpenID Connect flows against a real identity provider (django-oauth-toolkit,
-/// started once for this class), every request through squid relay A, each flow in a fresh
-/// ephemeral session: login and consent forms, the intercepted redirect, the code exchange,
-/// the ID token's signature and claims, userinfo, refresh, client credentials.
+/// Whole OAuth / OpenID Connect flows against a real identity provider (django-oauth-toolkit at
+/// https://idp.test, started by scripts/test-servers.sh), every request through relay A then
+/// relay B, each flow in a fresh ephemeral session: login and consent forms, the intercepted
+/// redirect, the code exchange, the ID token's signature and claims, userinfo, refresh, client
+/// credentials, the device grant, the user-agent role, and the negative cases by name.
 final class OAuthFlowEndToEndTests: XCTestCase {
-    nonisolated(unsafe) private static var provider: IdentityProvider?
-
-    override class func setUp() {
-        super.setUp()
-        provider = try? IdentityProvider()
-    }
-
-    override class func tearDown() {
-        provider?.stop()
-        provider = nil
-        super.tearDown()
-    }
-
-    private func idp() throws -> IdentityProvider {
-        try XCTUnwrap(Self.provider, "the identity provider (Samples/servers/oauth_idp/serve.py) did not start")
-    }
-
     private func client(_ id: String, _ authentication: OAuthClientConfiguration.Authentication = .none,
-                        redirect: String = "com.example.app:/callback", scopes: [String] = ["openid", "email"],
-                        hops: [ProxyConfiguration.RelayHop] = [TestServers.relayHop()]) async throws -> OAuthClient {
+                        redirect: String = "com.example.app:/callback", scopes: [String] = ["openid", "email"]) async throws -> OAuthClient {
         let configuration = OAuthClientConfiguration(clientID: id, authentication: authentication,
                                                      redirectURI: URL(string: redirect)!, scopes: scopes)
-        return try await OAuthClient.connect(to: .issuer(try idp().issuer), client: configuration,
-                                             sessionConfiguration: TestServers.configuration(hops: hops))
+        return try await OAuthClient.connect(to: .issuer(IdentityProvider.issuer), client: configuration,
+                                             sessionConfiguration: try IdentityProvider.configuration())
     }
 
     private var alice: LoginDriver { LoginDriver(username: IdentityProvider.username, password: IdentityProvider.password) }
 
-    func testPublicClientLogsInConsentsAndRefreshesThroughTheRelay() async throws {
-        let provider = try idp()
-        let earlier = try provider.requests().count
+    func testPublicClientLogsInConsentsAndRefreshesThroughTheChain() async throws {
+        let earlier = try IdentityProvider.requests().count
         let client = try await client(IdentityProvider.publicClientID)
         defer { client.invalidate() }
         let flow = AuthorizationCodeFlow(client: client, driver: alice)
         let result = try await flow.run()
         XCTAssertEqual(result.pages.map { URLComponents(string: $0)?.path }, ["/accounts/login/", "/o/authorize/"], "login, then consent")
         let idToken = try XCTUnwrap(result.idToken)
-        XCTAssertEqual(idToken.issuer, provider.issuer)
+        XCTAssertEqual(idToken.issuer, IdentityProvider.issuer)
         XCTAssertEqual(idToken.audiences, [IdentityProvider.publicClientID])
         XCTAssertNotNil(idToken.nonce)
         let subject = try XCTUnwrap(idToken.subject)
@@ -67,33 +49,34 @@ final class OAuthFlowEndToEndTests: XCTestCase {
         let after = try await client.userinfo(accessToken: refreshed.accessToken)
         XCTAssertEqual(after["sub"]?.string, subject)
 
-        // The provider saw every request from the relay's address and never the relay's token.
-        let requests = Array(try provider.requests().dropFirst(earlier))
+        // The provider saw every request of this flow from relay B's address, never a token.
+        let requests = Array(try IdentityProvider.requests().dropFirst(earlier))
         XCTAssertTrue(requests.contains { $0.method == "POST" && $0.path == "/accounts/login/" }, "\(requests)")
         XCTAssertTrue(requests.contains { $0.method == "POST" && $0.path == "/o/token/" })
-        XCTAssertEqual(Set(requests.map(\.clientAddress)), ["127.0.0.11"])
-        XCTAssertFalse(requests.contains { $0.hadProxyAuthorization || $0.hadRelayToken })
-    }
-
-    /// Through relays A then B: the provider sees only relay B's address, and neither token.
-    func testTwoHopChainShowsOnlyTheSecondRelayToTheProvider() async throws {
-        let provider = try idp()
-        let earlier = try provider.requests().count
-        let hopB = TestServers.relayHop(token: TestServers.relayBToken, url: TestServers.relayBURL)
-        let client = try await client(IdentityProvider.publicClientID, hops: [TestServers.relayHop(), hopB])
-        defer { client.invalidate() }
-        let result = try await AuthorizationCodeFlow(client: client, driver: alice).run()
-        _ = try await client.userinfo(accessToken: result.tokens.accessToken)
-        let requests = Array(try provider.requests().dropFirst(earlier))
-        XCTAssertGreaterThanOrEqual(requests.count, 6, "\(requests)")
         XCTAssertEqual(Set(requests.map(\.clientAddress)), ["127.0.0.12"])
         XCTAssertFalse(requests.contains { $0.hadProxyAuthorization || $0.hadRelayToken })
     }
 
-    /// A loopback redirect URI on a port nothing listens on: the flow completes, and relay A's
+    /// The provider's own log, whole: not empty, and every request in it (from every OAuth test
+    /// so far) came from relay B's address; none carried a relay token. Relay A's log shows the
+    /// tunnels to relay B and never the provider's name; relay B's shows the provider's.
+    func testProviderLogShowsOnlyRelayB() async throws {
+        let client = try await client(IdentityProvider.publicClientID)
+        let result = try await AuthorizationCodeFlow(client: client, driver: alice).run()
+        _ = try await client.userinfo(accessToken: result.tokens.accessToken)
+        client.invalidate()
+        let requests = try IdentityProvider.requests()
+        XCTAssertGreaterThanOrEqual(requests.count, 7, "the provider's log is too short to prove anything: \(requests)")
+        XCTAssertEqual(requests.filter { $0.clientAddress != "127.0.0.12" }, [], "requests that did not come from relay B")
+        XCTAssertFalse(requests.contains { $0.hadProxyAuthorization || $0.hadRelayToken })
+        let viaB = try TestServers.waitForLogLines(TestServers.relayBLog, containing: "idp.test:443\t", skipping: 0)
+        XCTAssertFalse(viaB.isEmpty, "relay B logged no tunnel to idp.test")
+        XCTAssertEqual(try TestServers.logLines(TestServers.relayLog, containing: "idp.test").count, 0, "relay A saw the provider's name")
+    }
+
+    /// A loopback redirect URI on a port nothing listens on: the flow completes, and relay B's
     /// log (which does show this flow's tunnels to the provider) has no tunnel to that port.
     func testLoopbackRedirectIsInterceptedAndNeverDialled() async throws {
-        let provider = try idp()
         let port = try Self.unusedLoopbackPort()
         let client = try await client(IdentityProvider.confidentialClientID,
                                       .clientSecretBasic(secret: IdentityProvider.confidentialClientSecret),
@@ -102,9 +85,11 @@ final class OAuthFlowEndToEndTests: XCTestCase {
         client.invalidate()
         XCTAssertEqual(result.pages.map { URLComponents(string: $0)?.path }, ["/accounts/login/"], "consent is skipped for this client")
         XCTAssertEqual(result.idToken?.audiences, [IdentityProvider.confidentialClientID])
-        let tunnels = try TestServers.waitForLogLines(TestServers.relayLog, containing: "origin.test:\(provider.port)\t", skipping: 0)
-        XCTAssertFalse(tunnels.isEmpty, "relay A logged no tunnel to the provider: the log cannot prove anything")
-        XCTAssertEqual(try TestServers.logLines(TestServers.relayLog, containing: ":\(port)\t").count, 0, "the redirect URI was dialled")
+        let tunnels = try TestServers.waitForLogLines(TestServers.relayBLog, containing: "idp.test:443\t", skipping: 0)
+        XCTAssertFalse(tunnels.isEmpty, "relay B logged no tunnel to the provider: the log cannot prove anything")
+        for log in [TestServers.relayLog, TestServers.relayBLog] {
+            XCTAssertEqual(try TestServers.logLines(log, containing: ":\(port)\t").count, 0, "the redirect URI was dialled")
+        }
         XCTAssertThrowsError(try Self.connect(port: port), "something listens on the redirect port")
     }
 
@@ -166,6 +151,14 @@ final class OAuthFlowEndToEndTests: XCTestCase {
             XCTAssertEqual(error.code, .tokenEndpoint(status: 400, error: "invalid_grant", description: nil))
         }
         let second = try await flow.authorize()
+        // The real redirect with its state changed in flight: refused before any code is used.
+        var tampered = try XCTUnwrap(URLComponents(url: second.callback, resolvingAgainstBaseURL: false))
+        let sent = try XCTUnwrap(tampered.queryItems?.first { $0.name == "state" }?.value)
+        tampered.queryItems = tampered.queryItems?.map { $0.name == "state" ? URLQueryItem(name: "state", value: sent + "x") : $0 }
+        XCTAssertThrowsError(try AuthorizationCodeFlow.code(from: try XCTUnwrap(tampered.url), state: sent, issuer: IdentityProvider.issuer)) {
+            XCTAssertEqual($0 as? OAuthError, OAuthError(.stateMismatch))
+        }
+        XCTAssertEqual(try AuthorizationCodeFlow.code(from: second.callback, state: sent, issuer: IdentityProvider.issuer), second.code)
         let result = try await flow.complete(second)
         do {
             _ = try await flow.complete(second)
@@ -199,7 +192,7 @@ final class OAuthFlowEndToEndTests: XCTestCase {
         payload[payload.count - 3] ^= 0x01
         parts[1] = Base64URL.encode(payload)
         XCTAssertEqual(failure(validator, parts.joined(separator: ".")), .signature)
-        validator.issuer = "https://origin.test/other"
+        validator.issuer = "https://idp.test/other"
         guard case .issuer? = failure(validator) else { return XCTFail("issuer not checked") }
         validator = flow.validator(keys)
         validator.clientID = IdentityProvider.publicClientID
@@ -209,10 +202,9 @@ final class OAuthFlowEndToEndTests: XCTestCase {
     /// RFC 8628: the user signs in and approves in a second ephemeral session while the client
     /// polls; a denial ends the poll with access_denied.
     func testDeviceAuthorizationGrantApprovedAndDenied() async throws {
-        let provider = try idp()
-        let endpoint = URL(string: provider.issuer + "/device-authorization/")!
+        let endpoint = URL(string: IdentityProvider.issuer + "/device-authorization/")!
         for consent in [LoginDriver.Consent.approve, .deny] {
-            let device = try await client("device-app", scopes: ["openid", "read"])
+            let device = try await client(IdentityProvider.deviceClientID, scopes: ["openid", "read"])
             defer { device.invalidate() }
             var driver = alice
             driver.consent = consent
@@ -229,16 +221,15 @@ final class OAuthFlowEndToEndTests: XCTestCase {
                 XCTAssertEqual(error.oauthErrorCode, "access_denied", "\(error)")
             }
         }
-        let paths = try provider.requests().map(\.path)
+        let paths = try IdentityProvider.requests().map(\.path)
         XCTAssertTrue(paths.contains("/o/device/") && paths.contains { $0.hasPrefix("/o/device-confirm/") }, "\(paths)")
     }
 
     /// The user-agent role: start at the relying party's login URL, sign in and consent at the
     /// provider, land back on the app greeting the user; a denial lands on the app's error.
     func testUserAgentRoleLandsBackOnTheApp() async throws {
-        let provider = try idp()
-        let start = URL(string: "https://origin.test:\(provider.port)/app/login")!
-        let configuration = TestServers.configuration(hops: [TestServers.relayHop()])
+        let start = URL(string: IdentityProvider.origin + "/app/login")!
+        let configuration = try IdentityProvider.configuration()
         let result = try await UserAgentFlow(startURL: start, driver: alice).run(sessionConfiguration: configuration)
         XCTAssertEqual(result.pages.map { URLComponents(string: $0)?.path }, ["/accounts/login/", "/o/authorize/"])
         XCTAssertEqual(URLComponents(url: result.finalPage.url, resolvingAgainstBaseURL: false)?.path, "/app/")

@@ -22,6 +22,14 @@ struct CommandRun {
          "--relay-cacert", TestServers.caFile, "--cacert", TestServers.caFile]
     }
 
+    /// The relay options that reach relay A, then relay B through it, each with its token.
+    static var twoHopRelayArguments: [String] {
+        ["--relay", TestServers.relayURL.absoluteString, "--relay-header", "Proxy-Authorization: \(TestServers.relayToken)",
+         "--relay-cacert", TestServers.caFile,
+         "--relay", TestServers.relayBURL.absoluteString, "--relay-header", "Proxy-Authorization: \(TestServers.relayBToken)",
+         "--relay-cacert", TestServers.caFile, "--cacert", TestServers.caFile]
+    }
+
     /// The built executable, for tests that need a real process (exit codes, strace): the one
     /// next to this test bundle, so a sanitizer build (its own scratch path) tests its own.
     static var executable: String {

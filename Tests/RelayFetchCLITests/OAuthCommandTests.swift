@@ -2,28 +2,19 @@ import Foundation
 import XCTest
 import RelayFetchTestSupport
 
-/// `relayfetch oauth` against the test identity provider through relay A: verdicts, exit
-/// statuses, JUnit XML, and no secret in any output.
+/// `relayfetch oauth` against the test identity provider (https://idp.test) through relay A then
+/// relay B: every sample scenario (one per grant), the README example as written, verdicts, exit
+/// statuses, JUnit XML valid against the common schema, and no secret in any output.
 final class OAuthCommandTests: XCTestCase {
-    nonisolated(unsafe) private static var provider: IdentityProvider?
     private var directory: URL!
-
-    override class func setUp() {
-        super.setUp()
-        provider = try? IdentityProvider()
-    }
-
-    override class func tearDown() {
-        provider?.stop()
-        provider = nil
-        super.tearDown()
-    }
 
     override func setUpWithError() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("oauth-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        setenv("RELAYFETCH_TEST_IDP_PASSWORD", IdentityProvider.password, 1)
-        setenv("RELAYFETCH_TEST_SERVICE_SECRET", IdentityProvider.serviceClientSecret, 1)
+        // The variables Samples/oauth/*.json name.
+        setenv("IDP_PASSWORD", IdentityProvider.password, 1)
+        setenv("CLIENT_SECRET", IdentityProvider.confidentialClientSecret, 1)
+        setenv("SERVICE_SECRET", IdentityProvider.serviceClientSecret, 1)
     }
 
     override func tearDown() { try? FileManager.default.removeItem(at: directory) }
@@ -34,75 +25,106 @@ final class OAuthCommandTests: XCTestCase {
         return file.path
     }
 
-    private func issuer() throws -> String { try XCTUnwrap(Self.provider, "the identity provider did not start").issuer }
-
-    private func login(_ password: String = "${env:RELAYFETCH_TEST_IDP_PASSWORD}", consent: String = "approve") -> String {
+    private func login(_ password: String = "${env:IDP_PASSWORD}", consent: String = "approve") -> String {
         #"{"username": "alice", "password": "\#(password)", "consent": "\#(consent)"}"#
     }
 
-    func testScenariosPassWithStepsJUnitAndNoSecrets() async throws {
-        let issuer = try issuer()
-        let loginFile = try scenario("login", #"""
-        {"name": "alice logs in", "issuer": "\#(issuer)", "client": {"id": "public-app"},
-         "redirectURI": "com.example.app:/callback", "scopes": ["openid", "email"], "login": \#(login()),
-         "userinfo": true, "refresh": true,
-         "expect": {"tokenType": "Bearer", "scopes": ["openid"], "claims": {"email": "alice@origin.test"}}}
-        """#)
-        let service = try scenario("service", #"""
-        {"name": "service token", "issuer": "\#(issuer)", "grant": "client_credentials", "scopes": ["read"],
-         "client": {"id": "service-app", "auth": "client_secret_post", "secret": "${env:RELAYFETCH_TEST_SERVICE_SECRET}"}}
-        """#)
-        let denied = try scenario("denied", #"""
-        {"name": "consent denied", "issuer": "\#(issuer)", "client": {"id": "public-app"},
-         "redirectURI": "com.example.app:/callback", "login": \#(login(consent: "deny")), "expect": {"error": "access_denied"}}
-        """#)
-        let device = try scenario("device", #"""
-        {"name": "device grant", "issuer": "\#(issuer)", "grant": "device_code", "client": {"id": "device-app"},
-         "deviceAuthorizationEndpoint": "\#(issuer)/device-authorization/", "scopes": ["read"], "login": \#(login())}
-        """#)
-        let app = try scenario("app", #"""
-        {"name": "web app login", "startURL": "\#(issuer.dropLast(2))/app/login", "login": \#(login()),
-         "expect": {"status": 200, "text": "Welcome, alice@origin.test", "urlPattern": "^https://origin\\.test:[0-9]+/app/$"}}
-        """#)
+    static let samples = TestServers.repository.appendingPathComponent("Samples/oauth")
+    /// Samples/oauth's scenarios and their names, in the order they are run.
+    static let sampleScenarios = [
+        ("login", "alice signs in through two relays"), ("consent", "public client consents (PKCE, custom-scheme redirect)"),
+        ("client-secret-post", "confidential client, client_secret_post"), ("client-credentials", "service token (client credentials)"),
+        ("device", "device grant (RFC 8628)"), ("web-app", "web app login (user-agent role)"),
+        ("consent-denied", "consent denied ends with access_denied"),
+    ]
+    static var junitSchema: String { TestServers.repository.appendingPathComponent("Tests/RelayFetchCLITests/Fixtures/junit.xsd").path }
+
+    /// Every sample scenario at once (`--parallel 4`) through the two-hop chain: each passes,
+    /// each step prints its line, the JUnit file is valid against the schema, the HAR files
+    /// redact what they must, and no output file holds any secret the provider saw or issued.
+    func testEverySampleScenarioPassesThroughTwoRelays() async throws {
+        let requestsBefore = try IdentityProvider.requests().count
+        let secretsBefore = try IdentityProvider.secrets().count
+        let files = try Set(FileManager.default.contentsOfDirectory(atPath: Self.samples.path).filter { $0.hasSuffix(".json") })
+        XCTAssertEqual(files, Set(Self.sampleScenarios.map { "\($0.0).json" }), "a sample scenario this test does not run")
         let junit = directory.appendingPathComponent("junit.xml").path
         let har = directory.appendingPathComponent("har").path
-        let run = await CommandRun.run(["oauth", loginFile, service, denied, device, app, "--junit", junit, "--parallel", "4", "--har", har]
-                                       + CommandRun.relayArguments)
+        let run = await CommandRun.run(["oauth"] + Self.sampleScenarios.map { Self.samples.appendingPathComponent("\($0.0).json").path }
+                                       + ["--junit", junit, "--parallel", "4", "--har", har] + CommandRun.twoHopRelayArguments)
         XCTAssertEqual(run.status, 0, run.stdoutText + run.stderr)
         let lines = run.stdoutText.split(separator: "\n").map(String.init)
-        XCTAssertEqual(lines.filter { $0.hasPrefix("PASS ") }.count, 5, run.stdoutText)
+        XCTAssertEqual(lines.filter { $0.hasPrefix("PASS ") }.count, Self.sampleScenarios.count, run.stdoutText)
         for step in ["discovery", "authorize", "token", "userinfo", "refresh", "expected error", "device grant", "login"] {
             XCTAssertTrue(lines.contains { $0.hasPrefix("  \(step) ") }, "no \(step) line in:\n\(run.stdoutText)")
         }
         let blocks = run.stdoutText.components(separatedBy: "scenario ").dropFirst()
-        XCTAssertEqual(blocks.count, 5, "each scenario's lines together:\n\(run.stdoutText)")
+        XCTAssertEqual(blocks.count, Self.sampleScenarios.count, "each scenario's lines together:\n\(run.stdoutText)")
         XCTAssertTrue(blocks.allSatisfy { $0.contains("PASS ") }, run.stdoutText)
+
         let xml = try String(contentsOfFile: junit, encoding: .utf8)
-        let order = ["alice logs in", "service token", "consent denied", "device grant", "web app login"].compactMap { xml.range(of: "name=\"\($0)\"")?.lowerBound }
+        XCTAssertEqual(try XMLSchemaValidator(schemaFile: Self.junitSchema).errors(in: xml), [], xml)
+        let order = Self.sampleScenarios.compactMap { xml.range(of: "name=\"\($0.1)\"")?.lowerBound }
+        XCTAssertEqual(order.count, Self.sampleScenarios.count, xml)
         XCTAssertEqual(order, order.sorted(), "JUnit test cases in the order the files were given")
-        XCTAssertEqual(order.count, 5)
-        XCTAssertTrue(xml.contains(#"<testsuite name="relayfetch oauth" tests="5" failures="0""#), xml)
-        XCTAssertEqual(xml.components(separatedBy: "<testcase ").count - 1, 5)
-        // Well-formed, with the elements and attributes JUnit readers use.
-        let check = """
-        import sys, xml.etree.ElementTree as E
-        root = E.parse(sys.argv[1]).getroot()
-        assert root.tag == "testsuites", root.tag
-        for suite in root:
-            assert suite.tag == "testsuite" and int(suite.get("tests")) == len(suite.findall("testcase"))
-            for case in suite.findall("testcase"):
-                assert case.get("name") and case.get("classname") and float(case.get("time")) >= 0
-        """
-        let lint = try TestServers.run(["/usr/bin/python3", "-c", check, junit])
-        XCTAssertEqual(lint.status, 0, lint.output)
-        let hars = try ["alice_logs_in", "service_token", "consent_denied", "device_grant", "web_app_login"].map {
-            try String(contentsOfFile: "\(har)/\($0).har", encoding: .utf8)
+        XCTAssertTrue(xml.contains(#"<testsuite name="relayfetch oauth" tests="7" failures="0""#), xml)
+
+        let check = try TestServers.run(["/usr/bin/python3", "-c", Self.harCheck, "\(har)/public_client_consents__PKCE__custom-scheme_redirect_.har"])
+        XCTAssertEqual(check.status, 0, check.output)
+        try assertNoSecrets(in: [run.stdoutText, run.stderr], files: directory, secretsBefore: secretsBefore)
+        let requests = try IdentityProvider.requests().dropFirst(requestsBefore)
+        XCTAssertGreaterThan(requests.count, 20, "\(requests)")
+        XCTAssertEqual(requests.filter { $0.clientAddress != TestServers.relayBURL.host }, [], "requests that did not come from relay B")
+    }
+
+    /// The README's `relayfetch oauth` example, run by bash exactly as README.md shows it (in a
+    /// scratch folder holding a link to Samples/), with the built executable on PATH.
+    func testReadmeExampleRunsAsWritten() throws {
+        let readme = try String(contentsOf: TestServers.repository.appendingPathComponent("README.md"), encoding: .utf8)
+        let begin = "<!-- readme-oauth-example -->\n```sh\n", end = "```\n<!-- /readme-oauth-example -->"
+        let script = try XCTUnwrap(readme.components(separatedBy: begin).dropFirst().first?.components(separatedBy: end).first,
+                                   "README.md has no oauth example between \(begin) and \(end)")
+        XCTAssertTrue(script.contains("relayfetch oauth Samples/oauth/login.json"), script)
+        try FileManager.default.createSymbolicLink(at: directory.appendingPathComponent("Samples"),
+                                                   withDestinationURL: TestServers.repository.appendingPathComponent("Samples"))
+        let requestsBefore = try IdentityProvider.requests().count
+        let secretsBefore = try IdentityProvider.secrets().count
+        var environment = ProcessInfo.processInfo.environment
+        environment["PATH"] = URL(fileURLWithPath: CommandRun.executable).deletingLastPathComponent().path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+        environment["RELAYFETCH_SERVERS_DIR"] = TestServers.directory.path
+        for name in ["IDP_PASSWORD", "CLIENT_SECRET", "SERVICE_SECRET"] { environment[name] = nil }
+        let run = try TestServers.run(["/bin/bash", "-euo", "pipefail", "-c", "cd '\(directory.path)'\n" + script], environment: environment)
+        XCTAssertEqual(run.status, 0, run.output)
+        XCTAssertTrue(run.output.contains("PASS alice signs in through two relays ("), run.output)
+        let xml = try String(contentsOf: directory.appendingPathComponent("oauth-junit.xml"), encoding: .utf8)
+        XCTAssertEqual(try XMLSchemaValidator(schemaFile: Self.junitSchema).errors(in: xml), [], xml)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: directory.appendingPathComponent("oauth-har/alice_signs_in_through_two_relays.har").path))
+        try assertNoSecrets(in: [run.output], files: directory, secretsBefore: secretsBefore)
+        let requests = try IdentityProvider.requests().dropFirst(requestsBefore)
+        XCTAssertGreaterThanOrEqual(requests.count, 7, "\(requests)")
+        XCTAssertEqual(Set(requests.map(\.clientAddress)), [TestServers.relayBURL.host!])
+    }
+
+    /// No text nor file under `files` holds a password or client secret, nor any state, nonce,
+    /// code, token or CSRF value the provider logged after its first `secretsBefore` secrets.
+    private func assertNoSecrets(in texts: [String], files: URL, secretsBefore: Int,
+                                 file: StaticString = #filePath, line: UInt = #line) throws {
+        let seen = Array(try IdentityProvider.secrets().dropFirst(secretsBefore))
+        for kind in ["state", "nonce", "code", "access_token", "password"] {
+            XCTAssertTrue(seen.contains { $0.name == kind }, "the provider logged no \(kind): the check below cannot prove anything", file: file, line: line)
         }
-        let harCheck = try TestServers.run(["/usr/bin/python3", "-c", Self.harCheck, "\(har)/alice_logs_in.har"])
-        XCTAssertEqual(harCheck.status, 0, harCheck.output)
-        for output in [run.stdoutText, run.stderr, xml] + hars {
-            for secret in [IdentityProvider.password, IdentityProvider.serviceClientSecret] {
-                XCTAssertFalse(output.contains(secret), "a secret was printed")
+        let values = Set(seen.map(\.value) + [IdentityProvider.password, IdentityProvider.confidentialClientSecret,
+                                              IdentityProvider.serviceClientSecret])
+        var outputs = texts.enumerated().map { ("output \($0.offset)", $0.element) }
+        let enumerator = try XCTUnwrap(FileManager.default.enumerator(at: files, includingPropertiesForKeys: [.isRegularFileKey]))
+        for case let url as URL in enumerator where (try? url.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true {
+            if url.lastPathComponent.hasSuffix(".json") && url.deletingLastPathComponent() == files { continue } // our scenarios
+            outputs.append((url.path, try String(contentsOf: url, encoding: .utf8)))
+        }
+        XCTAssertGreaterThan(outputs.count, texts.count, "no output file to check", file: file, line: line)
+        for (name, text) in outputs {
+            for value in values where text.contains(value) {
+                let kind = seen.first { $0.value == value }?.name ?? "password or client secret"
+                XCTFail("\(name) holds a \(kind) value", file: file, line: line)
             }
         }
     }
@@ -133,18 +155,18 @@ final class OAuthCommandTests: XCTestCase {
     """
 
     func testWrongPasswordFailsWithExitOneAndItsReason() async throws {
-        let issuer = try issuer()
         let file = try scenario("wrong", #"""
-        {"name": "wrong password", "issuer": "\#(issuer)", "client": {"id": "public-app"},
+        {"name": "wrong password", "issuer": "\#(IdentityProvider.issuer)", "client": {"id": "public-app"},
          "redirectURI": "com.example.app:/callback", "login": \#(login("not-her-password"))}
         """#)
         let junit = directory.appendingPathComponent("junit.xml").path
-        let run = await CommandRun.run(["oauth", file, "--junit", junit] + CommandRun.relayArguments)
+        let run = await CommandRun.run(["oauth", file, "--junit", junit] + CommandRun.twoHopRelayArguments)
         XCTAssertEqual(run.status, 1)
-        XCTAssertTrue(run.stdoutText.contains("FAIL wrong password: login: stopped at https://origin.test:"), run.stdoutText)
+        XCTAssertTrue(run.stdoutText.contains("FAIL wrong password: login: stopped at https://idp.test/accounts/login/"), run.stdoutText)
         XCTAssertTrue(run.stdoutText.contains("the login form came back after signing in"), run.stdoutText)
         let xml = try String(contentsOfFile: junit, encoding: .utf8)
         XCTAssertTrue(xml.contains("<failure message=\"login: stopped at"), xml)
+        XCTAssertEqual(try XMLSchemaValidator(schemaFile: Self.junitSchema).errors(in: xml), [], xml)
         XCTAssertFalse((run.stdoutText + xml).contains("not-her-password"))
     }
 
@@ -163,5 +185,30 @@ final class OAuthCommandTests: XCTestCase {
         let unset = try scenario("unset", #"{"name": "u", "issuer": "${env:RELAYFETCH_TEST_NOT_SET}", "client": {"id": "x"}}"#)
         let third = await CommandRun.run(["oauth", unset])
         XCTAssertEqual(third.stderr, "relayfetch: \(unset): $.issuer environment variable RELAYFETCH_TEST_NOT_SET is not set\n")
+    }
+
+    /// The schema is strict enough to fail: documents JUnit readers would reject, or that would
+    /// hide a bug of ours, are invalid.
+    func testJUnitSchemaRejectsInvalidDocuments() throws {
+        let validator = try XMLSchemaValidator(schemaFile: Self.junitSchema)
+        let valid = #"<testsuites><testsuite name="s" tests="1" failures="1" time="0.5" timestamp="2026-12-01T10:00:00Z">"#
+            + #"<testcase name="c" classname="k" time="0.1"><failure message="m" type="t">x</failure><system-out>o</system-out></testcase>"#
+            + #"</testsuite></testsuites>"#
+        XCTAssertEqual(validator.errors(in: valid), [])
+        for invalid in [
+            #"<testsuites><testsuite tests="1"><testcase name="c"/></testsuite></testsuites>"#, // suite without a name
+            #"<testsuites><testsuite name="s" tests="1"><testcase classname="k"/></testsuite></testsuites>"#, // case without a name
+            #"<testsuites><testsuite name="s" tests="one"/></testsuites>"#, // a count that is not a number
+            #"<testsuites><testsuite name="s" tests="1" time="-1"/></testsuites>"#, // negative time
+            #"<testsuites><testsuite name="s" tests="1" timestamp="yesterday"/></testsuites>"#,
+            #"<testsuites><testsuite name="s" tests="1"><failure message="m"/></testsuite></testsuites>"#, // failure outside a case
+            #"<testsuites><testsuite name="s" tests="1"><testcase name="c"><skipped/><failure/></testcase></testsuite></testsuites>"#,
+            #"<testsuites><testsuite name="s" tests="1"><testcase name="c"><system-out/><failure/></testcase></testsuite></testsuites>"#,
+            #"<testsuites><testsuite name="s" tests="1"><testcase name="c"><verdict/></testcase></testsuite></testsuites>"#,
+            #"<results/>"#,
+            #"<testsuites><testsuite name="s" tests="1">"#, // not well-formed
+        ] {
+            XCTAssertNotEqual(validator.errors(in: invalid), [], invalid)
+        }
     }
 }
