@@ -30,7 +30,6 @@ rounds=${BENCH_ROUNDS:-5}
 delay=${BENCH_DELAY_MS:-10}
 delay_cr=${BENCH_CLIENT_RELAY_MS:-$delay}
 delay_ro=${BENCH_RELAY_ORIGIN_MS:-$delay}
-build_dir=${BENCH_BUILD_DIR:-/tmp/bench-build}
 token=bench-token-$RANDOM$RANDOM
 
 client_ip=198.18.0.1
@@ -47,83 +46,20 @@ for value in "$delay_cr" "$delay_ro"; do
 done
 
 bash "$here/setup.sh" >&2
-python=/usr/bin/python3 # Debian's, whatever else is first on PATH
-
-# --- build ---------------------------------------------------------------------------------
-if [[ -n ${BENCH_RELAYFETCH:-} ]]; then
-  relayfetch=$BENCH_RELAYFETCH
-else
-  command -v swift >/dev/null || die "no swift on PATH (or set BENCH_RELAYFETCH to a relayfetch binary)"
-  log "building relayfetch (release, scratch path $build_dir)"
-  if ! build_output=$(cd "$repo" && swift build -c release --product relayfetch --scratch-path "$build_dir" 2>&1); then
-    printf '%s\n' "$build_output" | tail -n 30 >&2
-    die "the release build failed"
-  fi
-  relayfetch=$(cd "$repo" && swift build -c release --product relayfetch --scratch-path "$build_dir" --show-bin-path)/relayfetch
-fi
-[[ -x $relayfetch ]] || die "no relayfetch binary at $relayfetch (build failed?)"
+# shellcheck source=../lib/netns.sh
+source "$here/../lib/netns.sh"
+python=$bench_python
+bench_relayfetch /tmp/bench-build
 
 # --- state and cleanup ---------------------------------------------------------------------
-prefix=rfpb$$
-namespaces=() # those created so far: only these are searched for processes and deleted
-work=
-pids=()
-
-# True while PID runs; a zombie (exited, not yet reaped by this shell) counts as gone.
-alive() {
-  local stat
-  { read -r stat <"/proc/$1/stat"; } 2>/dev/null || return 1
-  stat=${stat##*) }
-  [[ ${stat:0:1} != Z ]]
-}
-
-cleanup() {
-  local status=$? ns pid left
-  # A second signal (timeout(1) signals the process group too) must not cut the cleanup short.
-  trap '' INT TERM
-  trap - EXIT
-  set +e
-  # Everything running in our namespaces was started by this script (servers, the hub, a
-  # client still running after a failure): stop those processes by pid, then the namespaces.
-  local all=("${pids[@]}")
-  for ns in "${namespaces[@]}"; do
-    ip netns pids "$ns" >/dev/null 2>&1 && mapfile -t -O "${#all[@]}" all < <(ip netns pids "$ns" 2>/dev/null)
-  done
-  for pid in "${all[@]}"; do kill -TERM "$pid" 2>/dev/null; done
-  for _ in $(seq 30); do
-    left=0
-    for pid in "${all[@]}"; do alive "$pid" && left=1; done
-    ((left)) || break
-    sleep 0.1
-  done
-  for pid in "${all[@]}"; do alive "$pid" && kill -KILL "$pid" 2>/dev/null; done
-  for ns in "${namespaces[@]}"; do ip netns del "$ns" 2>/dev/null; done
-  if [[ -n ${BENCH_KEEP_WORK:-} ]]; then log "kept $work"; elif [[ -n $work ]]; then rm -rf "$work"; fi
-  exit "$status"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-work=$(mktemp -d /tmp/relayfetch-page-bench.XXXXXX)
-chmod 755 "$work" # nginx workers and squid run as other users
+bench_prefix=rfpb$$
+bench_traps page-bench
 
 # --- PKI -----------------------------------------------------------------------------------
 pki=$work/pki
-mkdir -p "$pki"
-quiet() { local out; out=$("$@" 2>&1) || { printf '%s\n' "$out" >&2; return 1; }; }
-quiet openssl req -x509 -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
-  -keyout "$pki/ca.key" -out "$pki/ca.pem" -days 2 -subj "/CN=relayfetch page benchmark CA" \
-  -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign"
-leaf() { # NAME SAN
-  quiet openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
-    -keyout "$pki/$1.key" -subj "/CN=$1" -out "$pki/$1.csr"
-  quiet openssl x509 -req -in "$pki/$1.csr" -CA "$pki/ca.pem" -CAkey "$pki/ca.key" \
-    -set_serial "0x$(openssl rand -hex 16)" -days 2 -out "$pki/$1.pem" \
-    -extfile <(printf '%s\n' 'basicConstraints=critical,CA:FALSE' 'keyUsage=critical,digitalSignature' \
-      'extendedKeyUsage=serverAuth' "subjectAltName=$2")
-}
-leaf relay "IP:$relay_ip, DNS:relay.page.test"
-leaf origin "DNS:www.page.test, DNS:static.page.test, DNS:img.page.test"
+bench_ca "$pki" "relayfetch page benchmark CA"
+bench_leaf "$pki" relay "IP:$relay_ip, DNS:relay.page.test"
+bench_leaf "$pki" origin "DNS:www.page.test, DNS:static.page.test, DNS:img.page.test"
 chgrp proxy "$pki/relay.key" && chmod 640 "$pki/relay.key"
 
 # --- site ----------------------------------------------------------------------------------
@@ -131,42 +67,18 @@ chgrp proxy "$pki/relay.key" && chmod 640 "$pki/relay.key"
 chmod -R a+rX "$work/site"
 
 # --- namespaces and the delaying hub -------------------------------------------------------
-log "topology: client <-> relay ${delay_cr} ms, relay <-> origins ${delay_ro} ms one way (namespaces $prefix-*)"
-for ns in "$prefix-hub" "$prefix-cli" "$prefix-rly" "$prefix-org"; do
-  ip netns add "$ns" || die "cannot create network namespace $ns"
-  namespaces+=("$ns")
-done
-hub=$prefix-hub
-declare -A ns_of=([c]=$prefix-cli [r]=$prefix-rly [o]=$prefix-org)
+log "topology: client <-> relay ${delay_cr} ms, relay <-> origins ${delay_ro} ms one way (namespaces $bench_prefix-*)"
+declare -A ns_of=([c]=$(bench_ns c) [r]=$(bench_ns r) [o]=$(bench_ns o))
 declare -A mac_of=([c]=02:00:5e:00:00:01 [r]=02:00:5e:00:00:02 [o]=02:00:5e:00:00:03)
-for end in c r o; do
-  ip link add "h$end" netns "$hub" type veth peer name eth0 netns "${ns_of[$end]}" address "${mac_of[$end]}"
-  ip -n "$hub" link set "h$end" up
-done
-ip -n "$hub" link set lo up
-for end in c r o; do
-  ns=${ns_of[$end]}
-  ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
-  ip -n "$ns" link set lo up
-  ip -n "$ns" link set eth0 up
-done
-ip -n "${ns_of[c]}" addr add "$client_ip/24" dev eth0
-ip -n "${ns_of[r]}" addr add "$relay_ip/24" dev eth0
-for host in "${!origin_ip[@]}"; do ip -n "${ns_of[o]}" addr add "${origin_ip[$host]}/24" dev eth0; done
-# Static neighbours: no ARP round trip in the first connection of a run.
-ip -n "${ns_of[c]}" neigh replace "$relay_ip" lladdr "${mac_of[r]}" dev eth0 nud permanent
-ip -n "${ns_of[r]}" neigh replace "$client_ip" lladdr "${mac_of[c]}" dev eth0 nud permanent
-for host in "${!origin_ip[@]}"; do
-  ip -n "${ns_of[r]}" neigh replace "${origin_ip[$host]}" lladdr "${mac_of[o]}" dev eth0 nud permanent
-done
-ip -n "${ns_of[o]}" neigh replace "$relay_ip" lladdr "${mac_of[r]}" dev eth0 nud permanent
-
-# Real-time priority keeps the hub's sends on time while Chromium keeps both cores busy.
-rt=()
-chrt -f 50 true 2>/dev/null && rt=(chrt -f 50)
-ip netns exec "$hub" "${rt[@]}" "$python" "$here/delayhub.py" --link "hc:hr:$delay_cr" --link "hr:ho:$delay_ro" \
-  --ready "$work/hub.ready" --late-log "$work/hub-late.log" >"$work/hub.log" 2>&1 &
-pids+=($!)
+bench_hub_namespace
+bench_end c "${mac_of[c]}" "$client_ip"
+bench_end r "${mac_of[r]}" "$relay_ip"
+bench_end o "${mac_of[o]}" "${origin_ip[@]}"
+bench_neighbour c "$relay_ip" "${mac_of[r]}"
+bench_neighbour r "$client_ip" "${mac_of[c]}"
+for host in "${!origin_ip[@]}"; do bench_neighbour r "${origin_ip[$host]}" "${mac_of[o]}"; done
+bench_neighbour o "$relay_ip" "${mac_of[r]}"
+bench_hub "hc:hr:$delay_cr" "hr:ho:$delay_ro"
 
 # --- servers -------------------------------------------------------------------------------
 mkdir -p "$work/nginx/tmp" "$work/squid"
@@ -257,32 +169,10 @@ pids+=($!)
 ip netns exec "${ns_of[r]}" squid -N -f "$work/squid/squid.conf" >"$work/squid/stdout.log" 2>&1 &
 pids+=($!)
 
-wait_listening() { # NS ADDRESS:PORT... ; also fails when a server exits
-  local ns=$1 deadline=$((SECONDS + 20)) missing port pid
-  shift
-  while :; do
-    missing=()
-    local open
-    open=$(ip netns exec "$ns" ss -Hltn | awk '{print $4}')
-    for port in "$@"; do grep -qxF "$port" <<<"$open" || missing+=("$port"); done
-    [[ ${#missing[@]} -gt 0 ]] || return 0
-    for pid in "${pids[@]}"; do
-      kill -0 "$pid" 2>/dev/null || {
-        log "a server exited during start-up; logs:"
-        tail -n 20 "$work"/*.log "$work"/nginx/*.log "$work"/squid/*.log >&2 2>/dev/null
-        return 1
-      }
-    done
-    ((SECONDS < deadline)) || { log "timed out waiting for ${missing[*]} in $ns"; return 1; }
-    sleep 0.05
-  done
-}
 origin_ports=()
 for host in "${!origin_ip[@]}"; do origin_ports+=("${origin_ip[$host]}:443"); done
-wait_listening "${ns_of[o]}" "${origin_ports[@]}"
-wait_listening "${ns_of[r]}" "$relay_ip:3128" "$relay_ip:3129" "$relay_ip:3130"
-for _ in $(seq 100); do [[ -s $work/hub.ready ]] && break; sleep 0.05; done
-[[ -s $work/hub.ready ]] || die "the delay hub did not start: $(cat "$work/hub.log")"
+bench_wait_listening o "${origin_ports[@]}"
+bench_wait_listening r "$relay_ip:3128" "$relay_ip:3129" "$relay_ip:3130"
 log "servers up: squid on $relay_ip:3128/3129/3130, nginx on ${origin_ports[*]}"
 
 # --- Chromium's trust store: the test CA in an NSS db in a temporary HOME ------------------

@@ -70,14 +70,18 @@ public struct AuthorizationCodeFlow: Sendable {
 
     /// The back channel: exchanges the code with its PKCE verifier and verifies the ID token.
     public func complete(_ authorization: Authorization) async throws -> Result {
+        // The JWKS is fetched for each token, so a key the provider rotated in is always there;
+        // while the token request is in flight, so it costs no round trip of its own.
+        async let keys = authorization.nonce == nil ? nil : Self.keys(of: client)
         let tokens = try await client.exchange(code: authorization.code, verifier: authorization.pkce.verifier)
         guard let nonce = authorization.nonce else { return Result(tokens: tokens, idToken: nil, pages: authorization.pages) }
         guard let raw = tokens.idToken else { throw OAuthError(.invalidTokenResponse("no id_token for an openid request")) }
-        // The JWKS is fetched for each token, so a key the provider rotated in is always there.
-        let idToken = try validator(try await client.keys()).validate(raw, nonce: nonce, accessToken: tokens.accessToken,
-                                                                         code: authorization.code)
+        guard let keySet = try await keys else { throw OAuthError(.discovery("no JWKS")) }
+        let idToken = try validator(keySet).validate(raw, nonce: nonce, accessToken: tokens.accessToken, code: authorization.code)
         return Result(tokens: tokens, idToken: idToken, pages: authorization.pages)
     }
+
+    private static func keys(of client: OAuthClient) async throws -> JSONWebKeySet? { try await client.keys() }
 
     /// The ID token checks for this client and provider.
     public func validator(_ keys: JSONWebKeySet) -> IDTokenValidator {

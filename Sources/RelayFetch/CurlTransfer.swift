@@ -119,7 +119,9 @@ final class CurlTransfer: @unchecked Sendable {
             let connectTo = curl_slist_append(nil, "::127.0.0.1:\(relayed.opener.listenerPort)")
             lists.append(connectTo)
             _ = rf_curl_easy_setopt_slist(easy, CURLOPT_CONNECT_TO, connectTo)
-            setLong(CURLOPT_TCP_NODELAY, 0)
+            // Loopback TCP with Nagle on holds a request's second write (a POST body after its
+            // headers) until the first is acknowledged, up to a delayed-ACK timeout (40 ms).
+            setLong(CURLOPT_TCP_NODELAY, 1)
             _ = rf_curl_easy_setopt_opensocket(easy, curlOpenTunnelSocket)
             _ = rf_curl_easy_setopt_ptr(easy, CURLOPT_OPENSOCKETDATA, me)
         }

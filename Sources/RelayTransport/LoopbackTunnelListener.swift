@@ -35,6 +35,7 @@ public final class LoopbackTunnelListener {
                     if client < 0 { return }
                     _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
                     _ = fcntl(client, F_SETFD, FD_CLOEXEC)
+                    Self.sendWithoutDelay(client)
                     let fromLoopback = peer.sin_addr.s_addr == in_addr_t(INADDR_LOOPBACK).bigEndian
                     onAccept(client, fromLoopback ? Self.name(port: UInt16(bigEndian: peer.sin_port)) : "")
                 }
@@ -56,6 +57,7 @@ public final class LoopbackTunnelListener {
         let client = try systemCall("socket") { socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
         do {
             try bindLoopback(client)
+            sendWithoutDelay(client)
             return (client, name(port: try localPort(client)))
         } catch {
             Glibc.close(client)
@@ -64,6 +66,13 @@ public final class LoopbackTunnelListener {
     }
 
     private static func name(port: UInt16) -> String { "127.0.0.1:\(port)" }
+
+    /// Nagle off, on both ends: with it, a second small write (HTTP/2 frames, a POST body after
+    /// its headers) waits for the first one's ACK, which loopback delays up to 40 ms.
+    private static func sendWithoutDelay(_ fd: Int32) {
+        var one: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+    }
 
     /// Binds `fd` to 127.0.0.1 on a port the kernel picks.
     private static func bindLoopback(_ fd: Int32) throws(SystemError) {

@@ -4,8 +4,8 @@ the name known to the relays only); Benchmarks/oauth runs one in a namespace.
 
 Takes hostile_common's arguments (--host, --port, --cert, --key, --ca, --log) plus --state (a
 folder for the SQLite database, created afresh at every start), --origin (the scheme, name and
-port clients use, default https://origin.test:PORT) and --daemon (keep running when standard
-input closes). At start it generates an RSA key for ID tokens, creates the test user and
+port clients use, default https://origin.test:PORT), --daemon (keep running when standard
+input closes) and --plain (plain HTTP, for a TLS front such as nginx; the app still sees https). At start it generates an RSA key for ID tokens, creates the test user and
 clients, prints "READY <port>", then logs one line per request: client address, method, path,
 and whether a Proxy-Authorization header or the relay token arrived.
 
@@ -36,6 +36,7 @@ def main():
         parser.add_argument("--state", required=True)
         parser.add_argument("--origin")
         parser.add_argument("--daemon", action="store_true")
+        parser.add_argument("--plain", action="store_true")
     args = hostile_common.arguments(__doc__, extra)
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric import rsa
@@ -99,7 +100,8 @@ class TLSWSGIServer(socketserver.ThreadingMixIn, WSGIServer):
     def shutdown_request(self, request):
         # End TLS with close_notify: a close-delimited body cut without it is a truncation.
         try:
-            request.unwrap()
+            if isinstance(request, ssl.SSLSocket):
+                request.unwrap()
         except (OSError, ValueError):
             pass
         super().shutdown_request(request)
@@ -152,7 +154,8 @@ def serve(args, server, application):
         return [body]
 
     server.set_app(logged)
-    server.socket = hostile_common.server_tls_context(args).wrap_socket(server.socket, server_side=True)
+    if not args.plain:
+        server.socket = hostile_common.server_tls_context(args).wrap_socket(server.socket, server_side=True)
     if not args.daemon:
         hostile_common.exit_with_parent()
     print("READY %d" % server.server_address[1], flush=True)
