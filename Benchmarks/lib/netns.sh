@@ -145,6 +145,24 @@ bench_wait_listening() {
   done
 }
 
+# bench_nginx_preamble DIR: the start of an nginx.conf for a foreground server whose pid, error
+# log and temporary files live in DIR (DIR/tmp must exist); the http block is left open.
+bench_nginx_preamble() {
+  cat <<EOF
+daemon off;
+worker_processes 1;
+pid $1/nginx.pid;
+error_log $1/error.log warn;
+events { worker_connections 1024; }
+http {
+    client_body_temp_path $1/tmp/body;
+    proxy_temp_path $1/tmp/proxy;
+    fastcgi_temp_path $1/tmp/fastcgi;
+    uwsgi_temp_path $1/tmp/uwsgi;
+    scgi_temp_path $1/tmp/scgi;
+EOF
+}
+
 # bench_relayfetch DEFAULT_SCRATCH: sets $relayfetch to BENCH_RELAYFETCH, or to a release build
 # made with scratch path BENCH_BUILD_DIR (default DEFAULT_SCRATCH).
 bench_relayfetch() {

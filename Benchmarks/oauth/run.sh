@@ -127,18 +127,9 @@ done
 
 # --- identity provider: nginx (TLS 1.3, HTTP/2, keep-alive) in front of the Django app ------
 mkdir -p "$work/idp" "$work/nginx/tmp"
-cat >"$work/nginx/nginx.conf" <<EOF
-daemon off;
-worker_processes 1;
-pid $work/nginx/nginx.pid;
-error_log $work/nginx/error.log warn;
-events { worker_connections 1024; }
-http {
-    client_body_temp_path $work/nginx/tmp/body;
-    proxy_temp_path $work/nginx/tmp/proxy;
-    fastcgi_temp_path $work/nginx/tmp/fastcgi;
-    uwsgi_temp_path $work/nginx/tmp/uwsgi;
-    scgi_temp_path $work/nginx/tmp/scgi;
+{
+  bench_nginx_preamble "$work/nginx"
+  cat <<EOF
     # One line per request: time, connection serial, method, path, status, protocol, remote
     # address, seconds the app took.
     log_format bench "\$msec\t\$connection\t\$request_method\t\$uri\t\$status\t\$server_protocol\t\$remote_addr\t\$upstream_response_time";
@@ -158,6 +149,7 @@ http {
     }
 }
 EOF
+} >"$work/nginx/nginx.conf"
 ip netns exec "$(bench_ns i)" "$venv/bin/python" -u -B "$repo/Samples/servers/oauth_idp/serve.py" --daemon --plain \
   --host 127.0.0.1 --port 8000 --origin https://idp.test --cert "$pki/idp.pem" --key "$pki/idp.key" --ca "$pki/ca.pem" \
   --state "$work/idp" --log "$work/idp/events.log" </dev/null >"$work/idp/stdout.log" 2>&1 &

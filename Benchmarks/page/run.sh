@@ -83,22 +83,12 @@ bench_hub "hc:hr:$delay_cr" "hr:ho:$delay_ro"
 # --- servers -------------------------------------------------------------------------------
 mkdir -p "$work/nginx/tmp" "$work/squid"
 {
+  bench_nginx_preamble "$work/nginx"
   cat <<EOF
-daemon off;
-worker_processes 1;
-pid $work/nginx/nginx.pid;
-error_log $work/nginx/error.log warn;
-events { worker_connections 1024; }
-http {
     types {
         text/html html; text/css css; application/javascript js; image/png png; font/woff2 woff2;
     }
     default_type application/octet-stream;
-    client_body_temp_path $work/nginx/tmp/body;
-    proxy_temp_path $work/nginx/tmp/proxy;
-    fastcgi_temp_path $work/nginx/tmp/fastcgi;
-    uwsgi_temp_path $work/nginx/tmp/uwsgi;
-    scgi_temp_path $work/nginx/tmp/scgi;
     # One line per request: time, origin, connection serial, request, status, protocol, bytes.
     log_format bench "\$msec\t\$server_name\t\$connection\t\$request_uri\t\$status\t\$server_protocol\t\$body_bytes_sent\t\$remote_addr";
     access_log $work/nginx/access.log bench;
