@@ -4,8 +4,9 @@
 # two TLS + HTTP/2 origins (nginx), and Oblivious HTTP (RFC 9458): a relay (the same nginx) in
 # front of a gateway (Samples/servers/ohttp_gateway.py, run by the venv of scripts/setup.sh).
 # Relays A and B also speak HTTP/3 on UDP (Samples/servers/h3_relay.py, the same venv): CONNECT
-# and CONNECT-UDP (MASQUE).
-# Usage: scripts/test-servers.sh start|stop|status
+# and CONNECT-UDP (MASQUE). PostgreSQL on 127.0.0.40:5432, the shared store of multi-worker crawls,
+# is a piece of its own (scripts/test-postgres.sh): `start|stop|status postgres` runs only it.
+# Usage: scripts/test-servers.sh start|stop|status [postgres]
 # State (PKI, rendered configs, logs, pids): ${RELAYFETCH_SERVERS_DIR:-<repo>/.build/test-servers}
 set -euo pipefail
 
@@ -380,6 +381,8 @@ test-servers: OHTTP     relay    https://127.0.0.30/relay (nginx, h2 or HTTP/1.1
                         gateway  http://127.0.0.31:8081/gateway (key id 1, X25519, HKDF-SHA256 with
                                  AES-128-GCM or ChaCha20-Poly1305); reaches origins from 127.0.0.32
                         keys     $dir/ohttp/keys.bin (application/ohttp-keys), GET /ohttp-keys
+test-servers: store     postgres://relayfetch@127.0.0.40:5432/relayfetch (PostgreSQL, TCP only;
+                        the role may create a database per test)
 test-servers: CA        $pki/ca.pem (relay, OHTTP relay and origin certificates)
 test-servers: logs      relay A  $dir/squid/access.log $dir/nghttpx-a/access.log
                                  $dir/h3relay-a/access.log (HTTP/3)
@@ -387,6 +390,7 @@ test-servers: logs      relay A  $dir/squid/access.log $dir/nghttpx-a/access.log
                                  $dir/h3relay-b/access.log (HTTP/3)
                         origins  $dir/nginx/origin-a.log $dir/nginx/origin-b.log
                         OHTTP    $dir/nginx/ohttp-relay.log $dir/ohttp/gateway.log
+                        store    $dir/postgres/postgres.log
 EOF
 }
 
@@ -402,6 +406,7 @@ cmd_start() {
     log "already running (state in $dir)"
     [[ $(templates_sum) == "$(cat "$dir/run/templates.sum" 2>/dev/null)" ]] ||
       log "warning: Samples/servers changed since these servers started; run stop, then start"
+    postgres start
     return 0
   fi
   if compgen -G "$dir/run/*.pid" >/dev/null; then
@@ -442,6 +447,7 @@ cmd_start() {
   launch_h3relay b
   launch nginx nginx -e "$dir/nginx/error.log" -p "$dir/nginx/" -c "$dir/nginx/nginx.conf"
   wait_ready
+  postgres start
   trap - EXIT
   templates_sum >"$dir/run/templates.sum"
 
@@ -457,10 +463,12 @@ cmd_stop() {
   fi
   lock_state_dir
   stop_all
+  postgres stop
 }
 
 cmd_status() {
-  local name pid pending
+  local name pid pending postgres_status=0
+  postgres status || postgres_status=1
   pending=$(not_ready)
   for name in "${servers[@]}"; do
     if pid=$(server_pid "$name"); then
@@ -469,18 +477,27 @@ cmd_status() {
       log "$name not running"
     fi
   done
-  [[ -n $pending ]] || return 0
-  log "not ready:" $pending
-  return 1
+  if [[ -n $pending ]]; then
+    log "not ready:" $pending
+    return 1
+  fi
+  return "$postgres_status"
 }
 
+# postgres start|stop|status: the PostgreSQL piece, which also runs alone.
+postgres() { bash "$repo/scripts/test-postgres.sh" "$1"; }
+
 main() {
+  if [[ ${2:-} == postgres && ${1:-} =~ ^(start|stop|status)$ ]]; then
+    postgres "$1"
+    return
+  fi
   case ${1:-} in
     start) cmd_start ;;
     stop) cmd_stop ;;
     status) cmd_status ;;
     *)
-      printf 'usage: %s start|stop|status\n' "$0" >&2
+      printf 'usage: %s start|stop|status [postgres]\n' "$0" >&2
       exit 2
       ;;
   esac
