@@ -27,10 +27,9 @@ final class PostgresConnection {
         displayName = Self.redacted(url)
         guard let connection = PQconnectdb(url) else { throw CrawlError.store("cannot connect to \(displayName): out of memory") }
         handle = connection
+        // Once `handle` is set, a throw here still runs deinit, which finishes the connection.
         guard PQstatus(handle) == CONNECTION_OK else {
-            let message = Self.trimmed(PQerrorMessage(handle))
-            PQfinish(handle)
-            throw CrawlError.store("cannot connect to \(displayName): \(message)")
+            throw CrawlError.store("cannot connect to \(displayName): \(Self.trimmed(PQerrorMessage(handle)))")
         }
         rf_pq_silence_notices(handle)
     }
