@@ -37,9 +37,15 @@ final class CrawlWorkersCommandTests: XCTestCase {
         defer { workers.filter(\.isRunning).forEach { kill($0.processIdentifier, SIGKILL) } }
         let victim = workers[1]
         let holdsQuery = "SELECT url FROM crawl_pages WHERE state = 1 AND worker LIKE '%:\(victim.processIdentifier):%'"
+        // Once 100 pages are in: stop the victim, and kill it if it holds URLs (else let it go on
+        // and look again), so what it held at the kill is what the store shows after.
         var deadline = Date().addingTimeInterval(60)
         while Date() < deadline && victim.isRunning {
-            if try site.pageFetchCounts().values.reduce(0, +) >= 100, !(try database.query(holdsQuery)).isEmpty { break }
+            if try site.pageFetchCounts().values.reduce(0, +) >= 100 {
+                kill(victim.processIdentifier, SIGSTOP)
+                if !(try database.query(holdsQuery)).isEmpty { break }
+                kill(victim.processIdentifier, SIGCONT)
+            }
             usleep(2_000)
         }
         kill(victim.processIdentifier, SIGKILL)
