@@ -1,7 +1,9 @@
 import Foundation
 
-/// The one owner of the store and the politeness state: workers ask it for the next URL, and
-/// report back what became of it. Limits (pages, bytes) are checked here, counting earlier runs.
+/// The one owner of the store and the politeness state in this process: workers ask it for the
+/// next URL, and report back what became of it. Limits (pages, bytes) are checked here, counting
+/// earlier runs (and, with a shared store, other workers). A shared store also hears of every
+/// politeness event, so that it holds across workers.
 actor CrawlCoordinator {
     /// The answer to a worker asking for work.
     enum Claim: Sendable {

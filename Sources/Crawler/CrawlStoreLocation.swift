@@ -17,6 +17,12 @@ public enum CrawlStoreLocation: Sendable, Equatable {
         self = lowered.hasPrefix("postgres://") || lowered.hasPrefix("postgresql://") ? .postgres(url: argument) : .sqliteFile(argument)
     }
 
+    /// Whether workers may share it (PostgreSQL), so claims are leases.
+    public var isShared: Bool {
+        if case .postgres = self { return true }
+        return false
+    }
+
     /// Opens (creating if needed) the store; a PostgreSQL store's claims last `lease` seconds
     /// without renewal. Throws a `CrawlError` naming the file or server.
     public func open(lease: Double = 60) throws -> any CrawlStore {

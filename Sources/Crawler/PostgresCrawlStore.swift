@@ -70,11 +70,16 @@ public final class PostgresCrawlStore: CrawlStore, @unchecked Sendable {
         }
     }
 
-    /// Queues again the URLs whose lease ran out (their worker died or lost the server).
+    /// Queues again the URLs whose lease ran out (their worker died or lost the server). Rows
+    /// another worker has locked are left for its next round: workers recovering at the same
+    /// time never wait for each other.
     @discardableResult
     public func recoverClaims() throws -> Int {
         lastRecovery = Date().timeIntervalSince1970
-        return try connection.execute("UPDATE crawl_pages SET state = 0 WHERE state = 1 AND lease_until < \(Self.clock)").changed
+        return try connection.execute("""
+            UPDATE crawl_pages SET state = 0 WHERE id IN (
+              SELECT id FROM crawl_pages WHERE state = 1 AND lease_until < \(Self.clock) FOR UPDATE SKIP LOCKED)
+            """).changed
     }
 
     @discardableResult

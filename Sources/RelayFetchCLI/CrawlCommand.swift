@@ -81,7 +81,7 @@ struct CrawlCommand: Subcommand {
     /// Chains after the first (`--chain` groups).
     var moreChains: [RelayOptions] = []
     var storePath: String?
-    var lease: Double = 60
+    var lease: Double?
     var jsonLinesPath: String?
     var warcDirectory: String?
     var warcMaximumSize = 1 << 30
@@ -129,6 +129,9 @@ struct CrawlCommand: Subcommand {
             throw UsageError("\(error)")
         }
         command.configuration.keepBodies = command.warcDirectory != nil
+        if command.lease != nil, CrawlStoreLocation(command.storePath).isShared == false {
+            throw UsageError("--lease applies to a PostgreSQL store only (--store postgres://...)")
+        }
         try relay.validate()
         command.relay = relay
         command.moreChains = try groups.dropFirst().map { try chain($0, inheriting: relay) }
@@ -172,7 +175,7 @@ struct CrawlCommand: Subcommand {
                 sessionConfiguration.maximumRedirects = 0  // a redirect is a link, checked for scope like any other
                 sessions.append(try Session(configuration: sessionConfiguration))
             }
-            store = try CrawlStoreLocation(storePath).open(lease: lease)
+            store = try CrawlStoreLocation(storePath).open(lease: lease ?? 60)
             output = try CrawlOutput(jsonLinesPath: jsonLinesPath, warcDirectory: warcDirectory, warcMaximumSize: warcMaximumSize)
         } catch {
             io.log("relayfetch: error: \(error)")

@@ -97,6 +97,15 @@ final class CrawlWorkersCommandTests: XCTestCase {
         XCTAssertEqual(try database.query("SELECT value FROM crawl_options WHERE name = 'max-depth'"), ["2"])
     }
 
+    func testLeaseWithoutPostgresIsBadUsage() async {
+        let run = await CommandRun.run(["crawl", "https://origin.test/", "--store", "crawl.db", "--lease", "5"])
+        XCTAssertEqual(run.status, 2)
+        XCTAssertTrue(run.stderr.contains("--lease applies to a PostgreSQL store only"), run.stderr)
+        let zero = await CommandRun.run(["crawl", "https://origin.test/", "--store", "postgresql://u@127.0.0.40/db", "--lease", "0"])
+        XCTAssertEqual(zero.status, 2)
+        XCTAssertTrue(zero.stderr.contains("--lease needs a number of seconds above 0"), zero.stderr)
+    }
+
     /// The same for an SQLite file: a rerun with another scope is refused.
     func testSQLiteRerunWithOtherOptionsIsRefused() async throws {
         let site = try CrawlSite(pages: 3)
