@@ -21,8 +21,8 @@ actor CrawlCoordinator {
     private var inFlight = 0
     private var pagesDone: Int
     private var bytesDone: Int
-    /// When `pagesDone` and `bytesDone` were last read from a shared store (other workers add to them).
-    private var totalsReadAt = Date()
+    /// When `bytesDone` was last read from a shared store (other workers add to it).
+    private var bytesReadAt = Date()
     private(set) var progress = CrawlProgress()
     private let startedAt = Date()
 
@@ -62,11 +62,17 @@ actor CrawlCoordinator {
     /// The next URL to fetch, or how long to wait, or that the crawl is over.
     func next() throws -> Claim {
         let now = Self.now
-        if store.isShared, maximumPages != nil || maximumBytes != nil, Date().timeIntervalSince(totalsReadAt) > 0.5 {
-            (pagesDone, bytesDone) = try Self.totals(of: store)
-            totalsReadAt = Date()
+        var pagesTaken = pagesDone + inFlight
+        if store.isShared {
+            // Other workers' pages count: every claim and outcome in the store, read before each
+            // claim (an index-only count), so workers pass --max-pages by at most a claim each.
+            if maximumPages != nil { pagesTaken = try store.pagesClaimedOrDone() }
+            if maximumBytes != nil, Date().timeIntervalSince(bytesReadAt) > 0.5 {
+                bytesDone = try store.fetchedBytes()
+                bytesReadAt = Date()
+            }
         }
-        let limitReached = maximumPages.map { pagesDone + inFlight >= $0 } == true || maximumBytes.map { bytesDone >= $0 } == true
+        let limitReached = maximumPages.map { pagesTaken >= $0 } == true || maximumBytes.map { bytesDone >= $0 } == true
         if limitReached { return inFlight == 0 ? .finished : .wait(0.05) }
         let global = politeness.globalWait(at: now)
         if global > 0 { return .wait(global) }

@@ -60,6 +60,9 @@ public protocol CrawlStore: AnyObject, Sendable {
     /// Bytes of every page fetched so far (by every run and worker).
     func fetchedBytes() throws -> Int
 
+    /// Pages claimed, fetched or failed (by every run and worker): what counts toward a limit.
+    func pagesClaimedOrDone() throws -> Int
+
     /// When the next URL is due (a queued one, or a claim that may expire), if any.
     func earliestDue() throws -> Double?
 

@@ -178,6 +178,11 @@ public final class PostgresCrawlStore: CrawlStore, @unchecked Sendable {
         return Int(text ?? "") ?? 0
     }
 
+    public func pagesClaimedOrDone() throws -> Int {
+        let text = try connection.execute("SELECT count(*) FROM crawl_pages WHERE state IN (1, 2, 3)").rows.first?.first ?? nil
+        return Int(text ?? "") ?? 0
+    }
+
     /// The next queued URL's due time, or when another worker's claim would expire: a worker
     /// waits for those rather than finish, since the claim may add links or come back.
     public func earliestDue() throws -> Double? {

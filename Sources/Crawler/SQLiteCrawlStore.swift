@@ -119,6 +119,10 @@ public final class SQLiteCrawlStore: CrawlStore, @unchecked Sendable {
         try database.prepared("SELECT coalesce(sum(bytes), 0) FROM pages WHERE state IN (2, 3)").rows([], { $0.integer(0) }).first ?? 0
     }
 
+    public func pagesClaimedOrDone() throws -> Int {
+        try database.prepared("SELECT count(*) FROM pages WHERE state IN (1, 2, 3)").rows([], { $0.integer(0) }).first ?? 0
+    }
+
     /// When the next queued URL is due, if any is queued (no claim is left to expire here).
     public func earliestDue() throws -> Double? {
         try database.prepared("SELECT min(not_before) FROM pages WHERE state = 0").rows([], { $0.isNull(0) ? nil : $0.real(0) }).first ?? nil

@@ -80,6 +80,22 @@ final class CrawlWorkersCommandTests: XCTestCase {
         XCTAssertEqual(try database.query("SELECT count(DISTINCT worker) FROM crawl_pages"), ["3"], "all three workers completed pages")
     }
 
+    /// --max-pages counts every worker's pages: two workers stop together at the limit.
+    func testMaximumPagesHoldsAcrossWorkers() throws {
+        let database = try PostgresTestDatabase()
+        let site = try CrawlSite(pages: 100, serverArguments: ["--delay-ms", "5"])
+        let arguments = ["crawl", site.origin + "/", "--store", database.url, "--max-pages", "40", "--per-host", "4",
+                         "--strip-query-param", "utm_source"] + CommandRun.relayArguments
+        let workers = try (0..<2).map { _ in try worker(arguments) }
+        for process in workers {
+            process.waitUntilExit()
+            XCTAssertEqual(process.terminationStatus, 0)
+        }
+        let done = Int(try database.query("SELECT count(*) FROM crawl_pages WHERE state IN (2, 3)").first ?? "") ?? 0
+        XCTAssertTrue((40...41).contains(done), "40 pages, or one more when both workers claimed the last at once: \(done)")
+        XCTAssertEqual(try site.pageFetchCounts().values.reduce(0, +), done, "the origin saw as many")
+    }
+
     /// A second worker, or a rerun, with options that change what is crawled is refused, naming
     /// the option; --change-options records the new ones.
     func testWorkerWithOtherOptionsIsRefusedNamingTheOption() async throws {
