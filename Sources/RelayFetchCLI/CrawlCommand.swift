@@ -26,8 +26,8 @@ struct CrawlCommand: Subcommand {
       --allow REGEX            follow only URLs matching REGEX (repeatable: any of them)
       --deny REGEX             never follow URLs matching REGEX (repeatable; wins over --allow)
       --max-depth N            follow links at most N steps from a seed
-      --max-pages N            stop after N pages, earlier runs of the store included
-      --max-bytes N            stop after N body bytes (suffix K, M or G), earlier runs included
+      --max-pages N            stop after N pages, earlier runs and other workers included
+      --max-bytes N            stop after N body bytes (suffix K, M or G), the same way
       --strip-query-param NAME remove query parameter NAME before URLs are compared (repeatable)
     Politeness:
       --concurrency N          requests in flight overall (default 8)

@@ -68,7 +68,7 @@ final class CrawlWorkersCommandTests: XCTestCase {
         XCTAssertTrue(repeated.isSubset(of: heldAtKill), "fetched twice but not held by the killed worker: \(repeated.subtracting(heldAtKill))")
         XCTAssertTrue(counts.values.allSatisfy { $0 <= 2 }, "\(counts.filter { $0.value > 2 })")
         let requests = try site.requests()
-        XCTAssertEqual(requests.filter { $0.path == "/robots.txt" }.count, 3, "robots.txt once per worker")
+        XCTAssertTrue((2...3).contains(requests.filter { $0.path == "/robots.txt" }.count), "robots.txt once per worker (the killed one's may not have gone out)")
         XCTAssertLessThanOrEqual(requests.map(\.inProgress).max() ?? 0, 3, "--per-host 3 holds across the workers")
 
         XCTAssertEqual(try database.query("SELECT state, count(*) FROM crawl_pages GROUP BY state ORDER BY state"),
