@@ -3,11 +3,9 @@ import Foundation
 /// The options that decide what a crawl fetches, as name and text value, kept in its store: a
 /// rerun, or another worker on a shared store, with different ones would crawl something else
 /// under the same frontier, so it is refused with the options that differ.
-public struct CrawlOptions: Sendable, Equatable {
+public struct CrawlOptions: Sendable {
     /// Names in a fixed order, each with its value as text.
     public private(set) var values: [(name: String, value: String)]
-
-    public init(_ values: [(name: String, value: String)]) { self.values = values }
 
     /// The options of `configuration` with `scope` (the seeds already added to it).
     init(configuration: CrawlConfiguration, scope: CrawlScope) {
@@ -27,10 +25,6 @@ public struct CrawlOptions: Sendable, Equatable {
             ("per-host", String(configuration.perHostConcurrency)),
             ("delay", String(configuration.delay)),
         ]
-    }
-
-    public static func == (left: CrawlOptions, right: CrawlOptions) -> Bool {
-        left.values.map(\.name) == right.values.map(\.name) && left.values.map(\.value) == right.values.map(\.value)
     }
 
     /// The options whose values differ from `stored` (options only one side has included), as
