@@ -123,11 +123,12 @@ actor CrawlCoordinator {
     }
 
     /// A claimed URL of `host` is being sent now; its host's delay counts from here.
-    /// Other workers learn it through the store; if the store fails here, the page's completion
-    /// (which must reach it) reports the failure.
+    /// Other workers learn it through the store when it delays their next start (with no delay,
+    /// the claim said all there is); if the store fails here, the page's completion (which must
+    /// reach it) reports the failure.
     func sending(to host: String) {
         politeness.sending(host, at: Self.now)
-        try? store.hostSending(host, delay: politeness.policy.delay)
+        if politeness.startInterval(for: host) > 0 { try? store.hostSending(host, delay: politeness.policy.delay) }
     }
 
     /// robots.txt asked for `seconds` between requests to `host`.

@@ -7,6 +7,8 @@ internal import CPostgreSQL
 /// naming the server (password hidden) and PostgreSQL's message.
 final class PostgresConnection {
     private let handle: OpaquePointer
+    /// Prepared statements of this session, by their SQL.
+    private var statementNames: [String: String] = [:]
     /// The URL with any password replaced by "***", for messages.
     let displayName: String
 
@@ -40,7 +42,7 @@ final class PostgresConnection {
     @discardableResult
     func execute(_ sql: String, _ parameters: [String?] = []) throws -> Result {
         do {
-            return try run(sql, parameters)
+            return try run(sql, parameters, prepared: true)
         } catch let error as ServerError {
             throw CrawlError.store("\(displayName): \(error.message) (in: \(sql.prefix(60)))")
         }
@@ -54,33 +56,53 @@ final class PostgresConnection {
         while true {
             attempt += 1
             do {
-                try run("BEGIN", [])
+                try run("BEGIN", [], prepared: false)
                 let result = try body()
-                try run("COMMIT", [])
+                try run("COMMIT", [], prepared: false)
                 return result
             } catch let error as ServerError {
-                _ = try? run("ROLLBACK", [])
+                _ = try? run("ROLLBACK", [], prepared: false)
                 if ["40P01", "40001"].contains(error.state) && attempt < 3 { continue }
                 throw CrawlError.store("\(displayName): \(error.message)")
             } catch {
-                _ = try? run("ROLLBACK", [])
+                _ = try? run("ROLLBACK", [], prepared: false)
                 throw error
             }
         }
     }
 
     /// Like `execute`, but a server failure stays a `ServerError` so `transaction` can retry it.
+    /// A `prepared` statement is parsed and planned once per connection, not on every call (not
+    /// for BEGIN, COMMIT and ROLLBACK: nothing can be prepared in a failed transaction).
     @discardableResult
-    private func run(_ sql: String, _ parameters: [String?]) throws -> Result {
-        if PQstatus(handle) != CONNECTION_OK { PQreset(handle) }
+    private func run(_ sql: String, _ parameters: [String?], prepared: Bool) throws -> Result {
+        if PQstatus(handle) != CONNECTION_OK {
+            PQreset(handle)
+            statementNames.removeAll()  // a new session has none of them
+        }
         let copies = parameters.map { $0.flatMap { strdup($0) } }
         defer { copies.forEach { free($0) } }
         let values = copies.map { UnsafePointer($0) }
-        guard let raw = values.withUnsafeBufferPointer({
-            PQexecParams(handle, sql, Int32(parameters.count), nil, $0.baseAddress, nil, nil, 0)
-        }) else {
-            throw ServerError(state: "", message: Self.trimmed(PQerrorMessage(handle)))
+        let name = prepared ? try statementName(for: sql) : nil
+        let raw = values.withUnsafeBufferPointer { buffer in
+            if let name { return PQexecPrepared(handle, name, Int32(parameters.count), buffer.baseAddress, nil, nil, 0) }
+            return PQexecParams(handle, sql, 0, nil, nil, nil, nil, 0)
         }
+        return try collect(raw)
+    }
+
+    /// The name `sql` is prepared under on this connection, preparing it the first time.
+    private func statementName(for sql: String) throws -> String {
+        if let name = statementNames[sql] { return name }
+        let name = "relayfetch_\(statementNames.count + 1)"
+        _ = try collect(PQprepare(handle, name, sql, 0, nil))
+        statementNames[sql] = name
+        return name
+    }
+
+    /// The rows of a result (cleared here), or its failure as a `ServerError`.
+    private func collect(_ raw: OpaquePointer?) throws -> Result {
+        guard let raw else { throw ServerError(state: "", message: Self.trimmed(PQerrorMessage(handle))) }
         defer { PQclear(raw) }
         switch PQresultStatus(raw) {
         case PGRES_COMMAND_OK, PGRES_TUPLES_OK:

@@ -35,25 +35,6 @@ public final class PostgresCrawlStore: CrawlStore, @unchecked Sendable {
         }
     }
 
-    static let schema = [
-        """
-        CREATE TABLE IF NOT EXISTS crawl_pages(
-          id BIGSERIAL PRIMARY KEY, url TEXT NOT NULL UNIQUE, host TEXT NOT NULL, depth INTEGER NOT NULL,
-          state SMALLINT NOT NULL DEFAULT 0, attempts INTEGER NOT NULL DEFAULT 0, not_before FLOAT8 NOT NULL DEFAULT 0,
-          status INTEGER, bytes BIGINT NOT NULL DEFAULT 0, digest TEXT, error TEXT, finished_at FLOAT8,
-          worker TEXT, lease_until FLOAT8, claims INTEGER NOT NULL DEFAULT 0, completions INTEGER NOT NULL DEFAULT 0)
-        """,
-        "CREATE INDEX IF NOT EXISTS crawl_pages_queue ON crawl_pages(state, id)",
-        "CREATE INDEX IF NOT EXISTS crawl_pages_host ON crawl_pages(host, state, id)",
-        "CREATE INDEX IF NOT EXISTS crawl_pages_lease ON crawl_pages(state, lease_until)",
-        """
-        CREATE TABLE IF NOT EXISTS crawl_hosts(
-          host TEXT PRIMARY KEY, next_start FLOAT8 NOT NULL DEFAULT 0, paused_until FLOAT8 NOT NULL DEFAULT 0,
-          crawl_delay FLOAT8 NOT NULL DEFAULT 0)
-        """,
-        "CREATE TABLE IF NOT EXISTS crawl_options(name TEXT PRIMARY KEY, value TEXT NOT NULL)",
-    ]
-
     public var isShared: Bool { true }
     public var leaseRenewalInterval: Double? { lease / 3 }
 
@@ -106,36 +87,14 @@ public final class PostgresCrawlStore: CrawlStore, @unchecked Sendable {
 
     public func claim(now: Double, busyHosts: Set<String>, perHost: Int, delay: Double) throws -> Entry? {
         if now - lastRecovery > min(1, lease / 4) { try recoverClaims() }
-        return try connection.transaction { () -> Entry? in
-            // A host that may start now, locked so that no other worker claims for it meanwhile.
-            let host = try connection.execute("""
-                WITH due AS (
-                  SELECT host, min(id) AS first FROM (
-                    SELECT host, id FROM crawl_pages WHERE state = 0 AND not_before <= \(Self.clock) ORDER BY id LIMIT \(Self.claimWindow)
-                  ) window_rows GROUP BY host)
-                SELECT h.host FROM crawl_hosts h JOIN due ON due.host = h.host
-                WHERE h.next_start <= \(Self.clock) AND h.paused_until <= \(Self.clock) AND NOT (h.host = ANY($1::text[]))
-                  AND (SELECT count(*) FROM crawl_pages c WHERE c.host = h.host AND c.state = 1) < $2
-                ORDER BY due.first LIMIT 1 FOR UPDATE OF h SKIP LOCKED
-                """, [PostgresConnection.arrayLiteral(busyHosts.sorted()), String(perHost)]).rows.first?.first ?? nil
-            guard let host else { return nil }
-            // Counted again now the row is locked: a claim another worker committed meanwhile counts.
-            let rows = try connection.execute("""
-                WITH claimed AS (
-                  UPDATE crawl_pages SET state = 1, worker = $2, lease_until = \(Self.clock) + $3, claims = claims + 1
-                  WHERE id = (SELECT id FROM crawl_pages WHERE host = $1 AND state = 0 AND not_before <= \(Self.clock)
-                              AND (SELECT count(*) FROM crawl_pages c WHERE c.host = $1 AND c.state = 1) < $4
-                              ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
-                  RETURNING id, url, host, depth, attempts, claims),
-                started AS (
-                  UPDATE crawl_hosts SET next_start = \(Self.clock) + greatest($5::float8, crawl_delay)
-                  WHERE host = $1 AND EXISTS (SELECT 1 FROM claimed))
-                SELECT id, url, host, depth, attempts, claims FROM claimed
-                """, [host, worker, String(lease), String(perHost), String(delay)]).rows
-            guard let row = rows.first else { return nil }
-            return Entry(id: Int(row[0] ?? "") ?? 0, url: row[1] ?? "", host: row[2] ?? "", depth: Int(row[3] ?? "") ?? 0,
-                         attempts: Int(row[4] ?? "") ?? 0, claim: Int(row[5] ?? "") ?? 0)
-        }
+        // One round trip: crawl_claim (PostgresCrawlStore+Schema) locks a free host, counts its
+        // claims again under the lock, and claims its oldest due URL.
+        let rows = try connection.execute("SELECT * FROM crawl_claim($1::text[], $2, $3, $4, $5, $6)",
+                                          [PostgresConnection.arrayLiteral(busyHosts.sorted()), String(perHost), String(delay), worker,
+                                           String(lease), String(Self.claimWindow)]).rows
+        guard let row = rows.first else { return nil }
+        return Entry(id: Int(row[0] ?? "") ?? 0, url: row[1] ?? "", host: row[2] ?? "", depth: Int(row[3] ?? "") ?? 0,
+                     attempts: Int(row[4] ?? "") ?? 0, claim: Int(row[5] ?? "") ?? 0)
     }
 
     @discardableResult
