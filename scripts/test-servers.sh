@@ -406,7 +406,7 @@ cmd_start() {
     log "already running (state in $dir)"
     [[ $(templates_sum) == "$(cat "$dir/run/templates.sum" 2>/dev/null)" ]] ||
       log "warning: Samples/servers changed since these servers started; run stop, then start"
-    postgres start
+    postgres_piece start
     return 0
   fi
   if compgen -G "$dir/run/*.pid" >/dev/null; then
@@ -447,7 +447,7 @@ cmd_start() {
   launch_h3relay b
   launch nginx nginx -e "$dir/nginx/error.log" -p "$dir/nginx/" -c "$dir/nginx/nginx.conf"
   wait_ready
-  postgres start
+  postgres_piece start
   trap - EXIT
   templates_sum >"$dir/run/templates.sum"
 
@@ -463,12 +463,12 @@ cmd_stop() {
   fi
   lock_state_dir
   stop_all
-  postgres stop
+  postgres_piece stop
 }
 
 cmd_status() {
   local name pid pending postgres_status=0
-  postgres status || postgres_status=1
+  postgres_piece status || postgres_status=1
   pending=$(not_ready)
   for name in "${servers[@]}"; do
     if pid=$(server_pid "$name"); then
@@ -484,12 +484,12 @@ cmd_status() {
   return "$postgres_status"
 }
 
-# postgres start|stop|status: the PostgreSQL piece, which also runs alone.
-postgres() { bash "$repo/scripts/test-postgres.sh" "$1"; }
+# postgres_piece start|stop|status: the PostgreSQL piece, which also runs alone.
+postgres_piece() { bash "$repo/scripts/test-postgres.sh" "$1"; }
 
 main() {
   if [[ ${2:-} == postgres && ${1:-} =~ ^(start|stop|status)$ ]]; then
-    postgres "$1"
+    postgres_piece "$1"
     return
   fi
   case ${1:-} in
