@@ -9,9 +9,11 @@ apt_packages=(
   # C libraries the Swift targets link against
   libcurl4-openssl-dev libxml2-dev libssl-dev libnghttp2-dev
   libngtcp2-dev libngtcp2-crypto-gnutls-dev libnghttp3-dev libpsl-dev zlib1g-dev pkg-config
-  libsqlite3-dev
+  libsqlite3-dev libpq-dev
   # real servers for end-to-end tests (scripts/test-servers.sh)
   squid-openssl nginx-light nghttp2-proxy openssl
+  # the shared crawl store (PostgreSQL 15: initdb, pg_ctl, psql) for multi-worker crawl tests
+  postgresql
   # test tooling: disk-avoidance checks, addresses, process checks
   strace iproute2 procps
   # pre-compressed bodies (brotli, zstd) that the origins serve to test decoding

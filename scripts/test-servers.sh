@@ -7,8 +7,10 @@
 # and CONNECT-UDP (MASQUE). The identity provider of the OAuth tests (django-oauth-toolkit and a
 # relying-party app, Samples/servers/oauth_idp/serve.py) is https://idp.test on 127.0.0.23:443, a
 # name only the relays resolve; it is a separable piece, started and stopped on its own with
-# `start idp` / `stop idp` (plain start and stop include it).
-# Usage: scripts/test-servers.sh start|stop [idp] | status
+# `start idp` / `stop idp` (plain start and stop include it). PostgreSQL on 127.0.0.40:5432, the
+# shared store of multi-worker crawls, is another (scripts/test-postgres.sh): `start|stop|status
+# postgres` runs only it.
+# Usage: scripts/test-servers.sh start|stop [idp|postgres] | status [postgres]
 # State (PKI, rendered configs, logs, pids): ${RELAYFETCH_SERVERS_DIR:-<repo>/.build/test-servers}
 set -euo pipefail
 
@@ -441,6 +443,8 @@ test-servers: OHTTP     relay    https://127.0.0.30/relay (nginx, h2 or HTTP/1.1
                         keys     $dir/ohttp/keys.bin (application/ohttp-keys), GET /ohttp-keys
 test-servers: IdP       https://idp.test (127.0.0.23:443; django-oauth-toolkit, issuer https://idp.test/o,
                         relying-party app https://idp.test/app/); alice / wonderland-pw
+test-servers: store     postgres://relayfetch@127.0.0.40:5432/relayfetch (PostgreSQL, TCP only;
+                        the role may create a database per test)
 test-servers: CA        $pki/ca.pem (relay, OHTTP relay, origin and IdP certificates)
 test-servers: logs      relay A  $dir/squid/access.log $dir/nghttpx-a/access.log
                                  $dir/h3relay-a/access.log (HTTP/3)
@@ -449,6 +453,7 @@ test-servers: logs      relay A  $dir/squid/access.log $dir/nghttpx-a/access.log
                         origins  $dir/nginx/origin-a.log $dir/nginx/origin-b.log
                         OHTTP    $dir/nginx/ohttp-relay.log $dir/ohttp/gateway.log
                         IdP      $dir/idp/access.log
+                        store    $dir/postgres/postgres.log
 EOF
 }
 
@@ -465,6 +470,7 @@ cmd_start() {
     [[ $(templates_sum) == "$(cat "$dir/run/templates.sum" 2>/dev/null)" ]] ||
       log "warning: Samples/servers changed since these servers started; run stop, then start"
     start_idp
+    postgres_piece start
     return 0
   fi
   if compgen -G "$dir/run/*.pid" >/dev/null; then
@@ -503,6 +509,7 @@ cmd_start() {
   launch_h3relay b
   launch nginx nginx -e "$dir/nginx/error.log" -p "$dir/nginx/" -c "$dir/nginx/nginx.conf"
   wait_ready "${core[@]}"
+  postgres_piece start
   trap - EXIT
   templates_sum >"$dir/run/templates.sum"
   start_idp
@@ -519,6 +526,7 @@ cmd_stop() {
   fi
   lock_state_dir
   stop_all
+  postgres_piece stop
 }
 
 cmd_start_idp() {
@@ -535,7 +543,8 @@ cmd_stop_idp() {
 }
 
 cmd_status() {
-  local name pid pending
+  local name pid pending postgres_status=0
+  postgres_piece status || postgres_status=1
   pending=$(not_ready "${servers[@]}")
   for name in "${servers[@]}"; do
     if pid=$(server_pid "$name"); then
@@ -544,12 +553,21 @@ cmd_status() {
       log "$name not running"
     fi
   done
-  [[ -n $pending ]] || return 0
-  log "not ready:" $pending
-  return 1
+  if [[ -n $pending ]]; then
+    log "not ready:" $pending
+    return 1
+  fi
+  return "$postgres_status"
 }
 
+# postgres_piece start|stop|status: the PostgreSQL piece, which also runs alone.
+postgres_piece() { bash "$repo/scripts/test-postgres.sh" "$1"; }
+
 main() {
+  if [[ ${2:-} == postgres && ${1:-} =~ ^(start|stop|status)$ ]]; then
+    postgres_piece "$1"
+    return
+  fi
   case ${1:-}:${2:-} in
     start:) cmd_start ;;
     stop:) cmd_stop ;;
@@ -557,7 +575,7 @@ main() {
     stop:idp) cmd_stop_idp ;;
     status:) cmd_status ;;
     *)
-      printf 'usage: %s start|stop [idp] | status\n' "$0" >&2
+      printf 'usage: %s start|stop [idp|postgres] | status [postgres]\n' "$0" >&2
       exit 2
       ;;
   esac

@@ -29,6 +29,9 @@ public struct CrawlConfiguration: Sendable {
     /// 6265). Off by default: every page is fetched without cookies and its Set-Cookie fields
     /// are dropped, as if each page had a fresh ephemeral session.
     public var keepsCookies = false
+    /// When the store holds a crawl started with other options (`CrawlOptions`), record these
+    /// instead of refusing to run.
+    public var replacesStoredOptions = false
     /// Keep page bodies for an archive (WARC); otherwise only their digest is kept.
     public var keepBodies = false
 

@@ -1,7 +1,9 @@
 import Foundation
 
-/// The one owner of the store and the politeness state: workers ask it for the next URL, and
-/// report back what became of it. Limits (pages, bytes) are checked here, counting earlier runs.
+/// The one owner of the store and the politeness state in this process: workers ask it for the
+/// next URL, and report back what became of it. Limits (pages, bytes) are checked here, counting
+/// earlier runs (and, with a shared store, other workers). A shared store also hears of every
+/// politeness event, so that it holds across workers.
 actor CrawlCoordinator {
     /// The answer to a worker asking for work.
     enum Claim: Sendable {
@@ -12,31 +14,46 @@ actor CrawlCoordinator {
         case finished
     }
 
-    private let store: CrawlStore
+    private let store: any CrawlStore
     private var politeness: Politeness
     private let maximumPages: Int?
     private let maximumBytes: Int?
     private var inFlight = 0
     private var pagesDone: Int
     private var bytesDone: Int
+    /// When `bytesDone` was last read from a shared store (other workers add to it).
+    private var bytesReadAt = Date()
     private(set) var progress = CrawlProgress()
     private let startedAt = Date()
 
-    init(store: CrawlStore, configuration: CrawlConfiguration) throws {
+    init(store: any CrawlStore, configuration: CrawlConfiguration) throws {
         self.store = store
         politeness = Politeness(policy: .init(perHostConcurrency: max(1, configuration.perHostConcurrency), delay: configuration.delay,
                                               requestsPerSecond: configuration.requestsPerSecond))
         maximumPages = configuration.maximumPages
         maximumBytes = configuration.maximumBytes
-        let counts = try store.counts()
-        pagesDone = (counts[.fetched] ?? 0) + (counts[.failed] ?? 0)
-        bytesDone = try store.fetchedBytes()
+        (pagesDone, bytesDone) = try Self.totals(of: store)
     }
 
-    /// Queues again what a killed run left claimed, then adds the seeds not seen before.
-    func start(seeds: [(url: String, host: String, depth: Int)]) throws {
-        try store.requeueClaimed()
+    private static func totals(of store: any CrawlStore) throws -> (pages: Int, bytes: Int) {
+        let counts = try store.counts()
+        return ((counts[.fetched] ?? 0) + (counts[.failed] ?? 0), try store.fetchedBytes())
+    }
+
+    /// Checks (or records) the crawl's options, makes claims a dead process left claimable
+    /// again, then adds the seeds not seen before.
+    func start(seeds: [(url: String, host: String, depth: Int)], options: CrawlOptions, replacingOptions: Bool) throws {
+        try store.adopt(options, replacing: replacingOptions)
+        try store.recoverClaims()
         try store.enqueue(seeds)
+    }
+
+    /// Seconds between lease renewals, when the store's claims expire.
+    nonisolated var leaseRenewalInterval: Double? { store.leaseRenewalInterval }
+
+    /// Extends the leases of the URLs in flight here, if any.
+    func renewLeases() throws {
+        if inFlight > 0 { try store.renewLeases() }
     }
 
     /// Adds URLs not seen before; returns how many were new.
@@ -45,11 +62,22 @@ actor CrawlCoordinator {
     /// The next URL to fetch, or how long to wait, or that the crawl is over.
     func next() throws -> Claim {
         let now = Self.now
-        let limitReached = maximumPages.map { pagesDone + inFlight >= $0 } == true || maximumBytes.map { bytesDone >= $0 } == true
+        var pagesTaken = pagesDone + inFlight
+        if store.isShared {
+            // Other workers' pages count: every claim and outcome in the store, read before each
+            // claim (an index-only count), so workers pass --max-pages by at most a claim each.
+            if maximumPages != nil { pagesTaken = try store.pagesClaimedOrDone() }
+            if maximumBytes != nil, Date().timeIntervalSince(bytesReadAt) > 0.5 {
+                bytesDone = try store.fetchedBytes()
+                bytesReadAt = Date()
+            }
+        }
+        let limitReached = maximumPages.map { pagesTaken >= $0 } == true || maximumBytes.map { bytesDone >= $0 } == true
         if limitReached { return inFlight == 0 ? .finished : .wait(0.05) }
         let global = politeness.globalWait(at: now)
         if global > 0 { return .wait(global) }
-        if let entry = try store.claim(now: now, busyHosts: politeness.busyHosts(at: now)) {
+        if let entry = try store.claim(now: now, busyHosts: politeness.busyHosts(at: now), perHost: politeness.policy.perHostConcurrency,
+                                       delay: politeness.policy.delay) {
             politeness.start(entry.host, at: now)
             inFlight += 1
             return .job(entry)
@@ -86,19 +114,27 @@ actor CrawlCoordinator {
     func retry(_ entry: CrawlStore.Entry, after seconds: Double, pauseHost: Bool, error: String) throws {
         let now = Self.now
         try store.retry(entry, notBefore: now + seconds, error: error)
-        if pauseHost { politeness.pause(entry.host, until: now + seconds) }
+        if pauseHost {
+            politeness.pause(entry.host, until: now + seconds)
+            try store.hostPause(entry.host, until: now + seconds)
+        }
         progress.retries += 1
         release(entry)
     }
 
     /// A claimed URL of `host` is being sent now; its host's delay counts from here.
+    /// Other workers learn it through the store when it delays their next start (with no delay,
+    /// the claim said all there is); if the store fails here, the page's completion (which must
+    /// reach it) reports the failure.
     func sending(to host: String) {
         politeness.sending(host, at: Self.now)
+        if politeness.startInterval(for: host) > 0 { try? store.hostSending(host, delay: politeness.policy.delay) }
     }
 
     /// robots.txt asked for `seconds` between requests to `host`.
     func setCrawlDelay(_ seconds: Double, for host: String) {
         politeness.setCrawlDelay(seconds, for: host, now: Self.now)
+        try? store.hostCrawlDelay(host, seconds: seconds)
     }
 
     /// Counts from the store, with this run's figures.

@@ -16,10 +16,10 @@ public struct CrawlScope: @unchecked Sendable {
     /// Links deeper than this (seeds are depth 0) are not followed; nil for no limit.
     public var maximumDepth: Int?
     // NSRegularExpression is immutable and documented as safe to share between threads.
-    private let allowed: [NSRegularExpression]
-    private let denied: [NSRegularExpression]
-    private var seedHosts: Set<String> = []
-    private var seedDomains: Set<String> = []
+    let allowed: [NSRegularExpression]
+    let denied: [NSRegularExpression]
+    private(set) var seedHosts: Set<String> = []
+    private(set) var seedDomains: Set<String> = []
 
     /// Throws a `CrawlError` naming the first regex that does not compile.
     public init(hostRule: HostRule = .sameHost, allow: [String] = [], deny: [String] = [], maximumDepth: Int? = nil) throws {

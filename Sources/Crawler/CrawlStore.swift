@@ -1,132 +1,98 @@
 import Foundation
 
-/// The crawl's embedded store (SQLite): the frontier, the seen set and the results, in one table
-/// keyed by canonical URL. In memory by default (nothing on disk); in a file (WAL mode) when
-/// named, so a crawl killed at any moment resumes where it stopped: a page's completion and the
-/// links it found commit in one transaction, and pages claimed but not completed are queued again
-/// when the next run starts (`requeueClaimed`).
-public final class CrawlStore: @unchecked Sendable {
-    /// Where a URL stands.
-    public enum State: Int, Sendable, CaseIterable {
-        case queued = 0, claimed = 1, fetched = 2, failed = 3, blockedByRobots = 4
-    }
+/// Where a URL of the frontier stands.
+public enum CrawlURLState: Int, Sendable, CaseIterable {
+    case queued = 0, claimed = 1, fetched = 2, failed = 3, blockedByRobots = 4
+}
 
-    /// One URL taken from the frontier.
-    struct Entry: Sendable, Equatable {
-        let id: Int
-        let url: String
-        let host: String
-        let depth: Int
-        let attempts: Int
-    }
+/// One URL taken from the frontier. `claim` tells one claim of the URL from the next: a store
+/// shared by workers accepts an outcome only from the claim that still holds the URL.
+public struct CrawlStoreEntry: Sendable, Equatable {
+    let id: Int
+    let url: String
+    let host: String
+    let depth: Int
+    let attempts: Int
+    var claim = 0
+}
 
-    private let database: SQLiteDatabase
-    /// The file, or nil in memory.
-    public let path: String?
+/// A URL found for the frontier: canonical, with its host and link depth.
+typealias FrontierURL = (url: String, host: String, depth: Int)
 
-    /// Opens the store at `path` (created if missing), or in memory when nil.
-    public init(path: String?) throws {
-        self.path = path
-        database = try SQLiteDatabase(path: path)
-        // Temporary tables and sorts stay in memory even with a file store.
-        try database.execute("PRAGMA temp_store=MEMORY")
-        if path != nil {
-            guard try database.text("PRAGMA journal_mode=WAL")?.lowercased() == "wal" else {
-                throw CrawlError.store("\(path!): cannot switch to WAL mode")
-            }
-            // WAL with NORMAL survives a killed process (only a power loss can lose the last commits).
-            try database.execute("PRAGMA synchronous=NORMAL")
-        }
-        try database.execute("""
-            CREATE TABLE IF NOT EXISTS pages(
-              id INTEGER PRIMARY KEY, url TEXT NOT NULL UNIQUE, host TEXT NOT NULL, depth INTEGER NOT NULL,
-              state INTEGER NOT NULL DEFAULT 0, attempts INTEGER NOT NULL DEFAULT 0, not_before REAL NOT NULL DEFAULT 0,
-              status INTEGER, bytes INTEGER NOT NULL DEFAULT 0, digest TEXT, error TEXT, finished_at REAL);
-            CREATE INDEX IF NOT EXISTS pages_queue ON pages(state, id);
-            CREATE INDEX IF NOT EXISTS pages_due ON pages(state, not_before);
-            """)
-    }
+/// The crawl's frontier, seen set and results, as the coordinator uses them. Two kinds:
+/// `SQLiteCrawlStore`, embedded (one process; in memory or in a file), and
+/// `PostgresCrawlStore`, shared by workers on many machines (claims are leases that expire, and
+/// per-host politeness holds across workers). Implementations throw `CrawlError.store`.
+public protocol CrawlStore: AnyObject, Sendable {
+    typealias Entry = CrawlStoreEntry
+    typealias State = CrawlURLState
 
-    /// Queues again the URLs a killed run had claimed but not completed; returns how many.
+    /// Records the options that decide what this crawl fetches, or, when the store already has
+    /// some, checks they are the same: a difference throws a `CrawlError` naming each option,
+    /// unless `replacing`, which records the new ones.
+    func adopt(_ options: CrawlOptions, replacing: Bool) throws
+
+    /// Makes claims a dead process left behind claimable again; returns how many.
     @discardableResult
-    public func requeueClaimed() throws -> Int {
-        try database.prepared("UPDATE pages SET state = 0 WHERE state = 1").run([])
-    }
-
-    /// The journal mode SQLite reports ("wal" for a file store, "memory" in memory).
-    public func journalMode() throws -> String { try database.text("PRAGMA journal_mode") ?? "" }
+    func recoverClaims() throws -> Int
 
     /// Adds URLs not seen before; returns how many were new.
     @discardableResult
-    func enqueue(_ urls: [(url: String, host: String, depth: Int)]) throws -> Int {
-        try database.transaction { try insert(urls) }
-    }
+    func enqueue(_ urls: [(url: String, host: String, depth: Int)]) throws -> Int
 
-    private func insert(_ urls: [(url: String, host: String, depth: Int)]) throws -> Int {
-        let statement = try database.prepared("INSERT OR IGNORE INTO pages(url, host, depth) VALUES (?, ?, ?)")
-        var added = 0
-        for entry in urls { added += try statement.run([.text(entry.url), .text(entry.host), .integer(entry.depth)]) }
-        return added
-    }
+    /// The oldest queued URL due by `now` whose host is not in `busyHosts`, marked claimed. A
+    /// shared store also holds politeness across workers: at most `perHost` claims of one host
+    /// at a time, starts `delay` seconds apart (or the host's crawl delay, if longer).
+    func claim(now: Double, busyHosts: Set<String>, perHost: Int, delay: Double) throws -> Entry?
 
-    /// How many of the oldest due URLs a claim looks at for one whose host is free. Bounded, so
-    /// a claim costs the same however long the queue; URLs of busy hosts beyond it wait their turn.
-    static let claimWindow = 256
-
-    /// The oldest queued URL due by `now` whose host is not in `busyHosts`, marked claimed.
-    func claim(now: Double, busyHosts: Set<String>) throws -> Entry? {
-        let select = try database.prepared("SELECT id, url, host, depth, attempts FROM pages INDEXED BY pages_queue WHERE state = 0 AND not_before <= ? ORDER BY id LIMIT ?")
-        var found: Entry?
-        _ = try select.rows([.real(now), .integer(Self.claimWindow)]) { row in
-            guard found == nil, let host = row.text(2), !busyHosts.contains(host) else { return }
-            found = Entry(id: row.integer(0), url: row.text(1) ?? "", host: host, depth: row.integer(3), attempts: row.integer(4))
-        }
-        guard let entry = found else { return nil }
-        try database.prepared("UPDATE pages SET state = 1 WHERE id = ?").run([.integer(entry.id)])
-        return entry
-    }
-
-    /// Records a final outcome and queues the links found, in one transaction; returns how many
-    /// links were new.
+    /// Records a final outcome and queues the links found, in one transaction; returns how
+    /// many links were new.
     @discardableResult
     func complete(_ entry: Entry, state: State, status: Int?, bytes: Int, digest: String?, error: String?,
-                  links: [(url: String, host: String, depth: Int)], now: Double) throws -> Int {
-        try database.transaction {
-            let added = try insert(links)
-            try database.prepared("UPDATE pages SET state = ?, status = ?, bytes = ?, digest = ?, error = ?, finished_at = ?, attempts = attempts + 1 WHERE id = ?")
-                .run([.integer(state.rawValue), status.map { .integer($0) } ?? .null, .integer(bytes),
-                      digest.map { .text($0) } ?? .null, error.map { .text($0) } ?? .null, .real(now), .integer(entry.id)])
-            return added
-        }
-    }
+                  links: [(url: String, host: String, depth: Int)], now: Double) throws -> Int
 
     /// Puts a claimed URL back in the queue, due at `notBefore`, one attempt more.
-    func retry(_ entry: Entry, notBefore: Double, error: String) throws {
-        try database.prepared("UPDATE pages SET state = 0, attempts = attempts + 1, not_before = ?, error = ? WHERE id = ?")
-            .run([.real(notBefore), .text(error), .integer(entry.id)])
-    }
+    func retry(_ entry: Entry, notBefore: Double, error: String) throws
 
     /// How many URLs are in each state.
-    public func counts() throws -> [State: Int] {
-        var result: [State: Int] = [:]
-        for (state, count) in try database.prepared("SELECT state, count(*) FROM pages GROUP BY state").rows([], { ($0.integer(0), $0.integer(1)) }) {
-            if let known = State(rawValue: state) { result[known] = count }
-        }
-        return result
-    }
+    func counts() throws -> [State: Int]
 
-    /// Bytes of every page fetched so far (this run and earlier ones).
-    func fetchedBytes() throws -> Int {
-        try database.prepared("SELECT coalesce(sum(bytes), 0) FROM pages WHERE state IN (2, 3)").rows([], { $0.integer(0) }).first ?? 0
-    }
+    /// Bytes of every page fetched so far (by every run and worker).
+    func fetchedBytes() throws -> Int
 
-    /// When the next queued URL is due, if any is queued.
-    func earliestDue() throws -> Double? {
-        try database.prepared("SELECT min(not_before) FROM pages WHERE state = 0").rows([], { $0.isNull(0) ? nil : $0.real(0) }).first ?? nil
-    }
+    /// Pages claimed, fetched or failed (by every run and worker): what counts toward a limit.
+    func pagesClaimedOrDone() throws -> Int
+
+    /// When the next URL is due (a queued one, or a claim that may expire), if any.
+    func earliestDue() throws -> Double?
 
     /// The URLs in `state`, in the order they were first seen.
-    public func urls(in state: State) throws -> [String] {
-        try database.prepared("SELECT url FROM pages WHERE state = ? ORDER BY id").rows([.integer(state.rawValue)]) { $0.text(0) ?? "" }
-    }
+    func urls(in state: State) throws -> [String]
+
+    /// Whether other processes share this store (their pages count toward the limits, and
+    /// their claims toward politeness).
+    var isShared: Bool { get }
+
+    /// Seconds between lease renewals while URLs are claimed, or nil when claims never expire.
+    var leaseRenewalInterval: Double? { get }
+
+    /// Extends the leases of every URL this process holds.
+    func renewLeases() throws
+
+    /// Politeness events other workers must see: a request to `host` is being sent now; the
+    /// host's robots.txt asked for `crawlDelay` seconds; the host asked to be left alone until
+    /// `pausedUntil` (429 or 503 with Retry-After).
+    func hostSending(_ host: String, delay: Double) throws
+    func hostCrawlDelay(_ host: String, seconds: Double) throws
+    func hostPause(_ host: String, until: Double) throws
+}
+
+/// An embedded store is the only one using it: politeness and claims stay in the process.
+extension CrawlStore {
+    public var isShared: Bool { false }
+    public var leaseRenewalInterval: Double? { nil }
+    public func renewLeases() throws {}
+    public func hostSending(_ host: String, delay: Double) throws {}
+    public func hostCrawlDelay(_ host: String, seconds: Double) throws {}
+    public func hostPause(_ host: String, until: Double) throws {}
 }

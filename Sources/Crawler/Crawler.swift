@@ -12,11 +12,12 @@ public final class Crawler: Sendable {
     private let coordinator: CrawlCoordinator
     private let robots: RobotsCache
 
-    /// A crawler writing its frontier and results to `store`, fetching through one session per
+    /// A crawler writing its frontier and results to `store` (refused with a `CrawlError` when
+    /// the store holds a crawl started with other options), fetching through one session per
     /// relay chain: each host sticks to one chain, and a chain whose relay fails is taken out
     /// until its backoff ends (`chainBackoff` seconds, doubling). Sessions should not follow
     /// redirects themselves (`maximumRedirects = 0`): a redirect is then a link, checked for scope.
-    public init(configuration: CrawlConfiguration, sessions: [Session], store: CrawlStore, chainBackoff: Double = 1) throws {
+    public init(configuration: CrawlConfiguration, sessions: [Session], store: any CrawlStore, chainBackoff: Double = 1) throws {
         precondition(!sessions.isEmpty, "a crawl needs at least one session")
         self.configuration = configuration
         pool = RelayPool(sessions: sessions, baseBackoff: chainBackoff)
@@ -25,7 +26,7 @@ public final class Crawler: Sendable {
     }
 
     /// A crawler fetching through one session (one relay chain).
-    public convenience init(configuration: CrawlConfiguration, session: Session, store: CrawlStore) throws {
+    public convenience init(configuration: CrawlConfiguration, session: Session, store: any CrawlStore) throws {
         try self.init(configuration: configuration, sessions: [session], store: store)
     }
 
@@ -42,14 +43,30 @@ public final class Crawler: Sendable {
             scope.addSeed(canonical)
             entries.append((canonical.absoluteString, host, 0))
         }
-        try await coordinator.start(seeds: entries)
+        try await coordinator.start(seeds: entries, options: CrawlOptions(configuration: configuration, scope: scope),
+                                    replacingOptions: configuration.replacesStoredOptions)
         let worker = PageWorker(configuration: configuration, scope: scope, pool: pool, coordinator: coordinator, robots: robots,
                                 onPage: onPage)
+        let renewal = renewingLeases()
+        defer { renewal?.cancel() }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<max(1, configuration.concurrency) { group.addTask { try await worker.run() } }
             try await group.waitForAll()
         }
         return try await progress()
+    }
+
+    /// Keeps this worker's claims in a shared store alive while pages are fetched. A failed
+    /// renewal is tried again at the next tick; if the store stays away, completions fail too.
+    private func renewingLeases() -> Task<Void, Never>? {
+        guard let interval = coordinator.leaseRenewalInterval else { return nil }
+        let coordinator = coordinator
+        return Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(nanoseconds: UInt64(interval * 1e9))
+                try? await coordinator.renewLeases()
+            }
+        }
     }
 
     /// Where the crawl stands now.

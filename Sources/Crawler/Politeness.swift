@@ -54,6 +54,9 @@ struct Politeness: Sendable {
         hosts[host] = state
     }
 
+    /// Seconds between request starts to `host`: the delay, or its robots.txt Crawl-delay if longer.
+    func startInterval(for host: String) -> Double { max(policy.delay, hosts[host]?.crawlDelay ?? 0) }
+
     /// A request to `host` ended.
     mutating func finish(_ host: String) {
         hosts[host, default: HostState()].active = max(0, (hosts[host]?.active ?? 1) - 1)

@@ -14,6 +14,8 @@ struct CrawlCommand: Subcommand {
     same relays) and every host treated politely, following links within the scope. Frontier,
     seen set and results live in an embedded SQLite store: in memory (nothing on disk) unless
     --store names a file, which makes the crawl resumable: rerun the same command after a crash.
+    With --store postgres://..., workers on many machines share one crawl: run the same command
+    on each.
 
     Seeds:
       SEED                     a start URL (repeatable); - reads URLs from stdin, one a line
@@ -24,8 +26,8 @@ struct CrawlCommand: Subcommand {
       --allow REGEX            follow only URLs matching REGEX (repeatable: any of them)
       --deny REGEX             never follow URLs matching REGEX (repeatable; wins over --allow)
       --max-depth N            follow links at most N steps from a seed
-      --max-pages N            stop after N pages, earlier runs of the store included
-      --max-bytes N            stop after N body bytes (suffix K, M or G), earlier runs included
+      --max-pages N            stop after N pages, earlier runs and other workers included
+      --max-bytes N            stop after N body bytes (suffix K, M or G), the same way
       --strip-query-param NAME remove query parameter NAME before URLs are compared (repeatable)
     Politeness:
       --concurrency N          requests in flight overall (default 8)
@@ -42,6 +44,15 @@ struct CrawlCommand: Subcommand {
                                default: every page is fetched without cookies, none are kept
     Store and outputs:
       --store FILE             keep the crawl in this SQLite file (WAL mode) to resume it
+      --store postgres://USER@HOST:PORT/DB
+                               keep the crawl in PostgreSQL (also postgresql://), shared by every
+                               worker given the same URL; the database connection is direct
+                               (your infrastructure, not browsing), pages still go through relays
+      --lease SECS             with PostgreSQL: a claimed URL is this worker's for SECS (default
+                               60), renewed while it is fetched; a dead worker's URLs return to
+                               the queue when their lease runs out
+      --change-options         the store holds a crawl started with other scope, limits or
+                               politeness options: record this run's instead of refusing
       --jsonl FILE             append a JSON line per page: URL, status, relay chain, timings,
                                links found, content digest
       --warc DIR               write the pages as WARC 1.1 to new files in DIR
@@ -70,6 +81,7 @@ struct CrawlCommand: Subcommand {
     /// Chains after the first (`--chain` groups).
     var moreChains: [RelayOptions] = []
     var storePath: String?
+    var lease: Double?
     var jsonLinesPath: String?
     var warcDirectory: String?
     var warcMaximumSize = 1 << 30
@@ -97,6 +109,8 @@ struct CrawlCommand: Subcommand {
                 seedTexts += Self.lines(data)
             case "-": seedTexts += Self.lines(standardInput())
             case "--store": command.storePath = try scanner.value()
+            case "--lease": command.lease = try ScopeOptions.positiveSeconds(&scanner)
+            case "--change-options": command.configuration.replacesStoredOptions = true
             case "--jsonl": command.jsonLinesPath = try scanner.value()
             case "--warc": command.warcDirectory = try scanner.value()
             case "--warc-max-size": command.warcMaximumSize = try ScopeOptions.bytes(&scanner)
@@ -115,6 +129,9 @@ struct CrawlCommand: Subcommand {
             throw UsageError("\(error)")
         }
         command.configuration.keepBodies = command.warcDirectory != nil
+        if command.lease != nil, CrawlStoreLocation(command.storePath).isShared == false {
+            throw UsageError("--lease applies to a PostgreSQL store only (--store postgres://...)")
+        }
         try relay.validate()
         command.relay = relay
         command.moreChains = try groups.dropFirst().map { try chain($0, inheriting: relay) }
@@ -150,7 +167,7 @@ struct CrawlCommand: Subcommand {
     func run(io: CommandIO) async -> Int32 {
         var sessions: [Session] = []
         defer { sessions.forEach { $0.invalidate() } }
-        let store: CrawlStore
+        let store: any CrawlStore
         let output: CrawlOutput
         do {
             for chain in [relay] + moreChains {
@@ -158,7 +175,7 @@ struct CrawlCommand: Subcommand {
                 sessionConfiguration.maximumRedirects = 0  // a redirect is a link, checked for scope like any other
                 sessions.append(try Session(configuration: sessionConfiguration))
             }
-            store = try CrawlStore(path: storePath)
+            store = try CrawlStoreLocation(storePath).open(lease: lease ?? 60)
             output = try CrawlOutput(jsonLinesPath: jsonLinesPath, warcDirectory: warcDirectory, warcMaximumSize: warcMaximumSize)
         } catch {
             io.log("relayfetch: error: \(error)")
@@ -265,6 +282,14 @@ extension CrawlCommand {
             let text = try scanner.value()
             guard let number = Int(text), number >= minimum else {
                 throw UsageError("\(scanner.current) needs a whole number \(minimum) or more, not \"\(text)\"")
+            }
+            return number
+        }
+
+        static func positiveSeconds(_ scanner: inout ArgumentScanner) throws -> Double {
+            let text = try scanner.value()
+            guard let number = Double(text), number > 0, number.isFinite else {
+                throw UsageError("\(scanner.current) needs a number of seconds above 0, not \"\(text)\"")
             }
             return number
         }

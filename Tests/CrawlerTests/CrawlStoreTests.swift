@@ -5,7 +5,7 @@ import XCTest
 /// The SQLite store: dedup, claims, atomic completion, resume after a kill, WAL on file.
 final class CrawlStoreTests: XCTestCase {
     func testSeenSetClaimAndCompletion() throws {
-        let store = try CrawlStore(path: nil)
+        let store = try SQLiteCrawlStore(path: nil)
         XCTAssertEqual(try store.journalMode(), "memory")
         XCTAssertEqual(try store.enqueue([("https://a.test/", "a.test", 0), ("https://a.test/x", "a.test", 1), ("https://a.test/", "a.test", 0)]), 2)
         let first = try XCTUnwrap(try store.claim(now: 0, busyHosts: []))
@@ -26,7 +26,7 @@ final class CrawlStoreTests: XCTestCase {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("crawl-store-\(UUID().uuidString).db").path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
         do {
-            let store = try CrawlStore(path: path)
+            let store = try SQLiteCrawlStore(path: path)
             XCTAssertEqual(try store.journalMode(), "wal")
             try store.enqueue([("https://a.test/1", "a.test", 0), ("https://a.test/2", "a.test", 0)])
             let claimed = try XCTUnwrap(try store.claim(now: 0, busyHosts: []))
@@ -34,15 +34,15 @@ final class CrawlStoreTests: XCTestCase {
             _ = try store.claim(now: 0, busyHosts: [])  // in flight when the "process dies"
             XCTAssertEqual(try store.counts(), [.fetched: 1, .claimed: 1])
         }
-        let reopened = try CrawlStore(path: path)
+        let reopened = try SQLiteCrawlStore(path: path)
         XCTAssertEqual(try reopened.urls(in: .claimed), ["https://a.test/2"], "what was in flight stays visible until requeued")
-        XCTAssertEqual(try reopened.requeueClaimed(), 1)
+        XCTAssertEqual(try reopened.recoverClaims(), 1)
         XCTAssertEqual(try reopened.counts(), [.fetched: 1, .queued: 1])
         XCTAssertEqual(try reopened.urls(in: .queued), ["https://a.test/2"])
     }
 
     func testUnopenableStoreNamesThePath() {
-        XCTAssertThrowsError(try CrawlStore(path: "/nonexistent-dir/crawl.db")) { error in
+        XCTAssertThrowsError(try SQLiteCrawlStore(path: "/nonexistent-dir/crawl.db")) { error in
             XCTAssertTrue("\(error)".contains("/nonexistent-dir/crawl.db"), "\(error)")
         }
     }

@@ -15,13 +15,13 @@ struct CrawlTestHarness {
 
     /// Crawls `seeds` with `configure` applied to a default configuration (robots obeyed,
     /// utm_source stripped); returns the records and the final progress.
-    static func crawl(_ seeds: [String], hops: [ProxyConfiguration.RelayHop] = relayA, store: CrawlStore? = nil,
+    static func crawl(_ seeds: [String], hops: [ProxyConfiguration.RelayHop] = relayA, store: (any CrawlStore)? = nil,
                       configure: (inout CrawlConfiguration) -> Void = { _ in }) async throws -> ([CrawlRecord], CrawlProgress) {
         try await crawl(seeds, chains: [hops], store: store, configure: configure)
     }
 
     /// The same through a pool of chains, one session each.
-    static func crawl(_ seeds: [String], chains: [[ProxyConfiguration.RelayHop]], store: CrawlStore? = nil, chainBackoff: Double = 1,
+    static func crawl(_ seeds: [String], chains: [[ProxyConfiguration.RelayHop]], store: (any CrawlStore)? = nil, chainBackoff: Double = 1,
                       configure: (inout CrawlConfiguration) -> Void = { _ in }) async throws -> ([CrawlRecord], CrawlProgress) {
         let sessions = try chains.map { hops in
             var sessionConfiguration = TestServers.configuration(hops: hops)
@@ -33,7 +33,7 @@ struct CrawlTestHarness {
         configuration.canonicalizer.strippedQueryParameters = ["utm_source"]
         configuration.retry.baseDelay = 0.05
         configure(&configuration)
-        let crawler = try Crawler(configuration: configuration, sessions: sessions, store: try store ?? CrawlStore(path: nil),
+        let crawler = try Crawler(configuration: configuration, sessions: sessions, store: try store ?? SQLiteCrawlStore(path: nil),
                                   chainBackoff: chainBackoff)
         let records = RecordList()
         let progress = try await crawler.run(seeds: seeds.map { URL(string: $0)! }) { records.append($0.record) }

@@ -95,7 +95,7 @@ final class CrawlCommandTests: XCTestCase {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             XCTAssertEqual(process.terminationReason, .uncaughtSignal, "killed mid-crawl, not finished (threshold \(threshold))")
-            let claimed = try CrawlStore(path: store.path).urls(in: .claimed)
+            let claimed = try SQLiteCrawlStore(path: store.path).urls(in: .claimed)
             inFlightAtKills.formUnion(claimed.compactMap { URLComponents(string: $0)?.percentEncodedPath })
         }
         let final = try TestServers.run([CommandRun.executable] + arguments)
@@ -105,7 +105,7 @@ final class CrawlCommandTests: XCTestCase {
         let repeated = Set(counts.filter { $0.value > 1 }.keys)
         XCTAssertTrue(repeated.isSubset(of: inFlightAtKills), "fetched twice but not in flight at a kill: \(repeated.subtracting(inFlightAtKills))")
         XCTAssertLessThanOrEqual(repeated.count, 3 * 8, "at most what was in flight at the three kills")
-        let stored = try CrawlStore(path: store.path)
+        let stored = try SQLiteCrawlStore(path: store.path)
         XCTAssertEqual(try stored.counts(), [.fetched: try site.expectedPaths().count, .blockedByRobots: 1])
         var lineCounts: [String: Int] = [:]
         for line in try String(contentsOf: jsonl, encoding: .utf8).split(separator: "\n") {

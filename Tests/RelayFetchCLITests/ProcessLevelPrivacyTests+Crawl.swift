@@ -27,4 +27,27 @@ extension ProcessLevelPrivacyTests {
         XCTAssertTrue(writes.contains { $0.contains("\"\(store)-wal\"") }, "WAL mode: \(writes)")
         XCTAssertEqual(writes.filter { !$0.contains("\"\(store)") }, [], "only the store is written")
     }
+
+    /// A worker on a shared PostgreSQL store: pages only through relay A, the store's own
+    /// connection straight to the database server (the operator's infrastructure, not browsing),
+    /// nothing written to disk. With the relay down: exit 1, and nothing at the origin.
+    func testCrawlWorkerOnPostgresDialsOnlyTheRelayAndItsStoreAndFailsClosed() throws {
+        let database = try PostgresTestDatabase()
+        let site = try CrawlSite(pages: 10)
+        let (status, output, trace) = try traced(["crawl", site.origin + "/", "--store", database.url] + CommandRun.relayArguments)
+        XCTAssertEqual(status, 0, output)
+        XCTAssertEqual(trace.fileWrites, [], "the crawl touched the disk")
+        assertDialledOnly([.init(kind: .tcp, address: "127.0.0.11:3129"), .init(kind: .tcp, address: "127.0.0.40:5432")], in: trace)
+        XCTAssertEqual(Set(try site.requests().map(\.peer)), ["127.0.0.11"])
+
+        let downDatabase = try PostgresTestDatabase()
+        let downSite = try CrawlSite(pages: 3)
+        let down = try TestServers.run([CommandRun.executable, "crawl", downSite.origin + "/", "--store", downDatabase.url, "--retries", "0",
+                                        "--relay", TestServers.deadRelayURL.absoluteString, "--relay-cacert", TestServers.caFile,
+                                        "--cacert", TestServers.caFile])
+        XCTAssertEqual(down.status, 1, down.output)
+        XCTAssertTrue(down.output.contains("0 fetched, 1 failed"), down.output)
+        XCTAssertEqual(try downSite.requests().count, 0, "nothing reached the origin")
+        XCTAssertEqual(try downDatabase.query("SELECT state, count(*) FROM crawl_pages GROUP BY state"), ["3|1"], "the seed failed, in the store")
+    }
 }
