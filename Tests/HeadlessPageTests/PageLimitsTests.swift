@@ -21,7 +21,7 @@ final class PageLimitsTests: XCTestCase {
     }
 
     private func load(_ path: String, _ configure: (inout PageLoader.Options) -> Void = { _ in }) async throws -> Page {
-        var options = PageLoader.Options()
+        var options = PageLoader.Options.complete
         configure(&options)
         return try await PageLoader(session: session, options: options).load(URL(string: "https://origin.test:\(origin.port)\(path)")!)
     }
@@ -60,7 +60,7 @@ final class PageLimitsTests: XCTestCase {
     func testHTTP2OriginPageUsesOneTunnel() async throws {
         let target = "h17.origin.test:443"
         let before = try TestServers.logLines(TestServers.relayLog, containing: target).count
-        let page = try await PageLoader(session: session).load(URL(string: "https://h17.origin.test/full/index.html")!)
+        let page = try await PageLoader(session: session, options: .complete).load(URL(string: "https://h17.origin.test/full/index.html")!)
         XCTAssertGreaterThan(page.resources.count, 30)
         XCTAssertTrue(page.failedResources.isEmpty)
         session.invalidate()

@@ -18,7 +18,7 @@ final class PageLoadEndToEndTests: XCTestCase {
         let session = try Session(configuration: TestServers.configuration(hops: [hop]))
         defer { session.invalidate() }
         // A host name no other test uses, so other runs' requests in the shared log do not count.
-        let page = try await PageLoader(session: session).load(URL(string: "https://h18.origin.test/full/index.html")!)
+        let page = try await PageLoader(session: session, options: .complete).load(URL(string: "https://h18.origin.test/full/index.html")!)
 
         XCTAssertEqual(page.statusCode, 200)
         XCTAssertEqual(page.document.title, "relayfetch complete sample")
@@ -36,7 +36,7 @@ final class PageLoadEndToEndTests: XCTestCase {
     func testHARHasAnEntryPerRequestWithItsRelayChain() async throws {
         let session = try Session(configuration: TestServers.configuration(hops: [TestServers.relayHop()]))
         defer { session.invalidate() }
-        let page = try await PageLoader(session: session).load(URL(string: "https://origin.test/full/index.html")!)
+        let page = try await PageLoader(session: session, options: .complete).load(URL(string: "https://origin.test/full/index.html")!)
         let har = try XCTUnwrap(try JSONSerialization.jsonObject(with: HARWriter.data(for: page)) as? [String: Any])
         let log = try XCTUnwrap(har["log"] as? [String: Any])
         XCTAssertEqual(log["version"] as? String, "1.2")
@@ -55,7 +55,7 @@ final class PageLoadEndToEndTests: XCTestCase {
     func testFrameDepthLimitsNestedFrames() async throws {
         let session = try Session(configuration: TestServers.configuration(hops: [TestServers.relayHop()]))
         defer { session.invalidate() }
-        var options = PageLoader.Options()
+        var options = PageLoader.Options.complete
         options.frameDepth = 0
         let page = try await PageLoader(session: session, options: options).load(URL(string: "https://origin.test/full/index.html")!)
         let loaded = Set(page.resources.map(\.url.path))
@@ -68,7 +68,7 @@ final class PageLoadEndToEndTests: XCTestCase {
         let session = try Session(configuration: TestServers.configuration(hops: [TestServers.relayHop(url: TestServers.deadRelayURL)]))
         defer { session.invalidate() }
         do {
-            _ = try await PageLoader(session: session).load(URL(string: "https://origin.test/full/index.html")!)
+            _ = try await PageLoader(session: session, options: .complete).load(URL(string: "https://origin.test/full/index.html")!)
             XCTFail("the relay is down")
         } catch let error as FetchError {
             XCTAssertEqual(error.relayError?.hop.index, 1)
@@ -84,7 +84,7 @@ final class StreamingDiscoveryTests: XCTestCase {
     func testEarlySubresourcesStartWhileTheHTMLIsStillArriving() async throws {
         let session = try Session(configuration: TestServers.configuration(hops: [TestServers.relayHop()]))
         defer { session.invalidate() }
-        let page = try await PageLoader(session: session).load(URL(string: "https://origin.test/slow/index.html")!)
+        let page = try await PageLoader(session: session, options: .complete).load(URL(string: "https://origin.test/slow/index.html")!)
         let htmlDone = page.main.startedAt.addingTimeInterval(page.main.duration)
         XCTAssertGreaterThan(page.main.duration, 1.0, "the page should trickle in")
         let early = try XCTUnwrap(page.resources.first { $0.url.path == "/slow/early.svg" })
