@@ -18,6 +18,9 @@ apt_packages=(
   strace iproute2 procps
   # pre-compressed bodies (brotli, zstd) that the origins serve to test decoding
   brotli zstd
+  # real documentation sites for the page-fidelity suite (Benchmarks/fidelity): Sphinx with the
+  # Read the Docs and Alabaster themes, MkDocs, Doxygen
+  python-cryptography-doc python-requests-doc mkdocs-doc doxygen-doc
   # Debian's Python for the venv of PyPI test servers (the OHTTP gateway, the HTTP/3 relay)
   python3 python3-venv
 )

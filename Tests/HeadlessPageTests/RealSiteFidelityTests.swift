@@ -1,0 +1,54 @@
+import Foundation
+import XCTest
+import HeadlessPage
+import RelayFetch
+import RelayFetchTestSupport
+
+/// The real-site suite: documentation pages from Debian packages (Sphinx with the Read the Docs
+/// and Alabaster themes, MkDocs, Doxygen) through a relay; relayfetch's requests, read from the
+/// origin's log, must be exactly what headless Chromium with JavaScript off requested
+/// (Benchmarks/fidelity/expected), and its bytes within 5% of Chromium's.
+final class RealSiteFidelityTests: XCTestCase {
+    override func setUpWithError() throws { try FidelitySuite.start() }
+
+    func testEveryPageRequestsWhatChromiumRequests() async throws {
+        let pages = try FidelitySuite.pages()
+        XCTAssertGreaterThanOrEqual(pages.count, 10)
+        let allowed = try FidelitySuite.allowedDifferences()
+        var hop = ProxyConfiguration.RelayHop(http2RelayEndpoint: FidelitySuite.relayURL)
+        hop.relayProtocol = .automatic
+        var report = ["page                      requests (relayfetch/chromium)  bytes (relayfetch/chromium)  differences"]
+        for page in pages {
+            let expected = try FidelitySuite.expected(page.name)
+            XCTAssertFalse(expected.isEmpty, "\(page.name): no expectation")
+            // A fresh session per page, as Chromium gets a fresh profile per page.
+            let session = try Session(configuration: TestServers.configuration(hops: [hop]))
+            let offset = FidelitySuite.logSize()
+            let loaded = try await PageLoader(session: session).load(page.url)
+            session.invalidate()
+            let requested = try FidelitySuite.requests(since: offset, host: page.url.host!, atLeast: loaded.resources.count + 1)
+            XCTAssertEqual(requested.count, loaded.resources.count + 1, "\(page.name): every load is in the origin's log, once")
+
+            let ours = Set(requested.map(\.uri))
+            let theirs = Set(expected.map(\.uri))
+            let excused = allowed[page.name] ?? []
+            let extra = ours.subtracting(theirs).subtracting(excused).sorted()
+            let missing = theirs.subtracting(ours).subtracting(excused).sorted()
+            XCTAssertEqual(extra, [], "\(page.name): requested, Chromium did not")
+            XCTAssertEqual(missing, [], "\(page.name): Chromium requested, relayfetch did not")
+            for request in requested {
+                let status = expected.first { $0.uri == request.uri }?.status
+                if let status { XCTAssertEqual(request.status, status, "\(page.name) \(request.uri)") }
+            }
+            let ourBytes = requested.reduce(0) { $0 + $1.bytes }
+            let theirBytes = expected.reduce(0) { $0 + $1.bytes }
+            XCTAssertLessThanOrEqual(abs(Double(ourBytes - theirBytes)), 0.05 * Double(theirBytes), "\(page.name): bytes within 5%")
+            let differences = (extra.map { "+\($0)" } + missing.map { "-\($0)" }).joined(separator: " ")
+            report.append(page.name.padding(toLength: 26, withPad: " ", startingAt: 0)
+                          + "\(requested.count)/\(expected.count)".padding(toLength: 32, withPad: " ", startingAt: 0)
+                          + "\(ourBytes)/\(theirBytes)".padding(toLength: 29, withPad: " ", startingAt: 0)
+                          + (differences.isEmpty ? "none" : differences))
+        }
+        print(report.joined(separator: "\n"))
+    }
+}
