@@ -49,24 +49,41 @@ struct ComplexSelector {
 
     func matches(_ index: Int, in snapshot: DocumentSnapshot) -> Bool { match(0, index, snapshot) }
 
+    /// The ids, classes and names the subject's ancestors must have (the compounds joined to it
+    /// by descendant and child combinators only).
+    var ancestorKeys: SelectorKeyFilter {
+        var filter = SelectorKeyFilter()
+        for (position, combinator) in combinators.enumerated() {
+            guard combinator == .descendant || combinator == .child else { break }
+            for part in compounds[position + 1].parts {
+                switch part {
+                case .type(let name) where name != "*": filter.insert(key: "t" + name)
+                case .id(let id): filter.insert(key: "#" + id)
+                case .className(let name): filter.insert(key: "." + name)
+                default: break
+                }
+            }
+        }
+        return filter
+    }
+
     private func match(_ position: Int, _ index: Int, _ snapshot: DocumentSnapshot) -> Bool {
         guard compounds[position].matches(index, in: snapshot) else { return false }
         guard position + 1 < compounds.count else { return true }
-        let node = snapshot.nodes[index]
         switch combinators[position] {
         case .child:
-            return node.parent.map { match(position + 1, $0, snapshot) } ?? false
+            return snapshot.nodes[index].parent.map { match(position + 1, $0, snapshot) } ?? false
         case .descendant:
-            var ancestor = node.parent
+            var ancestor = snapshot.nodes[index].parent
             while let current = ancestor {
                 if match(position + 1, current, snapshot) { return true }
                 ancestor = snapshot.nodes[current].parent
             }
             return false
         case .nextSibling:
-            return node.previousSibling.map { match(position + 1, $0, snapshot) } ?? false
+            return snapshot.nodes[index].previousSibling.map { match(position + 1, $0, snapshot) } ?? false
         case .subsequentSibling:
-            var sibling = node.previousSibling
+            var sibling = snapshot.nodes[index].previousSibling
             while let current = sibling {
                 if match(position + 1, current, snapshot) { return true }
                 sibling = snapshot.nodes[current].previousSibling
@@ -83,7 +100,8 @@ struct CompoundSelector {
     var specificity: Int { parts.reduce(0) { $0 + $1.specificity } }
 
     func matches(_ index: Int, in snapshot: DocumentSnapshot) -> Bool {
-        parts.allSatisfy { $0.matches(index, in: snapshot) }
+        for part in parts where !part.matches(index, in: snapshot) { return false }
+        return true
     }
 }
 
@@ -92,7 +110,7 @@ enum StaticState: Equatable {
     case link, checked, disabled, enabled, required, optional, readOnly, readWrite, placeholderShown, defined
 }
 
-indirect enum SimpleSelector {
+enum SimpleSelector {
     enum AttributeOperator { case exists, equals, includes, dashMatch, prefix, suffix, substring }
     enum NthKind { case child, lastChild, ofType, lastOfType }
 
@@ -127,22 +145,21 @@ indirect enum SimpleSelector {
     }
 
     func matches(_ index: Int, in snapshot: DocumentSnapshot) -> Bool {
-        let node = snapshot.nodes[index]
         switch self {
-        case .type(let name): return name == "*" || node.name == name
-        case .id(let id): return node.id == id
-        case .className(let name): return node.classes.contains(name)
+        case .type(let name): return name == "*" || snapshot.nodes[index].name == name
+        case .id(let id): return snapshot.nodes[index].id == id
+        case .className(let name): return snapshot.nodes[index].classes.contains(name)
         case .attribute(let name, let op, let value, let ignoreCase):
-            guard let actual = node.attributes[name] else { return false }
+            guard let actual = snapshot.nodes[index].attributes[name] else { return false }
             return Self.attributeMatches(actual, op, value, ignoreCase: ignoreCase)
         case .not(let list): return !list.contains { $0.pseudoElement == nil && $0.matches(index, in: snapshot) }
         case .matchesAny(let list, _): return list.contains { $0.pseudoElement == nil && $0.matches(index, in: snapshot) }
         case .has(let list): return list.contains { Self.has($0.0, $0.1, anchor: index, snapshot) }
         case .nth(let kind, let a, let b, let of): return Self.nth(kind, a, b, of, index, snapshot)
-        case .root: return node.parent == nil
-        case .empty: return node.isEmpty
+        case .root: return snapshot.nodes[index].parent == nil
+        case .empty: return snapshot.nodes[index].isEmpty
         case .lang(let wanted): return Self.lang(of: index, snapshot).map { $0 == wanted || $0.hasPrefix(wanted + "-") } ?? false
-        case .state(let state): return Self.state(state, node)
+        case .state(let state): return Self.state(state, snapshot.nodes[index])
         case .never: return false
         }
     }

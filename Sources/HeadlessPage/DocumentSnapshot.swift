@@ -25,6 +25,9 @@ struct DocumentSnapshot {
     }
 
     private(set) var nodes: [Node] = []
+    /// Per node, the names, ids and classes of its ancestors, as a Bloom filter: a selector
+    /// whose descendant chain needs a class no ancestor has is rejected without walking the tree.
+    private(set) var ancestorFilters: [SelectorKeyFilter] = []
     /// The elements, parallel to `nodes`.
     private(set) var elements: [HTMLElement] = []
 
@@ -38,7 +41,14 @@ struct DocumentSnapshot {
         var stack: [(node: xmlNodePtr, parent: Int?)] = [(root, parent)]
         while let (node, parentIndex) = stack.popLast() {
             let index = nodes.count
-            nodes.append(Self.node(node, parent: parentIndex))
+            let built = Self.node(node, parent: parentIndex)
+            nodes.append(built)
+            var filter = SelectorKeyFilter()
+            if let parentIndex {
+                filter = ancestorFilters[parentIndex]
+                filter.insert(node: nodes[parentIndex])
+            }
+            ancestorFilters.append(filter)
             elements.append(HTMLElement(node: node, document: document))
             var children: [xmlNodePtr] = []
             var text = ""
@@ -109,5 +119,38 @@ struct DocumentSnapshot {
         var result = [last]
         while let previous = nodes[result[result.count - 1]].previousSibling { result.append(previous) }
         return result.reversed()
+    }
+}
+
+/// A 256-bit Bloom filter over selector keys (`tag`, `#id`, `.class`).
+struct SelectorKeyFilter: Equatable {
+    private var bits: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+
+    static func == (lhs: Self, rhs: Self) -> Bool { lhs.bits == rhs.bits }
+
+    mutating func insert(node: DocumentSnapshot.Node) {
+        insert(key: "t" + node.name)
+        if let id = node.id { insert(key: "#" + id) }
+        for name in node.classes { insert(key: "." + name) }
+    }
+
+    mutating func insert(key: String) {
+        var hash: UInt64 = 0xcbf29ce484222325  // FNV-1a: stable across runs, unlike Hasher
+        for byte in key.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100000001b3 }
+        for probe in [hash & 255, (hash >> 8) & 255] {
+            let bit = UInt64(1) << (probe & 63)
+            switch probe >> 6 {
+            case 0: bits.0 |= bit
+            case 1: bits.1 |= bit
+            case 2: bits.2 |= bit
+            default: bits.3 |= bit
+            }
+        }
+    }
+
+    /// True when every key of `other` may be in this filter.
+    func mayContain(_ other: SelectorKeyFilter) -> Bool {
+        bits.0 & other.bits.0 == other.bits.0 && bits.1 & other.bits.1 == other.bits.1
+            && bits.2 & other.bits.2 == other.bits.2 && bits.3 & other.bits.3 == other.bits.3
     }
 }

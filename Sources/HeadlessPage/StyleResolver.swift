@@ -31,6 +31,7 @@ struct StyleResolver {
         let base: URL
         let specificity: Int
         let order: Int
+        let ancestors: SelectorKeyFilter
     }
 
     private var entries: [Entry] = []
@@ -49,7 +50,7 @@ struct StyleResolver {
                 for selector in rule.selectors.selectors {
                     let index = entries.count
                     entries.append(Entry(selector: selector, declarations: rule.declarations, base: sheet.base,
-                                         specificity: selector.specificity, order: index))
+                                         specificity: selector.specificity, order: index, ancestors: selector.ancestorKeys))
                     bucket(index, selector.compounds[0])
                 }
             }
@@ -80,11 +81,12 @@ struct StyleResolver {
             }
             var matched: [ComplexSelector.PseudoElement?: [(key: [Int], declaration: StyleSheet.Declaration, base: URL)]] = [:]
             for entryIndex in candidates(for: node) {
+                let pseudo = entries[entryIndex].selector.pseudoElement
+                guard pseudo != .other, pseudo != .marker, snapshot.ancestorFilters[index].mayContain(entries[entryIndex].ancestors),
+                      entries[entryIndex].selector.matches(index, in: snapshot) else { continue }
                 let entry = entries[entryIndex]
-                guard entry.selector.pseudoElement != .other, entry.selector.pseudoElement != .marker,
-                      entry.selector.matches(index, in: snapshot) else { continue }
                 for declaration in entry.declarations {
-                    matched[entry.selector.pseudoElement, default: []].append(([declaration.important ? 1 : 0, 0, entry.specificity, entry.order], declaration, entry.base))
+                    matched[pseudo, default: []].append(([declaration.important ? 1 : 0, 0, entry.specificity, entry.order], declaration, entry.base))
                 }
             }
             if let style = node.attributes["style"] {
@@ -112,12 +114,16 @@ struct StyleResolver {
         return collector.needs
     }
 
+    /// The entries whose subject may match, each once (an element with two classes of one rule's
+    /// subject finds it in both buckets).
     private func candidates(for node: DocumentSnapshot.Node) -> [Int] {
         var result = universal
         if let id = node.id, let found = byID[id] { result += found }
         for name in node.classes { if let found = byClass[name] { result += found } }
         if let found = byType[node.name] { result += found }
-        return Array(Set(result)).sorted()
+        guard node.classes.count > 1 else { return result }
+        var seen = Set<Int>()
+        return result.filter { seen.insert($0).inserted }
     }
 
     private static func ordered(_ matched: [(key: [Int], declaration: StyleSheet.Declaration, base: URL)]?) -> [(StyleSheet.Declaration, URL)] {
