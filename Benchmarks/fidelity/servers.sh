@@ -19,8 +19,8 @@ origin_address=127.0.0.81
 log() { printf 'fidelity-servers: %s\n' "$*"; }
 die() { log "$*" >&2; exit 1; }
 
-# sites: "name folder" per line of sites.txt.
-sites() { grep -v '^#' "$here/sites.txt" | awk 'NF == 3 { print $1, $3 }'; }
+# sites: "name folder" per line of sites.txt (a relative folder is in this repository).
+sites() { grep -v '^#' "$here/sites.txt" | awk -v repo="$repo" 'NF == 3 { print $1, ($3 ~ /^\// ? $3 : repo "/" $3) }'; }
 
 running() { [[ -s $state/$1.pid ]] && kill -0 "$(cat "$state/$1.pid")" 2>/dev/null; }
 

@@ -7,7 +7,7 @@ import Foundation
 enum ImageCandidates {
     static let supportedTypes: Set<String> = [
         "image/png", "image/jpeg", "image/jpg", "image/pjpeg", "image/gif", "image/webp", "image/avif", "image/svg+xml",
-        "image/bmp", "image/x-icon", "image/vnd.microsoft.icon", "image/apng",
+        "image/bmp", "image/x-icon", "image/vnd.microsoft.icon", "image/apng", "image/jxl",
     ]
 
     /// The URL text (unresolved) the `img` element loads, or nil when it names none.

@@ -28,7 +28,7 @@ final class ImageCandidatesTests: XCTestCase {
 
     func testPictureSources() {
         let html = """
-            <picture><source srcset="p-print.png" media="print"><source srcset="p.jxl" type="image/jxl">
+            <picture><source srcset="p-print.png" media="print"><source srcset="p.jpx" type="image/jpx">
             <source srcset="p.avif" type="image/avif"><img src="p.png"></picture>
             """
         XCTAssertEqual(chosen(html), ["p.avif"])
