@@ -49,7 +49,21 @@ final class PageLoadEndToEndTests: XCTestCase {
             let timings = try XCTUnwrap(entry["timings"] as? [String: Double])
             XCTAssertEqual(Set(timings.keys), ["blocked", "dns", "connect", "ssl", "send", "wait", "receive"])
             XCTAssertGreaterThanOrEqual(timings["wait"] ?? -1, 0)
+            try Self.assertTimingsAddUp(entry)
         }
+        XCTAssertTrue(entries.contains { (($0["timings"] as? [String: Double])?["ssl"] ?? -1) > 0 }, "a new connection's TLS is timed")
+    }
+
+    /// HAR 1.2: `time` is the sum of the phases (-1 counting as 0), `ssl` lies inside `connect`,
+    /// and a name the relay resolved has no `dns` phase.
+    static func assertTimingsAddUp(_ entry: [String: Any], file: StaticString = #filePath, line: UInt = #line) throws {
+        let timings = try XCTUnwrap(entry["timings"] as? [String: Double], file: file, line: line)
+        let time = try XCTUnwrap(entry["time"] as? Double, file: file, line: line)
+        let phases = ["blocked", "dns", "connect", "send", "wait", "receive"].map { max(timings[$0] ?? 0, 0) }
+        XCTAssertEqual(time, phases.reduce(0, +), accuracy: 0.0015, "time is the sum of the phases: \(entry["request"] ?? "")", file: file, line: line)
+        for name in ["send", "wait", "receive", "blocked"] { XCTAssertGreaterThanOrEqual(timings[name] ?? -1, 0, name, file: file, line: line) }
+        if let ssl = timings["ssl"], ssl >= 0 { XCTAssertGreaterThanOrEqual(timings["connect"] ?? -1, ssl, "ssl inside connect", file: file, line: line) }
+        if !((entry["_relayChain"] as? [String]) ?? []).isEmpty { XCTAssertEqual(timings["dns"], -1, "the relay resolved the name", file: file, line: line) }
     }
 
     func testFrameDepthLimitsNestedFrames() async throws {

@@ -3,11 +3,13 @@ import XCTest
 import HeadlessPage
 import RelayFetch
 import RelayFetchTestSupport
+import WebArchive
 
 /// The real-site suite: documentation pages from Debian packages (Sphinx with the Read the Docs
 /// and Alabaster themes, MkDocs, Doxygen) through a relay; relayfetch's requests, read from the
 /// origin's log, must be exactly what headless Chromium with JavaScript off requested
-/// (Benchmarks/fidelity/expected), and its bytes within 5% of Chromium's.
+/// (Benchmarks/fidelity/expected), and its bytes within 5% of Chromium's; the HAR timings of
+/// every entry add up.
 final class RealSiteFidelityTests: XCTestCase {
     override func setUpWithError() throws { try FidelitySuite.start() }
 
@@ -26,6 +28,10 @@ final class RealSiteFidelityTests: XCTestCase {
             let offset = FidelitySuite.logSize()
             let loaded = try await PageLoader(session: session).load(page.url)
             session.invalidate()
+            let har = try XCTUnwrap(try JSONSerialization.jsonObject(with: HARWriter.data(for: loaded)) as? [String: Any])
+            let entries = try XCTUnwrap((har["log"] as? [String: Any])?["entries"] as? [[String: Any]])
+            XCTAssertEqual(entries.count, loaded.resources.count + 1)
+            for entry in entries { try PageLoadEndToEndTests.assertTimingsAddUp(entry) }
             let requested = try FidelitySuite.requests(since: offset, host: page.url.host!, atLeast: loaded.resources.count + 1)
             XCTAssertEqual(requested.count, loaded.resources.count + 1, "\(page.name): every load is in the origin's log, once")
 
