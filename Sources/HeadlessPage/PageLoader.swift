@@ -97,7 +97,7 @@ public final class PageLoader: @unchecked Sendable {
                 scheduler.submit(references.map { SubresourceJob(reference: $0, referrer: url, policy: policy ?? defaultPolicy) })
             }
             var main = PageResource(url: target, kind: .other, referrer: nil, startedAt: Date())
-            var request = HTTPRequest(url: target, headerFields: [("Accept", "text/html,application/xhtml+xml,*/*;q=0.8")])
+            var request = HTTPRequest(url: target, headerFields: FetchDestination.document.headerFields(for: target, initiator: nil))
             request.timeout = deadline.timeIntervalSinceNow
             request.byteBudget = budget
             let (data, response) = try await session.data(for: request) { scanner.feed($1, from: $0) }

@@ -14,6 +14,8 @@ public struct SubresourceReference: Sendable, Equatable {
     var referrerPolicy: ReferrerPolicy?
     /// A frame's own viewport (its `width` and `height`), against which its media queries run.
     var frameViewport: Viewport?
+    /// The element, where its request differs from its kind's (`embed`, SVG `use`).
+    var element: String?
 }
 
 /// What a scan reports: every URL any viewport or medium could need (complete), or what a
@@ -81,7 +83,9 @@ struct SubresourceScanner {
         func add(_ text: String?, _ kind: SubresourceKind, frame: Viewport? = nil) {
             guard going, let text = text?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty,
                   let url = Self.resolve(text, against: base) else { return }
-            going = visit(SubresourceReference(url: url, kind: kind, referrerPolicy: own, frameViewport: frame))
+            let name = element.name
+            going = visit(SubresourceReference(url: url, kind: kind, referrerPolicy: own, frameViewport: frame,
+                                               element: name == "embed" || name == "use" ? name : nil))
         }
         if case .browser(let viewport) = mode {
             scanLikeABrowser(element, viewport: viewport, add)

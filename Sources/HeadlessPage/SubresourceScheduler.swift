@@ -168,7 +168,8 @@ final class SubresourceScheduler: @unchecked Sendable {
         var resource = PageResource(url: job.reference.url, kind: job.reference.kind, referrer: job.referrer, startedAt: Date())
         var next: [SubresourceJob] = []
         let policy = job.reference.referrerPolicy ?? job.policy
-        var request = HTTPRequest(url: job.reference.url)
+        var request = HTTPRequest(url: job.reference.url,
+                                  headerFields: FetchDestination(job.reference).headerFields(for: job.reference.url, initiator: pageURL))
         if let referer = policy.referer(from: job.referrer, to: job.reference.url) { request.headerFields.append(("Referer", referer)) }
         request.referrer = job.referrer
         request.referrerPolicy = policy

@@ -19,6 +19,7 @@ final class RealSiteFidelityTests: XCTestCase {
         let allowed = try FidelitySuite.allowedDifferences()
         var hop = ProxyConfiguration.RelayHop(http2RelayEndpoint: FidelitySuite.relayURL)
         hop.relayProtocol = .automatic
+        var headerDifferences: [String] = []
         var report = ["page                      requests (relayfetch/chromium)  bytes (relayfetch/chromium)  differences"]
         for page in pages {
             let expected = try FidelitySuite.expected(page.name)
@@ -42,9 +43,15 @@ final class RealSiteFidelityTests: XCTestCase {
             let missing = theirs.subtracting(ours).subtracting(excused).sorted()
             XCTAssertEqual(extra, [], "\(page.name): requested, Chromium did not")
             XCTAssertEqual(missing, [], "\(page.name): Chromium requested, relayfetch did not")
+            let chromiumHeaders = try FidelitySuite.expectedHeaders(page.name)
             for request in requested {
                 let status = expected.first { $0.uri == request.uri }?.status
                 if let status { XCTAssertEqual(request.status, status, "\(page.name) \(request.uri)") }
+                // The headers a browser varies per destination, as Chromium sent them for this very request.
+                guard let theirs = chromiumHeaders[request.uri] else { continue }
+                for (index, name) in FidelitySuite.headerNames.enumerated() where request.headers[index] != theirs[index] {
+                    headerDifferences.append("\(page.name) \(request.uri) \(name): \(request.headers[index]) (Chromium: \(theirs[index]))")
+                }
             }
             let ourBytes = requested.reduce(0) { $0 + $1.bytes }
             let theirBytes = expected.reduce(0) { $0 + $1.bytes }
@@ -56,5 +63,6 @@ final class RealSiteFidelityTests: XCTestCase {
                           + (differences.isEmpty ? "none" : differences))
         }
         print(report.joined(separator: "\n"))
+        XCTAssertEqual(headerDifferences, [], "request headers as Chromium sends them, per destination")
     }
 }

@@ -58,6 +58,20 @@ public enum FidelitySuite {
         }
     }
 
+    /// The request headers Chromium sent per URI (expected/NAME.headers.tsv), as the log has them:
+    /// accept, sec-fetch-dest, sec-fetch-mode, sec-fetch-site, sec-fetch-user, referer, origin.
+    public static func expectedHeaders(_ name: String) throws -> [String: [String]] {
+        var result: [String: [String]] = [:]
+        for line in try String(contentsOf: folder.appendingPathComponent("expected/\(name).headers.tsv"), encoding: .utf8).split(separator: "\n").dropFirst() {
+            let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            guard fields.count == 8 else { continue }
+            result[fields[0]] = Array(fields[1...])
+        }
+        return result
+    }
+
+    public static let headerNames = ["accept", "sec-fetch-dest", "sec-fetch-mode", "sec-fetch-site", "sec-fetch-user", "referer", "origin"]
+
     /// Justified differences: "NAME URI reason" lines; URIs relayfetch may request or omit there.
     public static func allowedDifferences() throws -> [String: Set<String>] {
         var result: [String: Set<String>] = [:]
