@@ -135,3 +135,13 @@ for name, flags, text in [
     ("ipv6", 0, "http://[::1]:8080/x.css"),
 ]:
     seed("offline-path", name, bytes([flags]) + text.encode())
+
+# The style cascade: the browser-mode sample's sheets, and selectors, media queries and values alone.
+for path in ["Samples/site/browser/main.css", "Samples/site/browser/frame.css", "Samples/site/full/css/main.css"]:
+    copy("style-cascade", path, path.replace("Samples/site/", "").replace("/", "-"))
+seed("style-cascade", "selectors.txt", "div:is(.a, #top) > p.note:nth-child(2n+1 of .note) ~ span:not([hidden]):has(> b), ul li::before")
+seed("style-cascade", "media.txt", "screen and (min-width: 600px) and (not (hover: none)), (400px <= width < 700px), print")
+seed("style-cascade", "nested.css", '@media (min-width: 1px) { @supports (display: grid) { .box { background: image-set("a.png" 1x, url(b.png) 2x) } } }\n'
+     '@font-face { font-family: X; src: local(Y), url(x.woff2) format("woff2"); unicode-range: U+00??, U+0400-04FF }\n'
+     'body { font: italic bold 12px/1.5 X, serif; --v: url(v.png) } li { list-style: square url(l.png) } p::after { content: "\\f015" attr(class); background: var(--v) }')
+seed("style-cascade", "srcset.txt", "a.png 400w, b.png 800w, data:image/png;base64,AAA, c.png 2x")

@@ -156,6 +156,7 @@ extension PageResource {
         duration = Date().timeIntervalSince(startedAt)
         timings = response.timings
         relayChain = response.relayHops
+        relayHopTimings = response.relayHopTimings
         if keepBody { self.body = body }
     }
 }

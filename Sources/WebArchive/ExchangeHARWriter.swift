@@ -82,6 +82,7 @@ public enum ExchangeHARWriter {
             "cache": [:] as [String: Any],
             "timings": timing.timings,
             "_relayChain": response.relayHops,
+            "_relayChainTimings": HARWriter.relayChainTimings(response.relayHopTimings),
         ]
     }
 

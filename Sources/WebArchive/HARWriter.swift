@@ -48,10 +48,19 @@ public enum HARWriter {
             "cache": [:] as [String: Any],
             "timings": timing.timings,
             "_relayChain": resource.relayChain,
+            "_relayChainTimings": relayChainTimings(resource.relayHopTimings),
             "_resourceType": resource.kind.rawValue,
         ]
         if let error = resource.error { entry["_error"] = error }
         return entry
+    }
+
+    /// Our own field: per hop of a tunnel this exchange opened, when its tunnel was open (ms
+    /// after the chain started, inside the entry's `connect`), and whether the relay connection
+    /// was reused. Empty when the exchange reused an open origin connection.
+    static func relayChainTimings(_ timings: [RelayHopTiming]) -> [[String: Any]] {
+        timings.map { ["hop": $0.hop, "protocol": $0.protocolName, "tunnelOpen": milliseconds($0.tunnelOpenAfter),
+                       "reusedConnection": $0.reusedConnection] }
     }
 
     private static func headers(_ fields: [(name: String, value: String)]) -> [[String: String]] {

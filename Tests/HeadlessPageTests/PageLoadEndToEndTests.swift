@@ -52,6 +52,17 @@ final class PageLoadEndToEndTests: XCTestCase {
             try Self.assertTimingsAddUp(entry)
         }
         XCTAssertTrue(entries.contains { (($0["timings"] as? [String: Double])?["ssl"] ?? -1) > 0 }, "a new connection's TLS is timed")
+        // The exchanges that opened a tunnel say when the relay's tunnel was open: inside their connect phase.
+        let opened = entries.filter { !(($0["_relayChainTimings"] as? [[String: Any]]) ?? []).isEmpty }
+        XCTAssertFalse(opened.isEmpty)
+        for entry in opened {
+            let hops = try XCTUnwrap(entry["_relayChainTimings"] as? [[String: Any]])
+            XCTAssertEqual(hops.compactMap { $0["hop"] as? String }, ["127.0.0.11:3129"])
+            let tunnelOpen = try XCTUnwrap(hops[0]["tunnelOpen"] as? Double)
+            let connect = try XCTUnwrap((entry["timings"] as? [String: Double])?["connect"])
+            XCTAssertGreaterThan(tunnelOpen, 0)
+            XCTAssertLessThanOrEqual(tunnelOpen, connect + 1, "the tunnel is part of the connect phase")
+        }
     }
 
     /// HAR 1.2: `time` is the sum of the phases (-1 counting as 0), `ssl` lies inside `connect`,
