@@ -5,7 +5,7 @@ body bytes" per request, sorted) and expected/NAME.headers.tsv (the request head
 
 Chromium is driven over the DevTools protocol on a pipe (--remote-debugging-pipe: no port, no
 WebSocket library): scripting is disabled before the navigation, the page loads in a 1280x800
-window, and the run ends a settle time after the load event (Chromium asks for /favicon.ico
+window (or the page's own size and device pixel ratio), and the run ends a settle time after the load event (Chromium asks for /favicon.ico
 after it). Each page gets a fresh profile. Usage: chromium_requests.py [NAME...]
 """
 import json
@@ -24,17 +24,21 @@ SETTLE_SECONDS = 1.5
 
 
 def pages():
+    """(name, URL, (width, height, device pixel ratio)) per line of pages.txt."""
     with open(os.path.join(HERE, "pages.txt")) as handle:
         for line in handle:
             fields = line.split()
-            if len(fields) == 2 and not line.startswith("#"):
-                yield fields[0], fields[1]
+            if len(fields) in (2, 3) and not line.startswith("#"):
+                size, _, ratio = (fields[2] if len(fields) == 3 else "1280x800").partition("@")
+                width, height = (int(value) for value in size.split("x"))
+                yield fields[0], fields[1], (width, height, float(ratio or 1))
 
 
 class Chromium:
     """One headless Chromium with a DevTools pipe on fds 3 (commands) and 4 (replies)."""
 
-    def __init__(self, home):
+    def __init__(self, home, viewport):
+        width, height, ratio = viewport
         commands_read, self.commands = os.pipe()
         self.replies, replies_write = os.pipe()
 
@@ -44,7 +48,7 @@ class Chromium:
 
         self.process = subprocess.Popen(
             ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--remote-debugging-pipe",
-             "--window-size=1280,800", f"--proxy-server={RELAY}", "--ignore-certificate-errors",
+             f"--window-size={width},{height}", f"--force-device-scale-factor={ratio:g}", f"--proxy-server={RELAY}", "--ignore-certificate-errors",
              "--no-first-run", "--disable-background-networking", "--disable-component-update",
              f"--user-data-dir={home}/profile", "about:blank"],
             pass_fds=(3, 4), preexec_fn=wire, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -113,13 +117,13 @@ def log_lines_since(offset, host):
 
 def main(names):
     os.makedirs(os.path.join(HERE, "expected"), exist_ok=True)
-    for name, url in pages():
+    for name, url, viewport in pages():
         if names and name not in names:
             continue
         host = url.split("/")[2]
         offset = os.path.getsize(LOG)
         with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as home:
-            chromium = Chromium(home)
+            chromium = Chromium(home, viewport)
             try:
                 chromium.load(url)
             finally:

@@ -19,8 +19,8 @@ def pages():
     with open(os.path.join(HERE, "pages.txt")) as handle:
         for line in handle:
             fields = line.split()
-            if len(fields) == 2 and not line.startswith("#"):
-                yield fields[0], fields[1]
+            if len(fields) in (2, 3) and not line.startswith("#"):
+                yield fields[0], fields[1], fields[2:]
 
 
 def expected(name):
@@ -45,9 +45,9 @@ def relayfetch(binary, url, extra):
 def main():
     binary = sys.argv[1] if len(sys.argv) > 1 else os.path.join(REPO, ".build", "debug", "relayfetch")
     print(f"{'page':24} {'chromium':>18} {'relayfetch':>18} {'--complete':>18} {'complete/chromium bytes':>24}  differences")
-    for name, url in pages():
+    for name, url, viewport in pages():
         theirs = expected(name)
-        ours, _ = relayfetch(binary, url, [])
+        ours, _ = relayfetch(binary, url, ["--viewport", viewport[0]] if viewport else [])
         complete, _ = relayfetch(binary, url, ["--complete"])
         differences = [f"+{uri}" for uri in sorted(set(ours) - set(theirs))] + [f"-{uri}" for uri in sorted(set(theirs) - set(ours))]
         ratio = sum(complete.values()) / max(sum(theirs.values()), 1)

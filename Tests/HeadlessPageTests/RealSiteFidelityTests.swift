@@ -6,7 +6,8 @@ import RelayFetchTestSupport
 import WebArchive
 
 /// The real-site suite: documentation pages from Debian packages (Sphinx with the Read the Docs
-/// and Alabaster themes, MkDocs, Doxygen) through a relay; relayfetch's requests, read from the
+/// and Alabaster themes, MkDocs, Doxygen) and the browser-mode sample, some also in a phone's
+/// screen (390x844 at ratio 3), through a relay; relayfetch's requests, read from the
 /// origin's log, must be exactly what headless Chromium with JavaScript off requested
 /// (Benchmarks/fidelity/expected), and its bytes within 5% of Chromium's; the HAR timings of
 /// every entry add up.
@@ -27,7 +28,9 @@ final class RealSiteFidelityTests: XCTestCase {
             // A fresh session per page, as Chromium gets a fresh profile per page.
             let session = try Session(configuration: TestServers.configuration(hops: [hop]))
             let offset = FidelitySuite.logSize()
-            let loaded = try await PageLoader(session: session).load(page.url)
+            var options = PageLoader.Options()
+            if let viewport = page.viewport { options.viewport = try XCTUnwrap(Viewport(parsing: viewport)) }
+            let loaded = try await PageLoader(session: session, options: options).load(page.url)
             session.invalidate()
             let har = try XCTUnwrap(try JSONSerialization.jsonObject(with: HARWriter.data(for: loaded)) as? [String: Any])
             let entries = try XCTUnwrap((har["log"] as? [String: Any])?["entries"] as? [[String: Any]])

@@ -29,6 +29,8 @@ public enum FidelitySuite {
     public struct Page: Sendable {
         public let name: String
         public let url: URL
+        /// "WxH@ratio" when the page is loaded in another screen than 1280x800 at ratio 1.
+        public let viewport: String?
     }
 
     /// Starts the suite's nginx and relay (after the test servers, whose CA they use).
@@ -44,8 +46,8 @@ public enum FidelitySuite {
     public static func pages() throws -> [Page] {
         try String(contentsOf: folder.appendingPathComponent("pages.txt"), encoding: .utf8).split(separator: "\n").compactMap { line in
             let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
-            guard !line.hasPrefix("#"), fields.count == 2, let url = URL(string: String(fields[1])) else { return nil }
-            return Page(name: String(fields[0]), url: url)
+            guard !line.hasPrefix("#"), fields.count == 2 || fields.count == 3, let url = URL(string: String(fields[1])) else { return nil }
+            return Page(name: String(fields[0]), url: url, viewport: fields.count == 3 ? String(fields[2]) : nil)
         }
     }
 
