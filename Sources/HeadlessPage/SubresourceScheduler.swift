@@ -27,7 +27,11 @@ final class SubresourceScheduler: @unchecked Sendable {
     private var discovered = 0
     private var bytes = 0
     private var active = 0
+    /// Style sheets and frames in flight: what a document's styles wait for.
+    private var activeStyleInputs = 0
     private var closed = false
+    /// What the waiter in `idle` waits for: only the style inputs, or everything.
+    private var idleWantsStylesOnly = false
     private var reached: [PageLimit] = []
     private var idle: CheckedContinuation<Void, Never>?
     /// Browser mode: fetched style sheets by requested URL, and documents whose styles still
@@ -83,6 +87,7 @@ final class SubresourceScheduler: @unchecked Sendable {
                 discovered += 1
             }
             active += new.count
+            activeStyleInputs += new.filter { Self.isStyleInput($0) }.count
             return (new, discovered < options.maximumSubresources && !budget.isExhausted)
         }
         for job in fresh {
@@ -91,7 +96,7 @@ final class SubresourceScheduler: @unchecked Sendable {
                 let more = await load(job)
                 await limits.release(job.reference.url)
                 submit(more)
-                jobDone()
+                jobDone(job)
             }
         }
         return open
@@ -115,18 +120,29 @@ final class SubresourceScheduler: @unchecked Sendable {
     /// Waits until everything submitted (and everything it led to) has loaded; no more
     /// submissions are expected. In browser mode, each document's styles are then applied and
     /// the images and fonts they need loaded in turn. Returns the resources in the order they finished.
+    /// Styles are applied as soon as every style sheet and frame has loaded, not after the
+    /// images the HTML named, which load meanwhile.
     func finish() async -> [PageResource] {
         while true {
-            await waitUntilIdle()
-            let (documents, loaded) = lock.withLock { () -> ([StyledDocument], [URL: DocumentStyleSheets.Loaded]) in
-                defer { unstyled.removeAll() }
-                return (unstyled, sheets)
-            }
-            if documents.isEmpty { break }
-            for document in documents { submit(styleJobs(document, loaded: loaded)) }
+            await waitUntilIdle(stylesOnly: true)
+            if submitStyleJobs() { continue }
+            await waitUntilIdle(stylesOnly: false)
+            if !submitStyleJobs() { break }
         }
         return lock.withLock { finished }
     }
+
+    /// Submits what the cascade of each document not yet styled needs; false when there was none.
+    private func submitStyleJobs() -> Bool {
+        let (documents, loaded) = lock.withLock { () -> ([StyledDocument], [URL: DocumentStyleSheets.Loaded]) in
+            defer { unstyled.removeAll() }
+            return (unstyled, sheets)
+        }
+        for document in documents { submit(styleJobs(document, loaded: loaded)) }
+        return !documents.isEmpty
+    }
+
+    private static func isStyleInput(_ job: SubresourceJob) -> Bool { job.reference.kind == .stylesheet || job.reference.kind == .frame }
 
     /// The images and fonts a document's cascade needs, referred by the sheet that names them.
     private func styleJobs(_ styled: StyledDocument, loaded: [URL: DocumentStyleSheets.Loaded]) -> [SubresourceJob] {
@@ -142,22 +158,24 @@ final class SubresourceScheduler: @unchecked Sendable {
         return needs.fonts.map { job($0, .font) } + needs.images.map { job($0, .image) }
     }
 
-    private func waitUntilIdle() async {
+    private func waitUntilIdle(stylesOnly: Bool) async {
         await withCheckedContinuation { continuation in
             let done: Bool = lock.withLock {
                 closed = true
-                if active == 0 { return true }
+                if (stylesOnly ? activeStyleInputs : active) == 0 { return true }
                 idle = continuation
+                idleWantsStylesOnly = stylesOnly
                 return false
             }
             if done { continuation.resume() }
         }
     }
 
-    private func jobDone() {
+    private func jobDone(_ job: SubresourceJob) {
         let waiter: CheckedContinuation<Void, Never>? = lock.withLock {
             active -= 1
-            guard active == 0, closed, let waiter = idle else { return nil }
+            if Self.isStyleInput(job) { activeStyleInputs -= 1 }
+            guard closed, (idleWantsStylesOnly ? activeStyleInputs : active) == 0, let waiter = idle else { return nil }
             idle = nil
             return waiter
         }
