@@ -128,19 +128,6 @@ struct SelectorParser {
         return .other
     }
 
-    private static let dynamic: Set<String> = [
-        "hover", "active", "focus", "focus-within", "focus-visible", "visited", "target", "target-within", "current",
-        "past", "future", "playing", "paused", "user-invalid", "user-valid", "autofill", "-webkit-autofill", "fullscreen",
-        "modal", "picture-in-picture", "popover-open", "open", "closed", "indeterminate", "default", "invalid",
-        "in-range", "out-of-range", "-webkit-full-screen", "window-inactive", "horizontal", "vertical", "decrement",
-        "increment", "start", "end", "double-button", "single-button", "no-button", "corner-present", "host", "blank",
-    ]
-    private static let states: [String: StaticState] = [
-        "link": .link, "any-link": .link, "-webkit-any-link": .link, "checked": .checked, "disabled": .disabled,
-        "enabled": .enabled, "required": .required, "optional": .optional, "read-only": .readOnly,
-        "read-write": .readWrite, "placeholder-shown": .placeholderShown, "defined": .defined, "valid": .defined,
-    ]
-
     private mutating func parsePseudoClass(_ name: String) -> SimpleSelector? {
         if index < text.count, text[index] == "(" {
             index += 1
@@ -160,8 +147,8 @@ struct SelectorParser {
         case "last-of-type": return .nth(.lastOfType, a: 0, b: 1, of: nil)
         case "only-of-type": return .matchesAny([Self.single(.nth(.ofType, a: 0, b: 1, of: nil), .nth(.lastOfType, a: 0, b: 1, of: nil))], countsSpecificity: false)
         default:
-            if let state = Self.states[name] { return .state(state) }
-            return Self.dynamic.contains(name) ? .never : nil
+            if let state = PseudoClassNames.states[name] { return .state(state) }
+            return PseudoClassNames.dynamic.contains(name) ? .never : nil
         }
     }
 
@@ -406,25 +393,5 @@ struct SelectorParser {
 
     static func isNameStart(_ scalar: Unicode.Scalar) -> Bool {
         ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || scalar == "_" || scalar.value >= 0x80
-    }
-}
-
-/// CSS escapes: `\` then up to six hex digits (and one optional space), or any other character.
-enum CSSEscapes {
-    static func decode(_ text: [Unicode.Scalar], _ index: inout Int) -> Unicode.Scalar? {
-        guard index + 1 < text.count, text[index] == "\\", text[index + 1] != "\n" else { return nil }
-        index += 1
-        var hex = ""
-        while index < text.count, hex.count < 6, text[index].properties.isASCIIHexDigit {
-            hex.unicodeScalars.append(text[index])
-            index += 1
-        }
-        if hex.isEmpty {
-            defer { index += 1 }
-            return text[index]
-        }
-        if index < text.count, SelectorParser.isSpace(text[index]) { index += 1 }
-        let value = UInt32(hex, radix: 16) ?? 0xFFFD
-        return value == 0 ? Unicode.Scalar(0xFFFD) : Unicode.Scalar(value) ?? Unicode.Scalar(0xFFFD)
     }
 }
