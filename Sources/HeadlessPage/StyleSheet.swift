@@ -82,7 +82,8 @@ struct StyleSheet {
         guard let reference = CSSURLScanner.references(in: "@import " + text, limit: 1).first, reference.isImport else { return nil }
         var rest = Substring(text)
         if rest.lowercased().hasPrefix("url(") {
-            rest = rest[rest.index(after: rest.firstIndex(of: ")") ?? rest.endIndex)...].dropFirst(0)
+            // An unclosed url( runs to the end of the rule: no media list follows.
+            rest = rest.firstIndex(of: ")").map { rest[rest.index(after: $0)...] } ?? ""
         } else if let quote = rest.first, quote == "\"" || quote == "'" {
             rest = rest.dropFirst()
             while let first = rest.first, first != quote { rest = rest.dropFirst(first == "\\" ? 2 : 1) }

@@ -72,6 +72,12 @@ final class StyleLoadingTests: XCTestCase {
                        ["/p/style-narrow.png", "/p/supported.png", "/p/imp-screen.png"], "the later <style> wins over narrow.png")
     }
 
+    /// Found by the style-cascade fuzz target: an `@import url(` without its `)` trapped.
+    func testUnclosedImportURLIsNoCrash() {
+        let sheet = StyleSheet(parsing: "@import url(import-print.css) print;\n@import url(im@imapo.", media: MediaQuery(viewport: Viewport()))
+        XCTAssertEqual(sheet.imports, [StyleSheet.Import(url: "import-print.css", media: "print"), StyleSheet.Import(url: "im@imapo.", media: "")])
+    }
+
     func testFontFacesChosenAsCSSFonts4Matches() {
         let css = """
             @font-face { font-family: Body; src: url(body.eot); src: url(body.eot?#iefix) format("embedded-opentype"), url(body.woff2) format("woff2"), url(body.woff) format("woff"); }
