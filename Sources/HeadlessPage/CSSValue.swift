@@ -79,9 +79,9 @@ enum CSSValue {
             var resolution = 1.0
             for word in CSSText.splitTopLevel(trimmed, separator: " ").reversed() {
                 let token = word.lowercased().trimmingCharacters(in: .whitespaces)
-                if token.hasSuffix("x"), let value = Double(token.dropLast()) { resolution = value; break }
-                if token.hasSuffix("dppx"), let value = Double(token.dropLast(4)) { resolution = value; break }
-                if token.hasSuffix("dpi"), let value = Double(token.dropLast(3)) { resolution = value / 96; break }
+                if token.hasSuffix("dppx"), let value = Double(token.dropLast(4)), value.isFinite { resolution = value; break }
+                if token.hasSuffix("dpi"), let value = Double(token.dropLast(3)), value.isFinite { resolution = value / 96; break }
+                if token.hasSuffix("x"), let value = Double(token.dropLast()), value.isFinite { resolution = value; break }
             }
             candidates.append((url, resolution))
         }

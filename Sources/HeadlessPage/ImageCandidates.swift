@@ -89,9 +89,9 @@ enum ImageCandidates {
             var valid = true
             for descriptor in descriptors.split(whereSeparator: { $0.isWhitespace }) {
                 let text = descriptor.lowercased()
-                if text.hasSuffix("x"), let value = Double(text.dropLast()), candidate.density == nil, candidate.width == nil, value >= 0 {
+                if text.hasSuffix("x"), let value = Double(text.dropLast()), value.isFinite, candidate.density == nil, candidate.width == nil, value >= 0 {
                     candidate.density = value
-                } else if text.hasSuffix("w"), let value = Double(text.dropLast()), candidate.width == nil, candidate.density == nil, value > 0 {
+                } else if text.hasSuffix("w"), let value = Double(text.dropLast()), value.isFinite, candidate.width == nil, candidate.density == nil, value > 0 {
                     candidate.width = value
                 } else if !text.hasSuffix("h") {
                     valid = false

@@ -210,12 +210,13 @@ struct SelectorParser {
         let value = raw.replacingOccurrences(of: " ", with: "").lowercased()
         if value == "odd" { return (2, 1) }
         if value == "even" { return (2, 0) }
-        guard let n = value.firstIndex(of: "n") else { return Int(value).map { (0, $0) } }
+        guard let n = value.firstIndex(of: "n") else { return Int(value).flatMap { abs($0) <= 1_000_000 ? (0, $0) : nil } }
         let head = value[..<n]
         let a = head.isEmpty || head == "+" ? 1 : head == "-" ? -1 : Int(head)
         let tail = value[value.index(after: n)...]
         let b = tail.isEmpty ? 0 : Int(tail.hasPrefix("+") ? tail.dropFirst() : tail)
-        guard let a, let b else { return nil }
+        // Huge coefficients would overflow the matcher's arithmetic; no document has that many siblings.
+        guard let a, let b, abs(a) <= 1_000_000, abs(b) <= 1_000_000 else { return nil }
         return (a, b)
     }
 
