@@ -19,8 +19,8 @@ apt_packages=(
   # pre-compressed bodies (brotli, zstd) that the origins serve to test decoding
   brotli zstd
   # real documentation sites for the page-fidelity suite (Benchmarks/fidelity): Sphinx with the
-  # Read the Docs and Alabaster themes, MkDocs, Doxygen
-  python-cryptography-doc python-requests-doc mkdocs-doc doxygen-doc
+  # Read the Docs, Alabaster and Django themes, MkDocs, Doxygen
+  python-cryptography-doc python-attr-doc python-requests-doc python-django-doc mkdocs-doc doxygen-doc
   # Debian's Python for the venv of PyPI test servers (the OHTTP gateway, the HTTP/3 relay)
   python3 python3-venv
 )

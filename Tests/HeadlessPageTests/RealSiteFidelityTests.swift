@@ -5,8 +5,8 @@ import RelayFetch
 import RelayFetchTestSupport
 import WebArchive
 
-/// The real-site suite: documentation pages from Debian packages (Sphinx with the Read the Docs
-/// and Alabaster themes, MkDocs, Doxygen) and the browser-mode sample, some also in a phone's
+/// The real-site suite: documentation pages from Debian packages (Sphinx with the Read the Docs,
+/// Alabaster and Django themes, MkDocs, Doxygen) and the browser-mode sample, some also in a phone's
 /// screen (390x844 at ratio 3), through a relay; relayfetch's requests, read from the
 /// origin's log, must be exactly what headless Chromium with JavaScript off requested
 /// (Benchmarks/fidelity/expected), and its bytes within 5% of Chromium's; the HAR timings of
