@@ -6,7 +6,7 @@ enum CSSValue {
     /// `value` with each `var(--name, fallback)` replaced from `custom` (nested up to a depth;
     /// a cycle or an unknown name without a fallback gives an empty value).
     static func substitutingVariables(_ value: String, _ custom: [String: String], depth: Int = 0) -> String {
-        guard value.contains("var("), depth < 8 else { return depth < 8 ? value : "" }
+        guard value.containsASCIICaseInsensitive("var("), depth < 8 else { return depth < 8 ? value : "" }
         var result = ""
         var rest = Substring(value)
         while let range = rest.range(of: "var(") {
@@ -34,8 +34,7 @@ enum CSSValue {
     /// The image URLs (as written) a property value loads: each `url()`, and from each
     /// `image-set()` the candidate a browser picks for `ratio`.
     static func imageURLs(_ value: String, devicePixelRatio ratio: Double) -> [String] {
-        let lower = value.lowercased()
-        guard lower.contains("url(") || lower.contains("image-set(") else { return [] }
+        guard value.containsASCIICaseInsensitive("url(") || value.containsASCIICaseInsensitive("image-set(") else { return [] }
         var result: [String] = []
         var rest = Substring(value)
         while !rest.isEmpty {

@@ -31,17 +31,19 @@ struct ComputedStyle {
 
     private init() {}
 
-    init(parent: ComputedStyle, userAgent: [(String, String)], author: [(StyleSheet.Declaration, URL)], viewport: Viewport) {
+    init(parent: ComputedStyle, userAgent: [(String, String)], author: [(StyleSheet.Declaration, URL)], familyCache: FamilyCache) {
         var specified: [String: Specified] = [:]
         custom = parent.custom
         for (name, value) in userAgent { Self.apply(name, value, base: nil, to: &specified, custom: &custom) }
         for (declaration, base) in author { Self.apply(declaration.name, declaration.value, base: base, to: &specified, custom: &custom) }
         func value(_ name: String) -> (String, Specified)? {
             guard let found = specified[name] else { return nil }
-            let resolved = CSSValue.substitutingVariables(found.value, custom).trimmingCharacters(in: .whitespacesAndNewlines)
-            return (resolved, found)
+            // Declared values are trimmed already; only a substitution can add whitespace.
+            guard found.value.containsASCIICaseInsensitive("var(") else { return (found.value, found) }
+            return (CSSValue.substitutingVariables(found.value, custom).trimmingCSSWhitespace, found)
         }
         func keyword(_ text: String) -> String? {
+            guard text.utf8.count <= 12 else { return nil }  // "revert-layer" is the longest
             let lower = text.lowercased()
             return ["inherit", "initial", "unset", "revert", "revert-layer"].contains(lower) ? lower : nil
         }
@@ -54,7 +56,7 @@ struct ComputedStyle {
         cursor = parent.cursor
         if let (text, found) = value("font-family"), keyword(text) == nil || keyword(text) == "initial" {
             let family = found.shorthand == "font" ? FontShorthand(text).family : text
-            families = keyword(text) == "initial" ? ["serif"] : CSSValue.families(family)
+            families = keyword(text) == "initial" ? ["serif"] : familyCache.families(family)
         }
         if let (text, found) = value("font-weight"), keyword(text) == nil || keyword(text) == "initial" {
             let weightText = found.shorthand == "font" ? FontShorthand(text).weight : text
@@ -112,6 +114,19 @@ struct ComputedStyle {
         }
         let shorthand = longhands.count > 1 || longhands[0] != name ? name : nil
         for longhand in longhands { specified[longhand] = Specified(value: value, base: base, shorthand: shorthand) }
+    }
+}
+
+/// Parsed font-family lists by their text: a page's boxes name the same few lists thousands of
+/// times. One per cascade run (not shared between threads).
+final class FamilyCache {
+    private var parsed: [String: [String]] = [:]
+
+    func families(_ text: String) -> [String] {
+        if let found = parsed[text] { return found }
+        let families = CSSValue.families(text)
+        if parsed.count < 4096 { parsed[text] = families }
+        return families
     }
 }
 

@@ -70,6 +70,7 @@ struct StyleResolver {
         let snapshot = DocumentSnapshot(document)
         var computed: [ComputedStyle?] = Array(repeating: nil, count: snapshot.nodes.count)
         var collector = NeedsCollector(fonts: fonts, ratio: viewport.devicePixelRatio)
+        let familyCache = FamilyCache()
         for index in snapshot.nodes.indices {
             let node = snapshot.nodes[index]
             let parent: ComputedStyle
@@ -95,17 +96,17 @@ struct StyleResolver {
                 }
             }
             var style = ComputedStyle(parent: parent, userAgent: UserAgentStyle.declarations(for: node),
-                                      author: Self.ordered(matched[nil]), viewport: viewport)
+                                      author: Self.ordered(matched[nil]), familyCache: familyCache)
             guard !style.isDisplayNone else { continue }
             collector.addBox(style, base: baseURL, text: UserAgentStyle.text(of: node, style: style, snapshot: snapshot, index: index))
             for pseudo in [ComplexSelector.PseudoElement.before, .after] {
                 guard let declarations = matched[pseudo] else { continue }
-                let box = ComputedStyle(parent: style, userAgent: [], author: Self.ordered(declarations), viewport: viewport)
+                let box = ComputedStyle(parent: style, userAgent: [], author: Self.ordered(declarations), familyCache: familyCache)
                 guard let content = box.generatedContent, !box.isDisplayNone else { continue }
                 collector.addBox(box, base: baseURL, text: content.text(attributes: node.attributes))
             }
             if let declarations = matched[.firstText], !node.ownText.allSatisfy(\.isWhitespace) {
-                let box = ComputedStyle(parent: style, userAgent: [], author: Self.ordered(declarations), viewport: viewport)
+                let box = ComputedStyle(parent: style, userAgent: [], author: Self.ordered(declarations), familyCache: familyCache)
                 collector.addBox(box, base: baseURL, text: node.ownText)
             }
             style.dropNonInherited()

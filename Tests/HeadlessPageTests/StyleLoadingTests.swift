@@ -72,6 +72,17 @@ final class StyleLoadingTests: XCTestCase {
                        ["/p/style-narrow.png", "/p/supported.png", "/p/imp-screen.png"], "the later <style> wins over narrow.png")
     }
 
+    func testOnlyThePreferredStyleSheetSetApplies() {
+        let sheets = ["a.css": ".x { background: url(a.png) }", "b.css": ".x { border-image: url(b.png) }",
+                      "c.css": ".x { cursor: url(c.png), auto }"]
+        let html = """
+            <link rel="stylesheet" href="a.css" title="Blue"><link rel="stylesheet" href="b.css" title="Red">
+            <link rel="stylesheet" href="c.css"><div class="x"></div>
+            """
+        XCTAssertEqual(Set(needs(html, sheets: sheets).images), ["/p/a.png", "/p/c.png"], "the first title names the set")
+        XCTAssertEqual(Set(needs("<meta http-equiv='Default-Style' content='Red'>" + html, sheets: sheets).images), ["/p/b.png", "/p/c.png"])
+    }
+
     /// Found by the style-cascade fuzz target: an `@import url(` without its `)` trapped.
     func testUnclosedImportURLIsNoCrash() {
         let sheet = StyleSheet(parsing: "@import url(import-print.css) print;\n@import url(im@imapo.", media: MediaQuery(viewport: Viewport()))
