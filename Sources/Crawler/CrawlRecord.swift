@@ -55,5 +55,23 @@ public struct CrawlProgress: Sendable, Codable {
     /// Relay chains working now, of all the crawl uses.
     public var relayChainsUp = 0
     public var relayChains = 0
+    /// Each relay chain's health.
+    public var chains: [RelayChainHealth] = []
     public var seconds: Double = 0
+}
+
+/// One relay chain of the pool as the crawl saw it.
+public struct RelayChainHealth: Sendable, Codable {
+    /// 1 for the first chain given.
+    public var chain: Int
+    /// Its relays, nearest the client first ("host:port > host:port").
+    public var relays: String
+    /// False while it rests after a relay failure.
+    public var up: Bool
+    /// Relay failures it had (each rested it).
+    public var relayFailures: Int
+    /// Pages it carried to a response.
+    public var pages: Int
+    /// Hosts assigned to it now.
+    public var hosts: Int
 }

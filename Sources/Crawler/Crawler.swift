@@ -73,6 +73,7 @@ public final class Crawler: Sendable {
     public func progress() async throws -> CrawlProgress {
         var progress = try await coordinator.snapshot()
         (progress.relayChainsUp, progress.relayChains) = await pool.upCount()
+        progress.chains = await pool.chainHealth()
         return progress
     }
 

@@ -27,9 +27,17 @@ struct PageWorker: Sendable {
             try await finish(entry, page: CrawledPage(record: record(entry, .failed, error: "unparsable URL")), links: [])
             return
         }
-        guard let (chain, session) = await pool.session(for: entry.host) else {
+        let chain: Int, session: Session
+        switch await pool.choice(for: entry.host) {
+        case .chain(let index, let chosen): (chain, session) = (index, chosen)
+        case .allDown:
             let recovery = await pool.secondsUntilRecovery()
             try await retryOrFail(entry, error: await pool.downReason(), notBefore: recovery)
+            return
+        case .uncovered:
+            // A session would fetch a host outside its relays' domains directly; a crawl never does.
+            let error = "no relay chain covers \(entry.host) (their domains leave it out); never fetched directly"
+            try await finish(entry, page: CrawledPage(record: record(entry, .failed, error: error)), links: [])
             return
         }
         if configuration.obeyRobots {

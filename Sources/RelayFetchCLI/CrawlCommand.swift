@@ -66,6 +66,12 @@ struct CrawlCommand: Subcommand {
                                Each host sticks to one chain; a chain whose relay fails is rested
                                (1 s, doubling) and its hosts move to another; with every chain
                                down, URLs wait and are retried. Never a direct connection.
+      --profile FILE           repeatable here: each profile is a chain of its own
+                               A host goes only to chains whose domains cover it (--match-domain,
+                               --exclude-domain, a profile's domains); a host no chain covers is
+                               recorded as failed and never fetched. The summary, the progress
+                               line and --json give each chain's health: up or down, relay
+                               failures, pages carried.
     Relay options:
     \(RelayOptions.help)
 
@@ -96,6 +102,7 @@ struct CrawlCommand: Subcommand {
         var scanner = ArgumentScanner(groups[0])
         var options = ScopeOptions()
         var relay = RelayOptions()
+        relay.allowsSeveralProfiles = true
         var command = CrawlCommand(configuration: CrawlConfiguration(scope: try CrawlScope()))
         var seedTexts: [String] = []
         while let argument = scanner.next() {
@@ -133,11 +140,17 @@ struct CrawlCommand: Subcommand {
             throw UsageError("--lease applies to a PostgreSQL store only (--store postgres://...)")
         }
         try relay.validate()
-        command.relay = relay
-        command.moreChains = try groups.dropFirst().map { try chain($0, inheriting: relay) }
-        if !command.moreChains.isEmpty && !relay.namesRelays {
+        let groupChains = try groups.dropFirst().map { try chain($0, inheriting: relay) }
+        if !groupChains.isEmpty && !relay.namesRelays {
             throw UsageError("with --chain, the first chain needs relays too (a pool never connects directly)")
         }
+        guard relay.namesRelays else {
+            throw UsageError("crawl needs relays (--relay, --profile or --ohttp-relay): it never fetches directly")
+        }
+        // Each profile is a chain of its own, in the order given.
+        let chains = relay.splitByProfile + groupChains.flatMap(\.splitByProfile)
+        command.relay = chains[0]
+        command.moreChains = Array(chains.dropFirst())
         return command
     }
 
@@ -146,6 +159,7 @@ struct CrawlCommand: Subcommand {
     private static func chain(_ arguments: [String], inheriting first: RelayOptions) throws -> RelayOptions {
         var scanner = ArgumentScanner(arguments)
         var chain = RelayOptions()
+        chain.allowsSeveralProfiles = true
         while let argument = scanner.next() {
             guard try chain.parse(&scanner) else { throw UsageError("only relay options may follow --chain, not \(argument)") }
         }
@@ -215,6 +229,17 @@ struct CrawlCommand: Subcommand {
         io.print("crawled \(summary.pagesThisRun) pages (\(summary.bytesThisRun) bytes) in \(String(format: "%.2f", summary.seconds)) s, "
                  + "\(String(format: "%.1f", rate)) pages/s; store: \(summary.fetched) fetched, \(summary.failed) failed, "
                  + "\(summary.blockedByRobots) blocked by robots.txt, \(summary.queued) queued; \(summary.retries) retries")
+        if summary.chains.count > 1 {
+            for chain in summary.chains {
+                io.print("  relay chain \(chain.chain) (\(chain.relays)): \(chain.up ? "up" : "down"), \(chain.pages) pages, "
+                         + "\(chain.relayFailures) relay failures")
+            }
+        }
+    }
+
+    /// "chain 1 up 40 pages, chain 2 down (3 failures)" for the progress line.
+    private static func chainsLine(_ chains: [RelayChainHealth]) -> String {
+        chains.map { "chain \($0.chain) " + ($0.up ? "up \($0.pages) pages" : "down (\($0.relayFailures) failures)") }.joined(separator: ", ")
     }
 
     /// Rewrites one progress line on the terminal twice a second.
@@ -226,7 +251,7 @@ struct CrawlCommand: Subcommand {
                 let rate = now.seconds > 0 ? Double(now.pagesThisRun) / now.seconds : 0
                 io.progress("\r\u{1B}[K  \(now.fetched) pages, \(now.queued) queued, \(now.inFlight) in flight, \(now.failed) errors, "
                             + String(format: "%.1f pages/s", rate)
-                            + (now.relayChains > 1 ? ", relay chains \(now.relayChainsUp)/\(now.relayChains) up" : ""))
+                            + (now.chains.count > 1 ? "; " + chainsLine(now.chains) : ""))
             }
         }
     }

@@ -119,7 +119,8 @@ final class CrawlCommandTests: XCTestCase {
     }
 
     /// Two chains from the command line, the first with a dead relay: the host moves to the
-    /// second, which carries every page; the JSON summary counts the chains.
+    /// second, which carries every page; the JSON summary counts the chains and says how each
+    /// fared.
     func testChainsFromTheCommandLine() async throws {
         let site = try CrawlSite(pages: 5)
         let run = await CommandRun.run(["crawl", site.origin + "/", "--json", "--strip-query-param", "utm_source", "--relay", TestServers.deadRelayURL.absoluteString,
@@ -130,6 +131,11 @@ final class CrawlCommandTests: XCTestCase {
         XCTAssertEqual(summary["relayChainsUp"] as? Int, 1)
         XCTAssertEqual(summary["fetched"] as? Int, try site.expectedPaths().count)
         XCTAssertEqual(Set(try site.requests().map(\.peer)), ["127.0.0.11"])
+        let chains = try XCTUnwrap(summary["chains"] as? [[String: Any]], "each chain's health")
+        XCTAssertEqual(chains.map { $0["up"] as? Bool }, [false, true])
+        XCTAssertEqual(chains.map { $0["relayFailures"] as? Int }, [1, 0])
+        XCTAssertEqual(chains.map { $0["pages"] as? Int }, [0, try site.expectedPaths().count])
+        XCTAssertEqual(chains.map { $0["hosts"] as? Int }, [0, 1], "the host moved to the live chain")
     }
 
     /// Fail closed from the command line: relay down, exit 1, nothing at the origin (which the
