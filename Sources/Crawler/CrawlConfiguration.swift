@@ -32,6 +32,10 @@ public struct CrawlConfiguration: Sendable {
     /// When the store holds a crawl started with other options (`CrawlOptions`), record these
     /// instead of refusing to run.
     public var replacesStoredOptions = false
+    /// Media types whose bodies are read ("text/html", "text/*"); empty for any. A 2xx response
+    /// of another type is recorded as skipped by type, its body not read (the transfer stops
+    /// after its header). While sitemaps are followed, sitemap types (XML, gzip) are read too.
+    public var acceptedTypes: [String] = []
     /// Keep page bodies for an archive (WARC); otherwise only their digest is kept.
     public var keepBodies = false
 

@@ -37,7 +37,7 @@ actor CrawlCoordinator {
 
     private static func totals(of store: any CrawlStore) throws -> (pages: Int, bytes: Int) {
         let counts = try store.counts()
-        return ((counts[.fetched] ?? 0) + (counts[.failed] ?? 0), try store.fetchedBytes())
+        return ((counts[.fetched] ?? 0) + (counts[.failed] ?? 0) + (counts[.skippedByType] ?? 0), try store.fetchedBytes())
     }
 
     /// Checks (or records) the crawl's options, makes claims a dead process left claimable
@@ -94,12 +94,13 @@ actor CrawlCoordinator {
         case .fetched: .fetched
         case .failed: .failed
         case .robots: .blockedByRobots
+        case .skippedByType: .skippedByType
         }
         let added = try store.complete(entry, state: state, status: record.status, bytes: record.bytes, digest: record.contentDigest,
                                        error: record.error, links: links, now: Self.now)
         release(entry)
         switch record.outcome {
-        case .fetched, .failed:
+        case .fetched, .failed, .skippedByType:
             pagesDone += 1
             bytesDone += record.bytes
             progress.pagesThisRun += 1
@@ -144,6 +145,7 @@ actor CrawlCoordinator {
         result.fetched = counts[.fetched] ?? 0
         result.failed = counts[.failed] ?? 0
         result.blockedByRobots = counts[.blockedByRobots] ?? 0
+        result.skippedByType = counts[.skippedByType] ?? 0
         result.queued = counts[.queued] ?? 0
         result.inFlight = inFlight
         result.seconds = Date().timeIntervalSince(startedAt)

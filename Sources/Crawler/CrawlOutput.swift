@@ -54,7 +54,9 @@ public final class CrawlOutput: @unchecked Sendable {
             line?.append(0x0A)
         }
         var archived: Data?
-        if warcFolder != nil, let status = page.record.status, let url = URL(string: page.record.url) {
+        // A page whose body was skipped for its type is in the JSON lines only: its archive
+        // record would claim a payload it never had.
+        if warcFolder != nil, page.record.outcome != .skippedByType, let status = page.record.status, let url = URL(string: page.record.url) {
             archived = WARCWriter.records(for: WARCExchange(url: url, requestHeaderFields: page.requestHeaderFields, statusCode: status,
                                                             responseHeaderFields: page.responseHeaderFields, body: page.body ?? Data(),
                                                             startedAt: page.record.fetchedAt))

@@ -11,6 +11,8 @@ public struct CrawlRecord: Sendable, Codable {
         case failed
         /// robots.txt does not allow it.
         case robots
+        /// A response arrived whose Content-Type the crawl does not accept: its body was not read.
+        case skippedByType = "type-skipped"
     }
 
     public var url: String
@@ -46,6 +48,8 @@ public struct CrawlProgress: Sendable, Codable {
     public var fetched = 0
     public var failed = 0
     public var blockedByRobots = 0
+    /// Responses whose bodies were skipped for their Content-Type.
+    public var skippedByType = 0
     public var queued = 0
     public var inFlight = 0
     /// Fetched or failed in this run (the rest come from an earlier run's store).

@@ -46,9 +46,12 @@ enum LinkExtractor {
     /// Whether a response may be a sitemap: XML or gzip by type, or a name ending in .xml or .xml.gz.
     static func mayBeSitemap(_ contentType: String?, url: URL) -> Bool {
         let type = contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
-        return ["application/xml", "text/xml", "application/gzip", "application/x-gzip"].contains(type)
+        return sitemapTypes.contains(type)
             || url.path.hasSuffix(".xml") || url.path.hasSuffix(".xml.gz")
     }
+
+    /// The media types a sitemap (plain or gzipped) may come as.
+    static let sitemapTypes = ["application/xml", "text/xml", "application/gzip", "application/x-gzip"]
 
     /// Whether a Content-Type names HTML (or none was given and the crawler must guess).
     static func isHTML(_ contentType: String?) -> Bool {

@@ -61,6 +61,9 @@ struct PageWorker: Sendable {
         var request = HTTPRequest(url: url, headerFields: [("Accept", "text/html,application/xhtml+xml,*/*;q=0.8"),
                                                            ("Cache-Control", "no-store")])
         request.httpShouldHandleCookies = configuration.keepsCookies
+        if !configuration.acceptedTypes.isEmpty {
+            request.acceptedMediaTypes = configuration.acceptedTypes + (configuration.followsSitemaps ? LinkExtractor.sitemapTypes : [])
+        }
         let body: Data, response: HTTPResponse
         await coordinator.sending(to: entry.host)
         do {
@@ -77,14 +80,14 @@ struct PageWorker: Sendable {
             try await coordinator.retry(entry, after: wait, pauseHost: retryAfter != nil, error: "status \(response.statusCode)")
             return
         }
-        let (found, queued) = links(in: body, response: response, depth: entry.depth)
-        var result = record(entry, .fetched)
+        let (found, queued) = response.bodySkipped ? ([], []) : links(in: body, response: response, depth: entry.depth)
+        var result = record(entry, response.bodySkipped ? .skippedByType : .fetched)
         result.status = response.statusCode
         result.contentType = response.value(forHeaderField: "Content-Type")
         result.relayChain = response.relayHops
         result.timings = response.timings
         result.bytes = body.count
-        result.contentDigest = Crawler.digest(body)
+        result.contentDigest = response.bodySkipped ? nil : Crawler.digest(body)
         result.links = found
         let page = CrawledPage(record: result, requestHeaderFields: [("User-Agent", session.configuration.userAgent)] + request.headerFields,
                                responseHeaderFields: response.headerFields, body: configuration.keepBodies ? body : nil)

@@ -120,7 +120,7 @@ public final class SQLiteCrawlStore: CrawlStore, @unchecked Sendable {
     }
 
     public func pagesClaimedOrDone() throws -> Int {
-        try database.prepared("SELECT count(*) FROM pages WHERE state IN (1, 2, 3)").rows([], { $0.integer(0) }).first ?? 0
+        try database.prepared("SELECT count(*) FROM pages WHERE state IN \(State.countedAsPagesSQL)").rows([], { $0.integer(0) }).first ?? 0
     }
 
     /// When the next queued URL is due, if any is queued (no claim is left to expire here).

@@ -107,11 +107,15 @@ public final class Session: @unchecked Sendable {
             return (entry.body, response)
         }
         if case .revalidate(_, let conditions) = lookup { request.headerFields += conditions }
-        let (body, response): (Data, HTTPResponse)
+        var (body, response): (Data, HTTPResponse)
         if case .oblivious(let oblivious) = route {
             let (post, context) = try ObliviousExchange.encapsulate(request, route: oblivious)
             let (sealed, relayResponse) = try await engine.perform(try CurlTransfer(request: post, route: oblivious.carrier, configuration: configuration))
             (body, response) = try ObliviousExchange.decapsulate(sealed, relayResponse: relayResponse, context: context, for: request, route: route)
+            // One sealed message: the body has arrived with the header, so it is only dropped.
+            if !request.wantsBody(status: response.statusCode, contentType: response.value(forHeaderField: "Content-Type")) {
+                (body, response.bodySkipped) = (Data(), true)
+            }
             onBodyChunk?(request.url, body)
         } else {
             let transfer = try CurlTransfer(request: request, route: route, configuration: configuration)
@@ -130,7 +134,7 @@ public final class Session: @unchecked Sendable {
             onBodyChunk?(request.url, entry.body)
             return (entry.body, refreshed)
         }
-        store.httpCache.store(request, response: response, body: body)
+        if !response.bodySkipped { store.httpCache.store(request, response: response, body: body) }
         return (body, response)
     }
 

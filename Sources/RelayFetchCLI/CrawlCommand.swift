@@ -29,6 +29,10 @@ struct CrawlCommand: Subcommand {
       --max-pages N            stop after N pages, earlier runs and other workers included
       --max-bytes N            stop after N body bytes (suffix K, M or G), the same way
       --strip-query-param NAME remove query parameter NAME before URLs are compared (repeatable)
+      --accept-type TYPE       read only responses of this media type, e.g. text/html or text/*
+                               (repeatable); another type's body is not read (the transfer stops
+                               after its header) and the page is recorded as type-skipped;
+                               sitemaps are still read while they are followed
     Politeness:
       --concurrency N          requests in flight overall (default 8)
       --per-host N             requests in flight per host (default 2)
@@ -228,7 +232,9 @@ struct CrawlCommand: Subcommand {
         let rate = summary.seconds > 0 ? Double(summary.pagesThisRun) / summary.seconds : 0
         io.print("crawled \(summary.pagesThisRun) pages (\(summary.bytesThisRun) bytes) in \(String(format: "%.2f", summary.seconds)) s, "
                  + "\(String(format: "%.1f", rate)) pages/s; store: \(summary.fetched) fetched, \(summary.failed) failed, "
-                 + "\(summary.blockedByRobots) blocked by robots.txt, \(summary.queued) queued; \(summary.retries) retries")
+                 + "\(summary.blockedByRobots) blocked by robots.txt, "
+                 + (configuration.acceptedTypes.isEmpty ? "" : "\(summary.skippedByType) skipped by type, ")
+                 + "\(summary.queued) queued; \(summary.retries) retries")
         if summary.chains.count > 1 {
             for chain in summary.chains {
                 io.print("  relay chain \(chain.chain) (\(chain.relays)): \(chain.up ? "up" : "down"), \(chain.pages) pages, "
@@ -298,6 +304,13 @@ extension CrawlCommand {
             case "--ignore-robots": configuration.obeyRobots = false
             case "--no-sitemaps": configuration.followsSitemaps = false
             case "--keep-cookies": configuration.keepsCookies = true
+            case "--accept-type":
+                let text = try scanner.value()
+                let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+                guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty, !text.contains(";"), !text.contains(" ") else {
+                    throw UsageError("--accept-type needs a media type such as text/html or text/*, not \"\(text)\"")
+                }
+                configuration.acceptedTypes.append(text.lowercased())
             default: return false
             }
             return true

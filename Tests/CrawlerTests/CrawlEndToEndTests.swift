@@ -144,4 +144,33 @@ final class CrawlEndToEndTests: XCTestCase {
                        ["/", "/pages/page-0.html", "/pages/page-1.html", "/pages/page-2.html", "/files/data.txt", "/sitemap.xml"],
                        "the sitemap robots.txt names is one step from the seed; what it lists is two")
     }
+
+    /// With only text/html accepted, a 32 MiB binary seed and the site's text/plain file are
+    /// recorded as skipped by type: status and type known, no body, no digest. The origin's log
+    /// shows the binary's response was cut off (the client stopped reading after its header);
+    /// the sitemaps are still read, so every HTML page is found.
+    func testResponsesOfOtherTypesAreSkippedWithoutReadingTheirBodies() async throws {
+        let site = try CrawlSite(pages: 10)
+        let big = site.root.appendingPathComponent("files/big.bin")
+        try Data(count: 32 << 20).write(to: big)
+        let (records, progress) = try await CrawlTestHarness.crawl([site.origin + "/", site.origin + "/files/big.bin"]) {
+            $0.acceptedTypes = ["text/html"]
+        }
+        let skipped = records.filter { $0.outcome == .skippedByType }
+        XCTAssertEqual(Set(skipped.map(\.url)), [site.origin + "/files/big.bin", site.origin + "/files/data.txt"])
+        for record in skipped {
+            XCTAssertEqual(record.status, 200)
+            XCTAssertEqual(record.bytes, 0)
+            XCTAssertNil(record.contentDigest)
+        }
+        XCTAssertEqual(skipped.first { $0.url.hasSuffix("big.bin") }?.contentType, "application/octet-stream")
+        // The origin notices when the relay closes its side, which may come a moment later.
+        let deadline = Date().addingTimeInterval(10)
+        while try site.abortedTargets().isEmpty, Date() < deadline { try await Task.sleep(nanoseconds: 50_000_000) }
+        XCTAssertEqual(try site.abortedTargets(), ["/files/big.bin"], "the client stopped reading")
+        XCTAssertEqual(progress.skippedByType, 2)
+        XCTAssertEqual(Set(try site.pageFetchCounts().keys), Set(try site.expectedPaths() + ["/files/big.bin"]), "sitemaps were still read")
+        XCTAssertEqual(progress.bytesThisRun, records.map(\.bytes).reduce(0, +))
+        XCTAssertLessThan(progress.bytesThisRun, 1 << 20)
+    }
 }

@@ -52,6 +52,14 @@ public final class CrawlSite {
         }
     }
 
+    /// The targets whose responses the client stopped reading before their end.
+    public func abortedTargets() throws -> [String] {
+        try server.events().compactMap { line in
+            let fields = line.components(separatedBy: "\t")
+            return fields.count >= 4 && fields[0] == "ABORTED" ? fields[3] : nil
+        }
+    }
+
     /// How many times each path was requested, robots.txt excluded.
     public func pageFetchCounts() throws -> [String: Int] {
         var counts: [String: Int] = [:]

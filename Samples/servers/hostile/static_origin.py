@@ -8,6 +8,8 @@ Behaviours:
   --delay-ms N      every response waits N ms first (so concurrent requests overlap in the log)
   --robots-status N /robots.txt answers N with an empty body instead of the file
   --set-cookie      every response sets a cookie naming its path (crawl=<path>)
+A client that goes away while a response is being sent is logged as
+"ABORTED<TAB>unix time<TAB>peer address<TAB>target" (its body was not read to the end).
 Queries are ignored when finding the file; missing files get 404. In .txt and .xml files
 "@ORIGIN@" becomes https:// and the request's Host; FILE.gz, when only FILE exists, is FILE
 (so substituted) gzipped, as application/gzip.
@@ -96,6 +98,9 @@ def handle(conn, address):
                 time.sleep(args.delay_ms / 1000.0)
             host = next((line.split(":", 1)[1].strip() for line in lines[1:] if line.lower().startswith("host:")), "origin.test")
             serve_one(conn, method, target, host)
+        except OSError:  # the peer went away mid-response (a broken pipe, a reset, a TLS error)
+            log("ABORTED", "%.3f" % time.time(), address[0], target)
+            return
         finally:
             with lock:
                 in_progress[0] -= 1
