@@ -25,10 +25,9 @@ public struct CrawlConfiguration: Sendable {
     public var followsSitemaps = true
     /// The product token robots.txt groups are matched against.
     public var productToken = "relayfetch"
-    /// Keep cookies between pages in the session's in-memory jar (scoped to their hosts by RFC
-    /// 6265). Off by default: every page is fetched without cookies and its Set-Cookie fields
-    /// are dropped, as if each page had a fresh ephemeral session.
-    public var keepsCookies = false
+    /// How far cookies and cached responses reach: a fresh ephemeral store per page (the
+    /// default), one per host, or one for the whole crawl. Relay connections are shared anyway.
+    public var sessionScope = CrawlSessionScope.page
     /// When the store holds a crawl started with other options (`CrawlOptions`), record these
     /// instead of refusing to run.
     public var replacesStoredOptions = false

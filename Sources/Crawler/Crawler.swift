@@ -46,7 +46,7 @@ public final class Crawler: Sendable {
         try await coordinator.start(seeds: entries, options: CrawlOptions(configuration: configuration, scope: scope),
                                     replacingOptions: configuration.replacesStoredOptions)
         let worker = PageWorker(configuration: configuration, scope: scope, pool: pool, coordinator: coordinator, robots: robots,
-                                onPage: onPage)
+                                sessions: PageSessions(scope: configuration.sessionScope), onPage: onPage)
         let renewal = renewingLeases()
         defer { renewal?.cancel() }
         try await withThrowingTaskGroup(of: Void.self) { group in

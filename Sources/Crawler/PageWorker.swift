@@ -9,6 +9,7 @@ struct PageWorker: Sendable {
     let pool: RelayPool
     let coordinator: CrawlCoordinator
     let robots: RobotsCache
+    let sessions: PageSessions
     let onPage: @Sendable (CrawledPage) -> Void
 
     func run() async throws {
@@ -27,9 +28,9 @@ struct PageWorker: Sendable {
             try await finish(entry, page: CrawledPage(record: record(entry, .failed, error: "unparsable URL")), links: [])
             return
         }
-        let chain: Int, session: Session
+        let chain: Int, chainSession: Session
         switch await pool.choice(for: entry.host) {
-        case .chain(let index, let chosen): (chain, session) = (index, chosen)
+        case .chain(let index, let chosen): (chain, chainSession) = (index, chosen)
         case .allDown:
             let recovery = await pool.secondsUntilRecovery()
             try await retryOrFail(entry, error: await pool.downReason(), notBefore: recovery)
@@ -43,7 +44,8 @@ struct PageWorker: Sendable {
         if configuration.obeyRobots {
             let rules: RobotsRules, isNew: Bool
             do {
-                (rules, isNew) = try await robots.rules(for: url, session: session)
+                // In the page scope, robots.txt has a store of its own too (it is not a page).
+                (rules, isNew) = try await robots.rules(for: url) { [sessions, host = entry.host] in sessions.session(for: host, on: chainSession) }
             } catch {
                 await pool.report(chain: chain, relayFailure: "\(error)")
                 try await retryOrFail(entry, error: "robots.txt: \(error)")
@@ -56,11 +58,11 @@ struct PageWorker: Sendable {
                 return
             }
         }
+        let session = sessions.session(for: entry.host, on: chainSession)
         // no-store keeps pages out of the session's in-memory HTTP cache: a crawl fetches each
         // URL once, and a cache holding every page would grow with the crawl.
         var request = HTTPRequest(url: url, headerFields: [("Accept", "text/html,application/xhtml+xml,*/*;q=0.8"),
                                                            ("Cache-Control", "no-store")])
-        request.httpShouldHandleCookies = configuration.keepsCookies
         if !configuration.acceptedTypes.isEmpty {
             request.acceptedMediaTypes = configuration.acceptedTypes + (configuration.followsSitemaps ? LinkExtractor.sitemapTypes : [])
         }

@@ -12,6 +12,9 @@ public final class Session: @unchecked Sendable {
     public let dataStore: WebsiteDataStore
     private let engine: CurlEngine
     private let opener: TunnelOpener
+    /// False for a session made by `sharingConnections(dataStore:)`: the connections are the
+    /// other session's, which alone ends them.
+    private let ownsConnections: Bool
 
     /// Starts the session's threads; throws if its local tunnel listener cannot be created.
     public init(configuration: Configuration = .ephemeral) throws {
@@ -21,12 +24,33 @@ public final class Session: @unchecked Sendable {
                                    http3AttemptTimeout: configuration.http3FallbackDelay)
         engine = CurlEngine(maximumConnectionsPerHost: configuration.maximumConnectionsPerHost,
                             maximumConnections: configuration.maximumConnections)
+        ownsConnections = true
+    }
+
+    private init(sharing session: Session, dataStore: WebsiteDataStore) {
+        var configuration = session.configuration
+        configuration.dataStore = dataStore
+        self.configuration = configuration
+        self.dataStore = dataStore
+        opener = session.opener
+        engine = session.engine
+        ownsConnections = false
+    }
+
+    /// A session with this one's configuration, relay tunnels and connections (origin
+    /// connections included, kept alive between requests) but `dataStore` for cookies and
+    /// cached responses: a crawler's fresh store per page or per host, without a new relay
+    /// connection for each. It works while this session does; invalidating it ends nothing.
+    public func sharingConnections(dataStore: WebsiteDataStore) -> Session {
+        Session(sharing: self, dataStore: dataStore)
     }
 
     deinit { invalidate() }
 
-    /// Ends the session: closes its connections and tunnels; it cannot fetch afterwards.
+    /// Ends the session: closes its connections and tunnels; it cannot fetch afterwards. A
+    /// session sharing another's connections leaves them to that one.
     public func invalidate() {
+        guard ownsConnections else { return }
         engine.shutdown()
         opener.shutdown()
     }

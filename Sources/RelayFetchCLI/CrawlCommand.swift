@@ -44,8 +44,12 @@ struct CrawlCommand: Subcommand {
       --ignore-robots          do not fetch or obey robots.txt
       --no-sitemaps            do not follow the sitemaps robots.txt names (by default sitemap
                                indexes, sitemaps and .xml.gz sitemaps give links)
-      --keep-cookies           keep cookies between pages (in memory, each to its own host);
-                               default: every page is fetched without cookies, none are kept
+      --session-scope S        how far cookies and cached responses reach, in memory: page (the
+                               default: a fresh ephemeral store per page, nothing set by one page
+                               is sent with another), host (one store per host, never sent to
+                               another host) or crawl (one store for every page). Relay and origin
+                               connections are reused in every scope (an origin may link the
+                               pages one connection carried)
     Store and outputs:
       --store FILE             keep the crawl in this SQLite file (WAL mode) to resume it
       --store postgres://USER@HOST:PORT/DB
@@ -303,7 +307,12 @@ extension CrawlCommand {
             case "--retries": configuration.retry.maximumRetries = try Self.count(&scanner, minimum: 0)
             case "--ignore-robots": configuration.obeyRobots = false
             case "--no-sitemaps": configuration.followsSitemaps = false
-            case "--keep-cookies": configuration.keepsCookies = true
+            case "--session-scope":
+                let text = try scanner.value()
+                guard let scope = CrawlSessionScope(rawValue: text) else {
+                    throw UsageError("--session-scope must be page, host or crawl, not \"\(text)\"")
+                }
+                configuration.sessionScope = scope
             case "--accept-type":
                 let text = try scanner.value()
                 let parts = text.split(separator: "/", omittingEmptySubsequences: false)

@@ -119,19 +119,6 @@ final class CrawlEndToEndTests: XCTestCase {
         XCTAssertTrue(try missing.requests().contains { $0.path == "/private/secret.html" })
     }
 
-    /// Pages share no cookies by default: every response sets one and no request carries one;
-    /// with `keepsCookies` the same crawl sends them back (the control).
-    func testPagesShareNoCookiesUnlessAsked() async throws {
-        func carriesCookie(_ request: CrawlSite.Request) -> Bool { request.headerLines.contains { $0.lowercased().hasPrefix("cookie:") } }
-        let site = try CrawlSite(pages: 10, serverArguments: ["--set-cookie"])
-        _ = try await CrawlTestHarness.crawl([site.origin + "/"])
-        XCTAssertEqual(try site.pageFetchCounts().count, try site.expectedPaths().count)
-        XCTAssertFalse(try site.requests().contains(where: carriesCookie))
-        let shared = try CrawlSite(pages: 10, serverArguments: ["--set-cookie"])
-        _ = try await CrawlTestHarness.crawl([shared.origin + "/"]) { $0.keepsCookies = true }
-        XCTAssertTrue(try shared.requests().contains(where: carriesCookie))
-    }
-
     /// --max-pages and --max-depth, counted at the origin.
     func testPageAndDepthLimits() async throws {
         let site = try CrawlSite(pages: 50)

@@ -27,6 +27,7 @@ final class CrawlCommandTests: XCTestCase {
             (["crawl", "--seeds", "/nonexistent-seeds.txt"], "--seeds /nonexistent-seeds.txt: no such readable file"),
             (["crawl", "https://origin.test/", "--frobnicate"], "unknown option --frobnicate for crawl"),
             (["crawl", "https://origin.test/", "--accept-type", "html"], "--accept-type needs a media type such as text/html"),
+            (["crawl", "https://origin.test/", "--session-scope", "tab"], "--session-scope must be page, host or crawl, not \"tab\""),
             (["crawl", "https://origin.test/", "--chain", "--relay", "https://r"], "with --chain, the first chain needs relays too"),
             (["crawl", "https://origin.test/", "--relay", "https://r", "--chain", "--max-pages", "3"],
              "only relay options may follow --chain, not --max-pages"),
