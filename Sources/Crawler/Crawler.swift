@@ -17,8 +17,13 @@ public final class Crawler: Sendable {
     /// relay chain: each host sticks to one chain, and a chain whose relay fails is taken out
     /// until its backoff ends (`chainBackoff` seconds, doubling). Sessions should not follow
     /// redirects themselves (`maximumRedirects = 0`): a redirect is then a link, checked for scope.
+    /// Sessions that may connect directly (`allowsDirectConnections`) are refused: a crawl goes
+    /// to hosts nobody listed in advance, and must never reach one but through relays.
     public init(configuration: CrawlConfiguration, sessions: [Session], store: any CrawlStore, chainBackoff: Double = 1) throws {
         precondition(!sessions.isEmpty, "a crawl needs at least one session")
+        guard sessions.allSatisfy({ !$0.configuration.allowsDirectConnections }) else {
+            throw CrawlError.relays("a crawl's sessions must never connect directly (Session.Configuration.allowsDirectConnections = false)")
+        }
         self.configuration = configuration
         pool = RelayPool(sessions: sessions, baseBackoff: chainBackoff)
         coordinator = try CrawlCoordinator(store: store, configuration: configuration)

@@ -186,6 +186,7 @@ public final class Session: @unchecked Sendable {
         guard scheme == "https" || scheme == "http" else { throw FetchError(.unsupportedScheme(scheme)) }
         let bareHost = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
         guard let proxy = configuration.proxyConfigurations.first(where: { $0.covers(host: bareHost) }) else {
+            guard configuration.allowsDirectConnections else { throw FetchError(.notRelayed(host: bareHost)) }
             return .direct
         }
         let port = UInt16(url.port ?? (scheme == "https" ? 443 : 80))

@@ -195,6 +195,7 @@ struct CrawlCommand: Subcommand {
             for chain in [relay] + moreChains {
                 var sessionConfiguration = try await chain.sessionConfiguration(warn: io.log)
                 sessionConfiguration.maximumRedirects = 0  // a redirect is a link, checked for scope like any other
+                sessionConfiguration.allowsDirectConnections = false
                 sessions.append(try Session(configuration: sessionConfiguration))
             }
             store = try CrawlStoreLocation(storePath).open(lease: lease ?? 60)

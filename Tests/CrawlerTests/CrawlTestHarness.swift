@@ -34,6 +34,7 @@ struct CrawlTestHarness {
         let sessions = try sessionConfigurations.map { configuration in
             var sessionConfiguration = configuration
             sessionConfiguration.maximumRedirects = 0
+            sessionConfiguration.allowsDirectConnections = false
             return try Session(configuration: sessionConfiguration)
         }
         defer { sessions.forEach { $0.invalidate() } }

@@ -59,4 +59,13 @@ final class RelayPoolEndToEndTests: XCTestCase {
         XCTAssertFalse(requests.contains { $0.headerLines.contains { $0.lowercased().hasPrefix("host: 127.0.0.21") } })
         XCTAssertEqual(progress.chains.map(\.pages), [try site.expectedPaths().count])
     }
+
+    func testSessionsThatMayConnectDirectlyAreRefused() throws {
+        let session = try Session(configuration: TestServers.configuration(hops: CrawlTestHarness.relayA))
+        defer { session.invalidate() }
+        XCTAssertThrowsError(try Crawler(configuration: CrawlConfiguration(scope: try CrawlScope()), session: session,
+                                         store: try SQLiteCrawlStore(path: nil))) { error in
+            XCTAssertTrue("\(error)".contains("allowsDirectConnections = false"), "\(error)")
+        }
+    }
 }
