@@ -35,6 +35,11 @@ public struct CrawlConfiguration: Sendable {
     /// of another type is recorded as skipped by type, its body not read (the transfer stops
     /// after its header). While sitemaps are followed, sitemap types (XML, gzip) are read too.
     public var acceptedTypes: [String] = []
+    /// Load each HTML page's requisites (style sheets and their imports, scripts, images,
+    /// frames) as a browser would, through the same relay chain and session scope. They are not
+    /// links: not queued, not subject to robots.txt or per-host politeness; their bytes count
+    /// toward `maximumBytes`.
+    public var loadsRequisites = false
     /// Keep page bodies for an archive (WARC); otherwise only their digest is kept.
     public var keepBodies = false
 

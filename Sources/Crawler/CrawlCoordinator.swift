@@ -96,15 +96,17 @@ actor CrawlCoordinator {
         case .robots: .blockedByRobots
         case .skippedByType: .skippedByType
         }
-        let added = try store.complete(entry, state: state, status: record.status, bytes: record.bytes, digest: record.contentDigest,
+        // What the page's requisites brought counts toward the byte limit as the page's own.
+        let bytes = record.bytes + (record.requisites ?? []).reduce(0) { $0 + $1.bytes }
+        let added = try store.complete(entry, state: state, status: record.status, bytes: bytes, digest: record.contentDigest,
                                        error: record.error, links: links, now: Self.now)
         release(entry)
         switch record.outcome {
         case .fetched, .failed, .skippedByType:
             pagesDone += 1
-            bytesDone += record.bytes
+            bytesDone += bytes
             progress.pagesThisRun += 1
-            progress.bytesThisRun += record.bytes
+            progress.bytesThisRun += bytes
         case .robots: break
         }
         return added

@@ -1,4 +1,5 @@
 import Foundation
+import HeadlessPage
 import RelayFetch
 
 /// What became of one URL, as a JSON line: where it was, what came back, through which relays,
@@ -28,10 +29,22 @@ public struct CrawlRecord: Sendable, Codable {
     public var contentDigest: String?
     /// Every link found (canonical), in scope or not.
     public var links: [String] = []
+    /// The page's requisites, when the crawl loads them.
+    public var requisites: [CrawlRequisite]?
     /// Tries for this URL, earlier runs included (1 when it worked the first time).
     public var attempts = 1
     public var error: String?
     public var fetchedAt: Date
+}
+
+/// One requisite of a page (a style sheet, script, image, frame...) as loaded with it.
+public struct CrawlRequisite: Sendable, Codable {
+    public var url: String
+    public var status: Int?
+    public var contentType: String?
+    public var bytes = 0
+    /// Why it did not load, if it did not.
+    public var error: String?
 }
 
 /// A crawled page as handed to outputs: its record, and for archives the exchange itself.
@@ -41,6 +54,8 @@ public struct CrawledPage: Sendable {
     public var responseHeaderFields: [(name: String, value: String)] = []
     /// The body, when `CrawlConfiguration.keepBodies` is set.
     public var body: Data?
+    /// The requisites' exchanges (bodies too when `keepBodies` is set), for archives.
+    public var requisites: [PageResource] = []
 }
 
 /// Where a crawl stands, for progress lines and the final summary.

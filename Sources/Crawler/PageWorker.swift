@@ -1,4 +1,5 @@
 import Foundation
+import HeadlessPage
 import RelayFetch
 
 /// One loop of the crawl, run by several tasks at once: claim a URL, take the relay chain that
@@ -91,9 +92,25 @@ struct PageWorker: Sendable {
         result.bytes = body.count
         result.contentDigest = response.bodySkipped ? nil : Crawler.digest(body)
         result.links = found
-        let page = CrawledPage(record: result, requestHeaderFields: [("User-Agent", session.configuration.userAgent)] + request.headerFields,
+        var page = CrawledPage(record: result, requestHeaderFields: [("User-Agent", session.configuration.userAgent)] + request.headerFields,
                                responseHeaderFields: response.headerFields, body: configuration.keepBodies ? body : nil)
+        if configuration.loadsRequisites, !response.bodySkipped, (200..<300).contains(response.statusCode), LinkExtractor.isHTML(result.contentType) {
+            page.requisites = await requisites(of: body, response: response, session: session)
+            page.record.requisites = page.requisites.map {
+                CrawlRequisite(url: $0.url.absoluteString, status: $0.statusCode, contentType: $0.mimeType, bytes: $0.size, error: $0.error)
+            }
+        }
         try await finish(entry, page: page, links: queued)
+    }
+
+    /// The page's requisites, loaded through `session` (its chain, its scope's store) a few at a
+    /// time; none when the body is not HTML after all.
+    private func requisites(of body: Data, response: HTTPResponse, session: Session) async -> [PageResource] {
+        var options = PageLoader.Options()
+        options.keepBodies = configuration.keepBodies
+        options.maximumConcurrentRequests = 6
+        options.maximumConcurrentRequestsPerOrigin = configuration.perHostConcurrency
+        return (try? await PageLoader(session: session, options: options).requisites(of: body, response: response).resources) ?? []
     }
 
     /// Queues the in-scope sitemaps a host's robots.txt names, one step deeper than the page

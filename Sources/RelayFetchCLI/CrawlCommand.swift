@@ -50,6 +50,10 @@ struct CrawlCommand: Subcommand {
                                another host) or crawl (one store for every page). Relay and origin
                                connections are reused in every scope (an origin may link the
                                pages one connection carried)
+      --requisites             load each HTML page's requisites (style sheets and their imports,
+                               scripts, images, frames) like a browser, through the same chain and
+                               session; in the JSON lines and the WARC files with their page (not
+                               queued as links; robots.txt and per-host limits do not apply)
     Store and outputs:
       --store FILE             keep the crawl in this SQLite file (WAL mode) to resume it
       --store postgres://USER@HOST:PORT/DB
@@ -130,6 +134,7 @@ struct CrawlCommand: Subcommand {
             case "--warc": command.warcDirectory = try scanner.value()
             case "--warc-max-size": command.warcMaximumSize = try ScopeOptions.bytes(&scanner)
             case "--json": command.json = true
+            case "--requisites": command.configuration.loadsRequisites = true
             default:
                 if argument.hasPrefix("-") { throw UsageError("unknown option \(argument) for crawl (see relayfetch crawl --help)") }
                 seedTexts.append(argument)

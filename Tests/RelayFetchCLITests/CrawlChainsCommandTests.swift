@@ -65,4 +65,31 @@ final class CrawlChainsCommandTests: XCTestCase {
         XCTAssertEqual(get.status, 2)
         XCTAssertTrue(get.stderr.contains("--profile is given once here"), get.stderr)
     }
+
+    /// --requisites from the command line: the page's style sheet and images are in its JSON
+    /// line and in the WARC files (warcio accepts them: a request and a response record each).
+    func testRequisitesGoToTheJSONLinesAndTheWARCFiles() async throws {
+        let site = try CrawlSite(pages: 3)
+        try site.addPageWithRequisites()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("relayfetch-requisites-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let jsonl = folder.appendingPathComponent("pages.jsonl"), warc = folder.appendingPathComponent("warc")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let run = await CommandRun.run(["crawl", site.origin + "/req/index.html", "--requisites", "--max-depth", "0", "--no-sitemaps",
+                                        "--jsonl", jsonl.path, "--warc", warc.path, "--match-domain", "origin.test"] + CommandRun.relayArguments)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let line = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: jsonl)) as? [String: Any])
+        let requisites = try XCTUnwrap(line["requisites"] as? [[String: Any]])
+        XCTAssertEqual(requisites.filter { $0["status"] as? Int == 200 }.count, 3)
+        XCTAssertEqual(requisites.filter { ($0["error"] as? String)?.contains("never connects directly") == true }.count, 1)
+        let files = try FileManager.default.contentsOfDirectory(atPath: warc.path).map { warc.appendingPathComponent($0).path }
+        let check = try TestServers.run([HostileServer.python, "-m", "warcio.cli", "check", "-v"] + files)
+        XCTAssertEqual(check.status, 0, check.output)
+        XCTAssertEqual(check.output.components(separatedBy: "digest pass").count - 1, files.count + 2 * 4, "the page and three requisites")
+        let archived = try files.map { String(decoding: try Data(contentsOf: URL(fileURLWithPath: $0)), as: UTF8.self) }.joined()
+        for path in ["/req/style.css", "/req/img.png", "/req/bg.png"] {
+            XCTAssertEqual(archived.components(separatedBy: "WARC-Target-URI: \(site.origin)\(path)\r\n").count - 1, 2, "request and response of \(path)")
+        }
+        XCTAssertEqual(Set(try site.requests().map(\.peer)), ["127.0.0.11"])
+    }
 }
