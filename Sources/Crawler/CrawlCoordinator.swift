@@ -24,6 +24,9 @@ actor CrawlCoordinator {
     /// When `bytesDone` was last read from a shared store (other workers add to it).
     private var bytesReadAt = Date()
     private(set) var progress = CrawlProgress()
+    /// Links already handed to the store, so that the same link on page after page costs no
+    /// statement (they are seen there for good).
+    private var recentLinks = RecentURLs(capacity: 8192)
     private let startedAt = Date()
 
     init(store: any CrawlStore, configuration: CrawlConfiguration) throws {
@@ -98,8 +101,10 @@ actor CrawlCoordinator {
         }
         // What the page's requisites brought counts toward the byte limit as the page's own.
         let bytes = record.bytes + (record.requisites ?? []).reduce(0) { $0 + $1.bytes }
+        let unseen = links.filter { !recentLinks.contains($0.url) }
         let added = try store.complete(entry, state: state, status: record.status, bytes: bytes, digest: record.contentDigest,
-                                       error: record.error, links: links, now: Self.now)
+                                       error: record.error, links: unseen, now: Self.now)
+        for link in unseen { recentLinks.insert(link.url) }
         release(entry)
         switch record.outcome {
         case .fetched, .failed, .skippedByType:

@@ -117,9 +117,9 @@ struct PageWorker: Sendable {
     /// that made us read it.
     private func enqueueSitemaps(_ sitemaps: [String], base: URL, depth: Int) async throws {
         let entries = sitemaps.compactMap { text -> (url: String, host: String, depth: Int)? in
-            guard let url = URL(string: text, relativeTo: base), let canonical = configuration.canonicalizer.canonical(url),
-                  scope.includes(canonical, depth: depth + 1), let host = canonical.host?.lowercased() else { return nil }
-            return (canonical.absoluteString, host, depth + 1)
+            guard let canonical = configuration.canonicalizer.canonical(text, relativeTo: base.absoluteString),
+                  scope.includes(canonical.url, host: canonical.host, depth: depth + 1) else { return nil }
+            return (canonical.url, canonical.host, depth + 1)
         }
         if !entries.isEmpty { _ = try await coordinator.enqueue(entries) }
     }
@@ -145,27 +145,27 @@ struct PageWorker: Sendable {
     /// Every link of the page (canonical), and those in scope for the frontier. A redirect's
     /// Location is a link too.
     private func links(in body: Data, response: HTTPResponse, depth: Int) -> ([String], [(url: String, host: String, depth: Int)]) {
-        var raw: [URL] = []
-        if (300..<400).contains(response.statusCode), let location = response.value(forHeaderField: "Location"),
-           let target = URL(string: location, relativeTo: response.url)?.absoluteURL {
-            raw = [target]
+        var raw: [String] = []
+        var base = response.url.absoluteString
+        if (300..<400).contains(response.statusCode), let location = response.value(forHeaderField: "Location") {
+            raw = [location]
         } else if (200..<300).contains(response.statusCode) {
             let type = response.value(forHeaderField: "Content-Type")
             if configuration.followsSitemaps, LinkExtractor.mayBeSitemap(type, url: response.url),
                let locations = LinkExtractor.sitemapLocations(in: body, url: response.url) {
                 raw = locations
             } else if LinkExtractor.isHTML(type) {
-                raw = LinkExtractor.links(in: body, url: response.url, contentType: type)
+                (base, raw) = LinkExtractor.links(in: body, url: response.url, contentType: type)
             }
         }
         var seen = Set<String>()
         var all: [String] = []
         var queued: [(url: String, host: String, depth: Int)] = []
         for link in raw {
-            guard let canonical = configuration.canonicalizer.canonical(link), seen.insert(canonical.absoluteString).inserted else { continue }
-            all.append(canonical.absoluteString)
-            if scope.includes(canonical, depth: depth + 1), let host = canonical.host?.lowercased() {
-                queued.append((canonical.absoluteString, host, depth + 1))
+            guard let canonical = configuration.canonicalizer.canonical(link, relativeTo: base), seen.insert(canonical.url).inserted else { continue }
+            all.append(canonical.url)
+            if scope.includes(canonical.url, host: canonical.host, depth: depth + 1) {
+                queued.append((canonical.url, canonical.host, depth + 1))
             }
         }
         return (all, queued)

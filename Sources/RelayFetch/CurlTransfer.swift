@@ -59,11 +59,15 @@ final class CurlTransfer: @unchecked Sendable {
         errorBuffer.deallocate()
     }
 
+    /// RF_CURL_DEBUG set: libcurl tells every step on stderr. Read once: building the
+    /// environment dictionary for every transfer costs more than the rest of its setup.
+    private static let debugging = ProcessInfo.processInfo.environment["RF_CURL_DEBUG"] != nil
+
     private func configure(_ configuration: Session.Configuration) {
         let me = Unmanaged.passUnretained(self).toOpaque()  // the engine holds the transfer while curl runs it
         setString(CURLOPT_URL, request.url.absoluteString)
         setLong(CURLOPT_NOSIGNAL, 1)
-        if ProcessInfo.processInfo.environment["RF_CURL_DEBUG"] != nil { setLong(CURLOPT_VERBOSE, 1) }
+        if Self.debugging { setLong(CURLOPT_VERBOSE, 1) }
         setString(CURLOPT_PROXY, "")          // never a proxy from the environment
         setString(CURLOPT_NOPROXY, "*")
         setLong(CURLOPT_FOLLOWLOCATION, 0)
@@ -281,13 +285,24 @@ final class CurlTransfer: @unchecked Sendable {
         return parts.count >= 2 && parts[1].hasPrefix("2")
     }
 
+    /// "Name: value" lines after the status line, names and values trimmed of spaces, tabs and
+    /// line ends. Works on the UTF-8 bytes: Foundation's trimming costs several times more, for
+    /// every field of every response.
     static func parseHeaderFields(_ lines: [String]) -> [(name: String, value: String)] {
         lines.dropFirst().compactMap { line in
-            guard let colon = line.firstIndex(of: ":") else { return nil }
-            let name = String(line[..<colon]).trimmingCharacters(in: .whitespaces)
-            let value = String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespacesAndNewlines)
-            return name.isEmpty ? nil : (name, value)
+            let bytes = line.utf8
+            guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return nil }
+            let name = trimmed(bytes[..<colon])
+            return name.isEmpty ? nil : (String(decoding: name, as: UTF8.self), String(decoding: trimmed(bytes[bytes.index(after: colon)...]), as: UTF8.self))
         }
+    }
+
+    private static func trimmed(_ bytes: Substring.UTF8View) -> Substring.UTF8View {
+        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
+        var slice = bytes
+        while let first = slice.first, isSpace(first) { slice = slice.dropFirst() }
+        while let last = slice.last, isSpace(last) { slice = slice.dropLast() }
+        return slice
     }
 }
 

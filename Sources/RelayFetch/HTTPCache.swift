@@ -97,10 +97,22 @@ final class HTTPCache: @unchecked Sendable {
     static func directives(_ value: String?) -> [String: String?] {
         var result: [String: String?] = [:]
         for part in (value ?? "").split(separator: ",") {
-            let pieces = part.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            // Trimmed as Substrings (Foundation's trimming is far slower, and this runs for
+            // every request and response).
+            let pieces = part.split(separator: "=", maxSplits: 1).map { $0.trimming([" ", "\t"]) }
             guard let name = pieces.first?.lowercased(), !name.isEmpty else { continue }
-            result[name] = pieces.count > 1 ? pieces[1].trimmingCharacters(in: CharacterSet(charactersIn: "\"")) : nil
+            result[name] = pieces.count > 1 ? String(pieces[1].trimming(["\""])) : nil
         }
         return result
+    }
+}
+
+private extension Substring {
+    /// Without `characters` at either end.
+    func trimming(_ characters: Set<Character>) -> Substring {
+        var slice = self
+        while let first = slice.first, characters.contains(first) { slice = slice.dropFirst() }
+        while let last = slice.last, characters.contains(last) { slice = slice.dropLast() }
+        return slice
     }
 }

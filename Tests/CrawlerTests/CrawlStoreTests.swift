@@ -82,3 +82,19 @@ final class CrawlStoreTests: XCTestCase {
         }
     }
 }
+
+/// The bounded set of recent links in front of the store's seen set.
+final class RecentURLsTests: XCTestCase {
+    func testHoldsTheLastURLsUpToItsCapacity() {
+        var recent = RecentURLs(capacity: 2)
+        recent.insert("a")
+        recent.insert("b")
+        recent.insert("a")  // already held: not moved, not counted twice
+        XCTAssertTrue(recent.contains("a") && recent.contains("b"))
+        recent.insert("c")
+        XCTAssertFalse(recent.contains("a"), "the oldest went out")
+        XCTAssertTrue(recent.contains("b") && recent.contains("c"))
+        recent.insert("d")
+        XCTAssertEqual(["b", "c", "d"].map(recent.contains), [false, true, true])
+    }
+}
