@@ -45,8 +45,7 @@ enum LinkExtractor {
 
     /// Whether a response may be a sitemap: XML or gzip by type, or a name ending in .xml or .xml.gz.
     static func mayBeSitemap(_ contentType: String?, url: URL) -> Bool {
-        let type = contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
-        return sitemapTypes.contains(type)
+        return sitemapTypes.contains(mediaType(contentType))
             || url.path.hasSuffix(".xml") || url.path.hasSuffix(".xml.gz")
     }
 
@@ -55,9 +54,17 @@ enum LinkExtractor {
 
     /// Whether a Content-Type names HTML (or none was given and the crawler must guess).
     static func isHTML(_ contentType: String?) -> Bool {
-        guard let contentType else { return true }
-        let type = contentType.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+        guard contentType != nil else { return true }
+        let type = mediaType(contentType)
         return type == "text/html" || type == "application/xhtml+xml"
+    }
+
+    /// The media type of a Content-Type value, in lower case ("" for none).
+    static func mediaType(_ contentType: String?) -> String {
+        guard let contentType else { return "" }
+        let type = contentType.utf8.prefix { $0 != UInt8(ascii: ";") }.drop { $0 == 0x20 || $0 == 0x09 }
+        let end = type.lastIndex { $0 != 0x20 && $0 != 0x09 }.map(type.index(after:)) ?? type.startIndex
+        return String(decoding: type[..<end], as: UTF8.self).lowercased()
     }
 
     private static func charset(of contentType: String?) -> String? {

@@ -48,7 +48,7 @@ public struct URLCanonicalizer: Sendable {
             let kept = query.split(separator: "&", omittingEmptySubsequences: true).filter { pair in
                 guard !strippedQueryParameters.isEmpty else { return true }
                 let name = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
-                return !strippedQueryParameters.contains(name.removingPercentEncoding ?? name)
+                return !strippedQueryParameters.contains(name.contains("%") ? name.removingPercentEncoding ?? name : name)
             }
             if !kept.isEmpty {
                 text += "?" + kept.map { Self.normalizedEscapes(String($0), allowing: Self.queryCharacters) }.joined(separator: "&")
@@ -135,6 +135,7 @@ public struct URLCanonicalizer: Sendable {
 
     /// RFC 3986 section 5.2.4, on an absolute path.
     static func removingDotSegments(_ path: String) -> String {
+        guard hasDotSegment(path) else { return path }
         var input = Substring(path)
         var output: [Substring] = []
         while !input.isEmpty {
@@ -153,5 +154,21 @@ public struct URLCanonicalizer: Sendable {
             }
         }
         return output.joined()
+    }
+
+    /// Whether a segment of `path` is "." or "..": most paths have none, and need no rewriting.
+    private static func hasDotSegment(_ path: String) -> Bool {
+        var segmentLength = 0, dots = 0
+        for byte in path.utf8 {
+            if byte == UInt8(ascii: "/") {
+                if segmentLength > 0 && segmentLength == dots && dots <= 2 { return true }
+                segmentLength = 0
+                dots = 0
+            } else {
+                segmentLength += 1
+                if byte == UInt8(ascii: ".") { dots += 1 }
+            }
+        }
+        return segmentLength > 0 && segmentLength == dots && dots <= 2
     }
 }

@@ -81,14 +81,13 @@ final class HTTPCache: @unchecked Sendable {
 
     /// GETs without credentials or ranges, whose own Cache-Control (or Pragma) does not say no-cache / no-store.
     private static func isCacheable(_ request: HTTPRequest) -> Bool {
-        guard request.method.uppercased() == "GET", request.body == nil else { return false }
+        guard request.method.equalsIgnoringASCIICase("GET"), request.body == nil else { return false }
         for field in request.headerFields {
-            switch field.name.lowercased() {
-            case "authorization", "range": return false
-            case "cache-control" where directives(field.value).keys.contains { $0 == "no-cache" || $0 == "no-store" }: return false
-            case "pragma" where field.value.lowercased().contains("no-cache"): return false
-            default: continue
+            if field.name.equalsIgnoringASCIICase("authorization") || field.name.equalsIgnoringASCIICase("range") { return false }
+            if field.name.equalsIgnoringASCIICase("cache-control"), directives(field.value).keys.contains(where: { $0 == "no-cache" || $0 == "no-store" }) {
+                return false
             }
+            if field.name.equalsIgnoringASCIICase("pragma"), field.value.lowercased().contains("no-cache") { return false }
         }
         return true
     }

@@ -67,7 +67,7 @@ public struct HTTPResponse: Sendable {
 
     /// The first value of `name`, compared case-insensitively.
     public func value(forHeaderField name: String) -> String? {
-        headerFields.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+        headerFields.first { $0.name.equalsIgnoringASCIICase(name) }?.value
     }
 }
 
