@@ -8,7 +8,7 @@
 # Settings (environment):
 #   BENCH_PAGES=10000      pages of the generated site
 #   BENCH_DELAY_MS=10      one-way delay of every link
-#   BENCH_CONCURRENCY=16   requests in flight, for both crawlers (and per host: one host)
+#   BENCH_CONCURRENCY=64   requests in flight, for both crawlers (and per host: one host)
 #   BENCH_SCRAPY=0         measure relayfetch alone (e.g. for its memory at 100,000 pages)
 #   BENCH_BUILD_DIR, BENCH_RELAYFETCH, BENCH_KEEP_WORK as in Benchmarks/page/run.sh
 #
@@ -24,7 +24,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 pages=${BENCH_PAGES:-10000}
 delay=${BENCH_DELAY_MS:-10}
-concurrency=${BENCH_CONCURRENCY:-16}
+concurrency=${BENCH_CONCURRENCY:-64}
 token=bench-token-$RANDOM$RANDOM
 
 client_ip=198.18.2.1
