@@ -108,22 +108,7 @@ public final class PageLoader: @unchecked Sendable {
             // The complete document may name what the streaming pass could not see yet (the
             // last chunk, or a page whose charset the header gave): submit it too; seen URLs are
             // skipped, and the pass stops once a limit is reached.
-            let policy = SubresourceScanner.metaPolicy(in: document) ?? defaultPolicy
-            var batch: [SubresourceJob] = []
-            let scanned = SubresourceScanner.scanner(document, baseURL: response.url, mode: scanMode) { reference in
-                batch.append(SubresourceJob(reference: reference, referrer: response.url, policy: policy))
-                guard batch.count == 256 else { return true }
-                defer { batch.removeAll(keepingCapacity: true) }
-                return scheduler.submit(batch)
-            }
-            if options.mode == .browser {
-                // Chromium asks for the origin's /favicon.ico once the page loaded, when it names no icon.
-                if !scanned.namesIcon, let favicon = URL(string: "/favicon.ico", relativeTo: response.url)?.absoluteURL {
-                    batch.append(SubresourceJob(reference: SubresourceReference(url: favicon, kind: .icon), referrer: response.url, policy: policy))
-                }
-                scheduler.addStyledDocument(document, baseURL: scanned.base, referrer: response.url, policy: policy, viewport: options.viewport)
-            }
-            scheduler.submit(batch)
+            submitSubresources(of: document, url: response.url, defaultPolicy: defaultPolicy, to: scheduler)
             let resources = await scheduler.finish()
             if refreshes < options.maximumMetaRefreshes, let next = MetaRefresh.target(in: document, base: response.url) {
                 refreshes += 1
@@ -135,6 +120,28 @@ public final class PageLoader: @unchecked Sendable {
             page.limitsReached = scheduler.limitsReached
             return page
         }
+    }
+
+    /// Hands every subresource `document` (at `url`) names to `scheduler`, in batches, until a
+    /// limit stops it. In browser mode, also `/favicon.ico` when the page names no icon, and the
+    /// document for its styles to be applied once its sheets have loaded.
+    func submitSubresources(of document: HTMLDocument, url: URL, defaultPolicy: ReferrerPolicy, to scheduler: SubresourceScheduler) {
+        let policy = SubresourceScanner.metaPolicy(in: document) ?? defaultPolicy
+        var batch: [SubresourceJob] = []
+        let scanned = SubresourceScanner.scanner(document, baseURL: url, mode: scanMode) { reference in
+            batch.append(SubresourceJob(reference: reference, referrer: url, policy: policy))
+            guard batch.count == 256 else { return true }
+            defer { batch.removeAll(keepingCapacity: true) }
+            return scheduler.submit(batch)
+        }
+        if options.mode == .browser {
+            // Chromium asks for the origin's /favicon.ico once the page loaded, when it names no icon.
+            if !scanned.namesIcon, let favicon = URL(string: "/favicon.ico", relativeTo: url)?.absoluteURL {
+                batch.append(SubresourceJob(reference: SubresourceReference(url: favicon, kind: .icon), referrer: url, policy: policy))
+            }
+            scheduler.addStyledDocument(document, baseURL: scanned.base, referrer: url, policy: policy, viewport: options.viewport)
+        }
+        scheduler.submit(batch)
     }
 
     func parse(_ data: Data, response: HTTPResponse) throws -> HTMLDocument {

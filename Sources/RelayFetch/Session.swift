@@ -12,6 +12,9 @@ public final class Session: @unchecked Sendable {
     public let dataStore: WebsiteDataStore
     private let engine: CurlEngine
     private let opener: TunnelOpener
+    /// False for a session made by `sharingConnections(dataStore:)`: the connections are the
+    /// other session's, which alone ends them.
+    private let ownsConnections: Bool
 
     /// Starts the session's threads; throws if its local tunnel listener cannot be created.
     public init(configuration: Configuration = .ephemeral) throws {
@@ -21,12 +24,33 @@ public final class Session: @unchecked Sendable {
                                    http3AttemptTimeout: configuration.http3FallbackDelay)
         engine = CurlEngine(maximumConnectionsPerHost: configuration.maximumConnectionsPerHost,
                             maximumConnections: configuration.maximumConnections)
+        ownsConnections = true
+    }
+
+    private init(sharing session: Session, dataStore: WebsiteDataStore) {
+        var configuration = session.configuration
+        configuration.dataStore = dataStore
+        self.configuration = configuration
+        self.dataStore = dataStore
+        opener = session.opener
+        engine = session.engine
+        ownsConnections = false
+    }
+
+    /// A session with this one's configuration, relay tunnels and connections (origin
+    /// connections included, kept alive between requests) but `dataStore` for cookies and
+    /// cached responses: a crawler's fresh store per page or per host, without a new relay
+    /// connection for each. It works while this session does; invalidating it ends nothing.
+    public func sharingConnections(dataStore: WebsiteDataStore) -> Session {
+        Session(sharing: self, dataStore: dataStore)
     }
 
     deinit { invalidate() }
 
-    /// Ends the session: closes its connections and tunnels; it cannot fetch afterwards.
+    /// Ends the session: closes its connections and tunnels; it cannot fetch afterwards. A
+    /// session sharing another's connections leaves them to that one.
     public func invalidate() {
+        guard ownsConnections else { return }
         engine.shutdown()
         opener.shutdown()
     }
@@ -107,11 +131,15 @@ public final class Session: @unchecked Sendable {
             return (entry.body, response)
         }
         if case .revalidate(_, let conditions) = lookup { request.headerFields += conditions }
-        let (body, response): (Data, HTTPResponse)
+        var (body, response): (Data, HTTPResponse)
         if case .oblivious(let oblivious) = route {
             let (post, context) = try ObliviousExchange.encapsulate(request, route: oblivious)
             let (sealed, relayResponse) = try await engine.perform(try CurlTransfer(request: post, route: oblivious.carrier, configuration: configuration))
             (body, response) = try ObliviousExchange.decapsulate(sealed, relayResponse: relayResponse, context: context, for: request, route: route)
+            // One sealed message: the body has arrived with the header, so it is only dropped.
+            if !request.wantsBody(status: response.statusCode, contentType: response.value(forHeaderField: "Content-Type")) {
+                (body, response.bodySkipped) = (Data(), true)
+            }
             onBodyChunk?(request.url, body)
         } else {
             let transfer = try CurlTransfer(request: request, route: route, configuration: configuration)
@@ -130,7 +158,7 @@ public final class Session: @unchecked Sendable {
             onBodyChunk?(request.url, entry.body)
             return (entry.body, refreshed)
         }
-        store.httpCache.store(request, response: response, body: body)
+        if !response.bodySkipped { store.httpCache.store(request, response: response, body: body) }
         return (body, response)
     }
 
@@ -158,6 +186,7 @@ public final class Session: @unchecked Sendable {
         guard scheme == "https" || scheme == "http" else { throw FetchError(.unsupportedScheme(scheme)) }
         let bareHost = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
         guard let proxy = configuration.proxyConfigurations.first(where: { $0.covers(host: bareHost) }) else {
+            guard configuration.allowsDirectConnections else { throw FetchError(.notRelayed(host: bareHost)) }
             return .direct
         }
         let port = UInt16(url.port ?? (scheme == "https" ? 443 : 80))
