@@ -103,21 +103,41 @@ struct StyleSheet {
     }
 
     /// The declarations of a block (nested rules, as CSS nesting writes them, are skipped).
+    /// Split on the bytes: sheets of a hundred kilobytes hold thousands of declarations.
     static func declarations(_ block: ArraySlice<UInt8>) -> [Declaration] {
-        CSSText.splitTopLevel(String(decoding: block, as: UTF8.self), separator: ";").compactMap { piece in
-            guard let colon = piece.firstIndex(of: ":") else { return nil }
-            let name = piece[..<colon].trimmingCharacters(in: .whitespacesAndNewlines)
-            guard !name.isEmpty, !name.contains(where: { $0 == "{" || $0 == " " }) else { return nil }
-            var value = piece[piece.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
+        var result: [Declaration] = []
+        var start = block.startIndex
+        var index = block.startIndex
+        var depth = 0
+        func piece(_ range: Range<Int>) {
+            guard let colon = block[range].firstIndex(of: UInt8(ascii: ":")) else { return }
+            let name = String(decoding: block[range.lowerBound..<colon], as: UTF8.self).trimmingCSSWhitespace
+            guard !name.isEmpty, !name.utf8.contains(where: { $0 == UInt8(ascii: "{") || $0 == 0x20 }) else { return }
+            var value = String(decoding: block[(colon + 1)..<range.upperBound], as: UTF8.self).trimmingCSSWhitespace
             var important = false
             if let bang = value.lastIndex(of: "!"),
-               value[value.index(after: bang)...].trimmingCharacters(in: .whitespaces).lowercased() == "important" {
+               value[value.index(after: bang)...].lowercased().trimmingCSSWhitespace == "important" {
                 important = true
-                value = value[..<bang].trimmingCharacters(in: .whitespaces)
+                value = String(value[..<bang]).trimmingCSSWhitespace
             }
-            guard !value.contains("{") else { return nil }
-            return Declaration(name: name.hasPrefix("--") ? name : name.lowercased(), value: value, important: important)
+            guard !value.utf8.contains(UInt8(ascii: "{")) else { return }
+            result.append(Declaration(name: name.hasPrefix("--") ? name : name.lowercased(), value: value, important: important))
         }
+        while index < block.endIndex {
+            switch block[index] {
+            case UInt8(ascii: "\""), UInt8(ascii: "'"): index = CSSText.stringEnd(block, from: index); continue
+            case UInt8(ascii: "\\"): index += 2; continue
+            case UInt8(ascii: "("), UInt8(ascii: "["), UInt8(ascii: "{"): depth += 1
+            case UInt8(ascii: ")"), UInt8(ascii: "]"), UInt8(ascii: "}"): depth = max(0, depth - 1)
+            case UInt8(ascii: ";") where depth == 0:
+                piece(start..<index)
+                start = index + 1
+            default: break
+            }
+            index += 1
+        }
+        if start < block.endIndex { piece(start..<min(index, block.endIndex)) }
+        return result
     }
 }
 
