@@ -39,7 +39,9 @@ struct FetchDestination {
         case .media where extensionName == "vtt": self.init(destination: "track", mode: "same-origin", accept: "*/*")
         case .media: self.init(destination: ["mp3", "ogg", "oga", "wav", "m4a", "flac", "opus"].contains(extensionName) ? "audio" : "video",
                                mode: "no-cors", accept: "*/*")
-        case .preload where extensionName == "vtt": self.init(destination: "track", mode: "same-origin", accept: "*/*")
+        case .preload where reference.element == "preload-style": self.init(destination: "style", mode: "no-cors", accept: "text/css,*/*;q=0.1")
+        case .preload where reference.element == "preload-track" || extensionName == "vtt":
+            self.init(destination: "track", mode: "same-origin", accept: "*/*")
         case .preload: self.init(destination: "empty", mode: "cors", accept: "*/*")
         case .other: self.init(destination: "empty", mode: "no-cors", accept: "*/*")
         }

@@ -14,7 +14,8 @@ public struct SubresourceReference: Sendable, Equatable {
     var referrerPolicy: ReferrerPolicy?
     /// A frame's own viewport (its `width` and `height`), against which its media queries run.
     var frameViewport: Viewport?
-    /// The element, where its request differs from its kind's (`embed`, SVG `use`).
+    /// The element, where its request differs from its kind's (`embed`, SVG `use`, and
+    /// `preload-AS` for a `<link rel=preload as=AS>`).
     var element: String?
 }
 
@@ -84,8 +85,12 @@ struct SubresourceScanner {
             guard going, let text = text?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty,
                   let url = Self.resolve(text, against: base) else { return }
             let name = element.name
-            going = visit(SubresourceReference(url: url, kind: kind, referrerPolicy: own, frameViewport: frame,
-                                               element: name == "embed" || name == "use" ? name : nil))
+            let hint: String? = switch name {
+            case "embed", "use": name
+            case "link" where kind == .preload: "preload-" + (element.attribute("as")?.lowercased() ?? "")
+            default: nil
+            }
+            going = visit(SubresourceReference(url: url, kind: kind, referrerPolicy: own, frameViewport: frame, element: hint))
         }
         if case .browser(let viewport) = mode {
             scanLikeABrowser(element, viewport: viewport, add)
@@ -172,11 +177,11 @@ struct SubresourceScanner {
         if tokens.contains("manifest") { return .manifest }
         if tokens.contains("prefetch") { return .other }
         if tokens.contains("preload") {
+            // A preloaded sheet is fetched, not parsed: its imports wait until a <link> uses it.
             switch element.attribute("as")?.lowercased() {
-            case "style": return .stylesheet
             case "font": return .font
             case "image": return .image
-            case "fetch", "track": return .preload
+            case "style", "fetch", "track": return .preload
             default: return nil
             }
         }

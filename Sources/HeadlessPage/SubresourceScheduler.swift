@@ -278,6 +278,10 @@ final class SubresourceScheduler: @unchecked Sendable {
             addStyledDocument(document, baseURL: scanner.base, referrer: response.url, policy: scanner.policy ?? options.referrerPolicy,
                               viewport: viewport, frameDepth: job.frameDepth + 1)
         }
+        if case .browser = mode {
+            // A frame's icon and manifest are not the page's: Chromium asks for neither.
+            jobs.removeAll { $0.reference.kind == .icon || $0.reference.kind == .manifest }
+        }
         guard let policy = scanner.policy else { return jobs }
         return jobs.map { SubresourceJob(reference: $0.reference, referrer: $0.referrer, policy: policy, frameDepth: $0.frameDepth) }
     }
