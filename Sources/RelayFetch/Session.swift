@@ -12,15 +12,28 @@ public final class Session: @unchecked Sendable {
     public let dataStore: WebsiteDataStore
     private let engine: CurlEngine
     private let opener: TunnelOpener
+    /// The privacy context's resolver for this session (nil: the system resolver).
+    let nameResolver: SessionNameResolver?
 
     /// Starts the session's threads; throws if its local tunnel listener cannot be created.
     public init(configuration: Configuration = .ephemeral) throws {
         self.configuration = configuration
         dataStore = configuration.dataStore ?? .nonPersistent()
-        opener = try TunnelOpener(connectTimeout: configuration.connectTimeout, idleTimeout: configuration.relayIdleTimeout,
-                                   http3AttemptTimeout: configuration.http3FallbackDelay)
-        engine = CurlEngine(maximumConnectionsPerHost: configuration.maximumConnectionsPerHost,
-                            maximumConnections: configuration.maximumConnections)
+        let engine = CurlEngine(maximumConnectionsPerHost: configuration.maximumConnectionsPerHost,
+                                maximumConnections: configuration.maximumConnections)
+        self.engine = engine
+        var nameResolver: SessionNameResolver?
+        do {
+            opener = try TunnelOpener(connectTimeout: configuration.connectTimeout, idleTimeout: configuration.relayIdleTimeout,
+                                       http3HeadStart: configuration.http3FallbackDelay) { loop throws(FetchError) in
+                nameResolver = try Self.makeNameResolver(configuration, engine: engine, loop: loop)
+                return nameResolver
+            }
+        } catch {
+            engine.shutdown()
+            throw error
+        }
+        self.nameResolver = nameResolver
     }
 
     deinit { invalidate() }
@@ -110,11 +123,14 @@ public final class Session: @unchecked Sendable {
         let (body, response): (Data, HTTPResponse)
         if case .oblivious(let oblivious) = route {
             let (post, context) = try ObliviousExchange.encapsulate(request, route: oblivious)
-            let (sealed, relayResponse) = try await engine.perform(try CurlTransfer(request: post, route: oblivious.carrier, configuration: configuration))
+            let pins = try await pinnedAddresses(for: post.url, route: oblivious.carrier)
+            let (sealed, relayResponse) = try await engine.perform(try CurlTransfer(request: post, route: oblivious.carrier, configuration: configuration,
+                                                                                    pinnedAddresses: pins))
             (body, response) = try ObliviousExchange.decapsulate(sealed, relayResponse: relayResponse, context: context, for: request, route: route)
             onBodyChunk?(request.url, body)
         } else {
-            let transfer = try CurlTransfer(request: request, route: route, configuration: configuration)
+            let pins = try await pinnedAddresses(for: request.url, route: route)
+            let transfer = try CurlTransfer(request: request, route: route, configuration: configuration, pinnedAddresses: pins)
             transfer.onBodyChunk = onBodyChunk
             do {
                 (body, response) = try await engine.perform(transfer)

@@ -28,6 +28,21 @@ final class ChainAttempt {
         return HopDescription(index: index, endpoint: relay.authority, protocolName: name)
     }
 
+    /// A copy with the same hops, reports and current hop, for the other side of a race.
+    func copy() -> ChainAttempt {
+        let other = ChainAttempt(hops: hops, started: started)
+        other.adopt(self)
+        return other
+    }
+
+    /// Takes the hops and reports of `other`, the side of a race that won.
+    func adopt(_ other: ChainAttempt) {
+        hops = other.hops
+        currentHop = other.currentHop
+        reports = other.reports
+        reused = other.reused
+    }
+
     /// Replaces hop `index` (1-based) by its TCP fallback endpoint.
     func fallBack(hop index: Int) {
         guard let fallback = hops[index - 1].fallback else { return }

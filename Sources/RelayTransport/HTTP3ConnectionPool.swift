@@ -10,10 +10,12 @@ final class HTTP3ConnectionPool {
     private var connections: [RelayEndpoint: HTTP3RelayConnection] = [:]
     private var establishing: [RelayEndpoint: (connection: HTTP3RelayConnection, waiters: [Waiter])] = [:]
     private var idleTimers: [RelayEndpoint: UInt64] = [:]
+    private let resolver: HostResolver?
 
-    init(loop: EventLoop, idleTimeout: Double) {
+    init(loop: EventLoop, idleTimeout: Double, resolver: HostResolver?) {
         self.loop = loop
         self.idleTimeout = idleTimeout
+        self.resolver = resolver
     }
 
     /// An open connection to `relay`: the pooled one, or a new one (`opened` is called when one is
@@ -34,7 +36,7 @@ final class HTTP3ConnectionPool {
         }
         let connection: HTTP3RelayConnection
         do {
-            connection = try HTTP3RelayConnection(loop: loop, relay: relay, hop: hop, handshakeTimeout: handshakeTimeout)
+            connection = try HTTP3RelayConnection(loop: loop, relay: relay, hop: hop, handshakeTimeout: handshakeTimeout, resolver: resolver)
         } catch {
             return completion(.failure(RelayError(hop: hop, cause: .tls(error.reason))))
         }

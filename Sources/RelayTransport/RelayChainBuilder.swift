@@ -15,17 +15,22 @@ public final class RelayChainBuilder {
     /// HTTP/3 connections to hops beyond the first, inside CONNECT-UDP streams: one per tunnel.
     private var tunneledHTTP3: [ObjectIdentifier: HTTP3RelayConnection] = [:]
 
-    /// First-hop HTTP/3 endpoints that could not be reached this session (their fallback is used).
-    private var http3Unreachable: Set<String> = []
-    private let http3AttemptTimeout: Double
+    /// HTTP/3 endpoints whose TCP fallback won the last race this session (QUIC unreachable or
+    /// slower than the head start): later tunnels go straight to the fallback.
+    private var tcpPreferred: Set<String> = []
+    private let http3HeadStart: Double
+    /// Resolves relay host names in place of the system resolver (nil: getaddrinfo).
+    private let resolver: HostResolver?
 
     /// - Parameter idleTimeout: seconds an HTTP/2 or HTTP/3 relay connection with no tunnels stays open.
-    /// - Parameter http3AttemptTimeout: seconds to wait for QUIC before using a hop's TCP fallback.
-    public init(loop: EventLoop, idleTimeout: Double = 60, http3AttemptTimeout: Double = 1) {
+    /// - Parameter http3HeadStart: seconds QUIC runs alone before a hop's TCP fallback is raced against it.
+    /// - Parameter resolver: resolves the first hop's host name (nil: the system resolver).
+    public init(loop: EventLoop, idleTimeout: Double = 60, http3HeadStart: Double = 0.3, resolver: HostResolver? = nil) {
         self.loop = loop
-        self.http3AttemptTimeout = http3AttemptTimeout
+        self.http3HeadStart = http3HeadStart
+        self.resolver = resolver
         pool = RelayConnectionPool(loop: loop, idleTimeout: idleTimeout)
-        http3Pool = HTTP3ConnectionPool(loop: loop, idleTimeout: idleTimeout)
+        http3Pool = HTTP3ConnectionPool(loop: loop, idleTimeout: idleTimeout, resolver: resolver)
     }
 
     /// How many connections this builder has opened to each hop (by 1-based index), for tests
@@ -47,12 +52,12 @@ public final class RelayChainBuilder {
                       completion: @escaping (Result<(TransportLayer, [HopReport]), RelayError>) -> Void) {
         precondition(!hops.isEmpty, "a relayed tunnel needs at least one hop")
         let attempt = ChainAttempt(hops: hops, started: EventLoop.nowNanos())
-        // A first hop whose QUIC endpoint failed before in this session goes straight to its
+        // A first hop whose QUIC endpoint lost the race before in this session goes straight to its
         // fallback; HTTP/3 beyond the first hop is reached by CONNECT-UDP through an HTTP/3 hop
         // only, so behind a TCP hop (one that fell back, too) it uses its fallback.
         for index in hops.indices where attempt.hops[index].relayProtocol == .http3 && attempt.hops[index].fallback != nil {
             let behindTCP = index > 0 && attempt.hops[index - 1].relayProtocol != .http3
-            if behindTCP || http3Unreachable.contains(hops[index].authority) { attempt.fallBack(hop: index + 1) }
+            if behindTCP || tcpPreferred.contains(hops[index].authority) { attempt.fallBack(hop: index + 1) }
         }
         let timer = loop.schedule(after: connectTimeout) {
             attempt.finish(.failure(RelayError(hop: attempt.currentHop, cause: .timeout)))
@@ -150,36 +155,47 @@ public final class RelayChainBuilder {
         }
     }
 
-    /// HTTP/3 to hop `count`, or, when QUIC cannot connect within `http3AttemptTimeout` (UDP
-    /// blocked, nothing answering), the hop's TCP fallback endpoint; the failure is remembered
-    /// for the session. Refusals (407, TLS trust, pins) never fall back.
+    /// HTTP/3 to hop `count` raced against its TCP fallback, Happy Eyeballs style: QUIC starts
+    /// first, TCP after `http3HeadStart` (at once when QUIC fails to reach the relay), and the
+    /// first tunnel up carries the traffic. Which one won is remembered for the session; a QUIC
+    /// connection that comes up late makes later tunnels prefer QUIC again. Refusals (407, TLS
+    /// trust, pins) never fall back.
     private func openHTTP3TunnelWithFallback(through count: Int, to target: TunnelTarget, attempt: ChainAttempt, nextHop: HopDescription?,
                                              completion: @escaping (Result<TransportLayer, RelayError>) -> Void) {
         let relay = attempt.hops[count - 1]
         guard relay.fallback != nil else {
             return openHTTP3Tunnel(through: count, to: target, attempt: attempt, nextHop: nextHop, completion: completion)
         }
-        var settled = false
-        let fallBack = { [self] in
-            http3Unreachable.insert(relay.authority)
-            attempt.fallBack(hop: count)
-            openTunnel(through: count, to: target, attempt: attempt, completion: completion)
-        }
-        let timer = loop.schedule(after: http3AttemptTimeout) {
-            guard !settled else { return }
-            settled = true
-            fallBack()
-        }
-        openHTTP3Tunnel(through: count, to: target, attempt: attempt, nextHop: nextHop) { [self] result in
-            guard !settled else {
-                if case .success(let late) = result { late.close() }  // the fallback already carries this tunnel
-                return
+        let race = HappyEyeballsRace(completion: completion)
+        // The TCP side runs on a copy of the attempt with this hop swapped for its fallback, so
+        // the QUIC side's hops stay as they are until one side has won.
+        let tcpAttempt = attempt.copy()
+        tcpAttempt.fallBack(hop: count)
+        let startTCP = { [self] in
+            guard race.startSecond() else { return }
+            openTunnel(through: count, to: target, attempt: tcpAttempt) { [self] result in
+                if case .success = result, !race.isSettled {
+                    tcpPreferred.insert(relay.authority)
+                    attempt.adopt(tcpAttempt)
+                }
+                race.secondFinished(result)
             }
-            settled = true
-            loop.cancelTimer(timer)
+        }
+        let timer = loop.schedule(after: http3HeadStart) { startTCP() }
+        openHTTP3Tunnel(through: count, to: target, attempt: attempt, nextHop: nextHop) { [self] result in
             switch result {
-            case .failure(let error) where Self.isUnreachable(error.cause): fallBack()
-            default: completion(result)
+            case .success:
+                tcpPreferred.remove(relay.authority)  // QUIC answers: later tunnels use it
+                loop.cancelTimer(timer)
+                race.firstFinished(result, retryable: false)
+            case .failure(let error):
+                let unreachable = Self.isUnreachable(error.cause)
+                if unreachable {
+                    tcpPreferred.insert(relay.authority)
+                    loop.cancelTimer(timer)
+                    startTCP()
+                }
+                race.firstFinished(result, retryable: unreachable)
             }
         }
     }
@@ -322,7 +338,7 @@ public final class RelayChainBuilder {
         }
         if index == 1 {
             attempt.currentHop = hop
-            let tcp = TCPLayer(loop: loop, host: relay.host, port: relay.port, hop: hop)
+            let tcp = TCPLayer(loop: loop, host: relay.host, port: relay.port, hop: hop, resolver: resolver)
             tcp.connect { result in withTransport(result.map { tcp }) }
         } else {
             openTunnel(through: index - 1, to: TunnelTarget(host: relay.host, port: relay.port), attempt: attempt, completion: withTransport)
