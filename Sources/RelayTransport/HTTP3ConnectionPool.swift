@@ -18,10 +18,11 @@ final class HTTP3ConnectionPool {
         self.resolver = resolver
     }
 
-    /// An open connection to `relay`: the pooled one, or a new one (`opened` is called when one is
-    /// started). `completion` runs once, on the loop; `reused` is false only for the tunnel that
-    /// started the connection.
-    func connection(to relay: RelayEndpoint, hop: HopDescription, handshakeTimeout: Double = 10, opened: () -> Void,
+    /// An open connection to `relay`: the pooled one, or a new one (`opened` is called when a new
+    /// one has completed its handshake: a QUIC attempt nothing answered opened no connection).
+    /// `completion` runs once, on the loop; `reused` is false only for the tunnel that started
+    /// the connection.
+    func connection(to relay: RelayEndpoint, hop: HopDescription, handshakeTimeout: Double = 10, opened: @escaping () -> Void,
                     completion: @escaping Waiter) {
         if let connection = connections[relay] {
             if connection.isUsable {
@@ -40,12 +41,12 @@ final class HTTP3ConnectionPool {
         } catch {
             return completion(.failure(RelayError(hop: hop, cause: .tls(error.reason))))
         }
-        opened()
         establishing[relay] = (connection, [completion])
         connection.connect { [weak self] result in
             guard let self, let waiters = self.establishing.removeValue(forKey: relay)?.waiters else { return }
             switch result {
             case .success:
+                opened()
                 self.adopt(connection, for: relay)
                 for (index, waiter) in waiters.enumerated() { waiter(.success((connection, index > 0))) }
             case .failure(let error):

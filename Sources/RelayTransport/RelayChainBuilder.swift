@@ -216,7 +216,7 @@ public final class RelayChainBuilder {
         let hop = HTTP3RelayConnection.hopDescription(index: index, relay: relay)
         attempt.currentHop = hop
         if index == 1 {
-            http3Pool.connection(to: relay, hop: hop, opened: { pool.countConnection(toHop: 1) }) { result in
+            http3Pool.connection(to: relay, hop: hop, opened: { [pool] in pool.countConnection(toHop: 1) }) { result in
                 if case .success(let (_, reused)) = result { attempt.note(hop: 1, protocolName: hop.protocolName, reused: reused) }
                 completion(result.map(\.connection))
             }

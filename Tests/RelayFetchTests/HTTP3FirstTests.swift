@@ -1,0 +1,63 @@
+import Foundation
+import XCTest
+import RelayFetch
+import RelayFetchTestSupport
+
+/// The automatic protocol on an https relay: QUIC first, TCP raced after a head start (Happy
+/// Eyeballs), the winner remembered per session. Relay A serves HTTP/3 (aioquic, UDP) and HTTP/2
+/// (nghttpx, TCP) on the same port, 127.0.0.11:4433.
+final class HTTP3FirstTests: XCTestCase {
+    override func setUpWithError() throws { try TestServers.ensureRunning() }
+
+    func testAutomaticProtocolSpeaksHTTP3ToARelayServingBoth() async throws {
+        let linesBefore = try TestServers.allLogLines(TestServers.http3RelayALog).count
+        let earlierTCP = Set(try TestServers.ownSockets(.tcp, to: "127.0.0.11:4433"))
+        let session = try Session(configuration: TestServers.configuration(hops: [TestServers.relayHop(url: TestServers.http2RelayAURL)]))
+        defer { session.invalidate() }
+        let reports = ReportCollector()
+        session.onTunnelOpen { reports.add($0) }
+        _ = try await session.data(from: URL(string: "https://origin.test/index.html")!)
+        _ = try await session.data(from: URL(string: "https://origin2.test/index.html")!)
+        // The kernel: one UDP socket to the relay, no TCP connection; the HTTP/3 relay's log:
+        // both tunnels came over that socket.
+        let quic = try TestServers.ownSockets(.udp, to: "127.0.0.11:4433")
+        XCTAssertEqual(quic.count, 1)
+        XCTAssertEqual(Set(try TestServers.ownSockets(.tcp, to: "127.0.0.11:4433")).subtracting(earlierTCP), [], "nothing went over TCP")
+        let tunnels = try TestServers.http3RelayLines(TestServers.http3RelayALog, skipping: linesBefore, from: quic)
+        XCTAssertEqual(tunnels.values(HTTP3RelayLogField.authority), ["origin.test:443", "origin2.test:443"], "the HTTP/3 relay's log")
+        XCTAssertEqual(reports.all.map(\.hop.protocolName), ["QUIC, HTTP/3 CONNECT", "QUIC, HTTP/3 CONNECT"])
+        let opened = await session.relayConnectionsOpened()
+        XCTAssertEqual(opened, [1: 1], "one QUIC connection carried both tunnels")
+    }
+
+    func testWhenUDPIsDroppedHTTP2WinsAfterTheHeadStartAndTheSessionRemembers() async throws {
+        // A front on relay A's address that forwards TCP to nghttpx and drops every datagram.
+        let front = try HostileServer(script: "udp_dropping_front.py", host: "127.0.0.11")
+        defer { front.stop() }
+        let origin = try HostileServer(script: "redirecting_origin.py")
+        defer { origin.stop() }
+        let authority = "origin.test:\(origin.port)"  // in no other test's traffic through nghttpx
+        var configuration = TestServers.configuration(hops: [TestServers.relayHop(url: URL(string: "https://127.0.0.11:\(front.port)")!)])
+        configuration.http3FallbackDelay = 0.4
+        let session = try Session(configuration: configuration)
+        defer { session.invalidate() }
+        let reports = ReportCollector()
+        session.onTunnelOpen { reports.add($0) }
+
+        let started = Date()
+        _ = try await session.data(from: URL(string: "https://\(authority)/page.html")!)
+        XCTAssertGreaterThan(Date().timeIntervalSince(started), 0.4, "QUIC had its head start")
+        XCTAssertEqual(reports.all.first?.hop.protocolName, "HTTPS, HTTP/2 CONNECT")
+        let dropped = try front.events().filter { $0.hasPrefix("DROPPED") }.count
+        XCTAssertGreaterThan(dropped, 0, "QUIC was tried first: the front dropped its packets")
+        let tunnels = try TestServers.waitForLogLines(TestServers.http2RelayALog, containing: "\tCONNECT\t\(authority)\t", skipping: 0)
+        XCTAssertEqual(tunnels.values(HTTP2RelayLogField.alpn), ["h2"], "nghttpx's log: the tunnel came over HTTP/2")
+
+        let again = Date()
+        _ = try await session.data(from: URL(string: "https://origin2.test/index.html")!)  // a new tunnel
+        XCTAssertLessThan(Date().timeIntervalSince(again), 0.35, "the session remembers that TCP won")
+        XCTAssertEqual(reports.all.map(\.hop.protocolName), ["HTTPS, HTTP/2 CONNECT", "HTTPS, HTTP/2 CONNECT"])
+        XCTAssertEqual(try front.events().filter { $0.hasPrefix("DROPPED") }.count, dropped, "no QUIC packet for the second tunnel")
+        XCTAssertEqual(try front.events().filter { $0 == "CONNECTION" }.count, 1, "both tunnels on one HTTP/2 connection")
+    }
+}
