@@ -30,8 +30,8 @@ extension Session {
                                             trust: TLSTrust(caFile: configuration.originCertificateAuthorityFile), loop: loop,
                                             timeout: configuration.connectTimeout)
         case .oblivious(let relay, let target, let keys):
-            _ = (relay, target, keys)
-            throw FetchError(.nameResolution("Oblivious DoH is not available yet"))
+            transport = try ObliviousDoHTransport(relay: relay, target: target, keys: keys, addresses: addresses, engine: engine,
+                                                  configuration: configuration)
         }
         return SessionNameResolver(stub: StubResolver(transport: transport, cache: context.makeCache()), required: required)
     }

@@ -62,6 +62,21 @@ extension ProcessLevelPrivacyTests {
         XCTAssertEqual(try TestServers.logLines(TestServers.originALog, containing: oblivious).first?.first, "127.0.0.32", "the gateway fetched it")
     }
 
+    func testRelayNameIsResolvedOnlyOverObliviousDoH() throws {
+        let dns = try EncryptedDNSServer.shared()
+        let marker = TestServers.marker("strace-odoh")
+        let asked = try namesAsked(dns) {
+            let (status, output, trace) = try traced(["get", "https://origin.test/index.html?\(marker)", "-o", "/dev/null"] + relayAByName
+                                                     + ["--odoh-relay", EncryptedDNSServer.odohRelayURL.absoluteString,
+                                                        "--odoh-target", EncryptedDNSServer.odohTargetURL.absoluteString,
+                                                        "--dns-server-address", EncryptedDNSServer.relayAddress, "--require-encrypted-dns"])
+            XCTAssertEqual(status, 0, output)
+            assertDialledOnly(Self.relayA.union([.init(kind: .tcp, address: "\(EncryptedDNSServer.relayAddress):443")]), in: trace)
+        }
+        XCTAssertEqual(asked, ["odoh-relay odoh-target.test", "odoh-config -", "odoh relay.test"])
+        XCTAssertEqual(try TestServers.logLines(TestServers.originALog, containing: marker).first?.first, "127.0.0.11")
+    }
+
     /// The control: without an encrypted resolver the same relay name goes to the system
     /// resolver, and the trace sees it (so the checks above can fail).
     func testWithoutEncryptedDNSTheTraceSeesTheSystemResolver() throws {

@@ -75,6 +75,29 @@ final class EncryptedNameResolutionTests: XCTestCase {
         }
     }
 
+    func testObliviousDoHTheRelaySeesWhoAndTheTargetWhat() async throws {
+        let before = try dns.questions().count
+        var resolver = ResolverConfiguration.oblivious(relay: EncryptedDNSServer.odohRelayURL, target: EncryptedDNSServer.odohTargetURL)
+        resolver.serverAddresses = [EncryptedDNSServer.relayAddress]
+        let session = try Session(configuration: configuration(resolver).0)
+        defer { session.invalidate() }
+        let (_, response) = try await session.data(from: URL(string: "https://origin.test/index.html")!)
+        XCTAssertEqual(response.statusCode, 200)
+        let logged = try dns.questions(after: before, atLeast: 6)
+        let field = { (line: [String], name: DNSQuestionField) in line[name.rawValue] }
+        // The target: the config and both questions, all from the relay's address.
+        let atTarget = logged.filter { ["odoh", "odoh-config"].contains(field($0, .service)) }
+        XCTAssertEqual(Set(atTarget.map { "\(field($0, .service)) \(field($0, .name)) \(field($0, .type))" }),
+                       ["odoh-config - -", "odoh relay.test A", "odoh relay.test AAAA"])
+        XCTAssertEqual(Set(atTarget.map { field($0, .client) }), [EncryptedDNSServer.relayAddress], "the target never saw the client")
+        // The relay: three requests from the client, naming the target and never the question.
+        let atRelay = logged.filter { field($0, .service) == "odoh-relay" }
+        XCTAssertEqual(atRelay.count, 3)
+        XCTAssertEqual(Set(atRelay.map { field($0, .client) }), ["127.0.0.1"])
+        XCTAssertEqual(Set(atRelay.map { field($0, .name) }), ["odoh-target.test"])
+        XCTAssertEqual(Set(atRelay.map { field($0, .httpVersion) }), ["HTTP/2.0"])
+    }
+
     func testExcludedHostIsResolvedByTheEncryptedResolverAndReachedDirectly() async throws {
         let before = try dns.questions().count
         let marker = TestServers.marker("excluded")
