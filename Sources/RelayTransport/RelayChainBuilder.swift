@@ -188,6 +188,10 @@ public final class RelayChainBuilder {
                 tcpPreferred.remove(relay.authority)  // QUIC answers: later tunnels use it
                 loop.cancelTimer(timer)
                 race.firstFinished(result, retryable: false)
+            case .failure(let error) where error.cause.isResolveFailure:
+                // TCP would ask for the same name: the race ends here, told as the hop the user named.
+                loop.cancelTimer(timer)
+                race.firstFinished(.failure(RelayError(hop: tcpAttempt.description(ofHop: count, negotiated: nil), cause: error.cause)), retryable: false)
             case .failure(let error):
                 let unreachable = Self.isUnreachable(error.cause)
                 if unreachable {
@@ -200,7 +204,7 @@ public final class RelayChainBuilder {
         }
     }
 
-    private static func isUnreachable(_ cause: RelayError.Cause) -> Bool {
+    private static func isUnreachable(_ cause: RelayError.Cause) -> Bool {  // by QUIC; TCP may still get through
         switch cause {
         case .connectionRefused, .connectFailed, .connectionLost, .timeout, .closedDuringSetup: return true
         default: return false
@@ -355,4 +359,11 @@ public final class RelayChainBuilder {
 
 extension RelayEndpoint {
     var fieldPairs: [(String, String)] { headerFields.map { ($0.name, $0.value) } }
+}
+
+extension RelayError.Cause {
+    var isResolveFailure: Bool {
+        if case .resolveFailed = self { return true }
+        return false
+    }
 }
