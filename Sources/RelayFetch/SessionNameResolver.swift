@@ -40,6 +40,18 @@ final class SessionNameResolver: HostResolver, @unchecked Sendable {
         }
     }
 
+    func offersHTTP3(host: String, completion: @escaping @Sendable (Bool?) -> Void) {
+        guard let stub else { return completion(nil) }
+        Task {
+            async let addresses = try? await stub.addresses(of: host)  // asked at once, cached for the connect
+            let bindings = (try? await stub.serviceBindings(of: host)) ?? []
+            _ = await addresses
+            // Service mode records for the host itself (target "."), as RFC 9460 §3 orders them.
+            let own = bindings.filter { $0.priority > 0 && ($0.target.isEmpty || $0.target == host.lowercased()) }
+            completion(own.isEmpty ? nil : own.contains { $0.alpn.contains("h3") })
+        }
+    }
+
     /// Addresses to pin for a host libcurl would otherwise resolve itself; nil lets libcurl
     /// resolve it (encrypted resolution not required, and the resolver failed).
     func pinnedAddresses(for host: String) async throws(FetchError) -> [String]? {

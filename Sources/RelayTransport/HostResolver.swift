@@ -10,6 +10,15 @@ public protocol HostResolver: AnyObject, Sendable {
     /// Calls `completion` once, on any thread, with socket addresses (sockaddr_in/sockaddr_in6
     /// bytes, port set) for `host`, or why there are none.
     func resolve(host: String, port: UInt16, completion: @escaping @Sendable (Result<[Data], ResolveFailure>) -> Void)
+
+    /// Whether `host`'s HTTPS record (RFC 9460) offers HTTP/3: true (its ALPN list has h3),
+    /// false (a record without h3: QUIC is not tried), nil (no record, or no answer). Calls
+    /// `completion` once, on any thread; its addresses are looked up (and cached) meanwhile.
+    func offersHTTP3(host: String, completion: @escaping @Sendable (Bool?) -> Void)
+}
+
+extension HostResolver {
+    public func offersHTTP3(host: String, completion: @escaping @Sendable (Bool?) -> Void) { completion(nil) }
 }
 
 /// A relay host name that did not resolve.

@@ -159,13 +159,33 @@ public final class RelayChainBuilder {
     /// first, TCP after `http3HeadStart` (at once when QUIC fails to reach the relay), and the
     /// first tunnel up carries the traffic. Which one won is remembered for the session; a QUIC
     /// connection that comes up late makes later tunnels prefer QUIC again. Refusals (407, TLS
-    /// trust, pins) never fall back.
+    /// trust, pins) never fall back. A first hop known by name whose HTTPS record lists no h3 goes
+    /// straight to TCP.
     private func openHTTP3TunnelWithFallback(through count: Int, to target: TunnelTarget, attempt: ChainAttempt, nextHop: HopDescription?,
                                              completion: @escaping (Result<TransportLayer, RelayError>) -> Void) {
         let relay = attempt.hops[count - 1]
         guard relay.fallback != nil else {
             return openHTTP3Tunnel(through: count, to: target, attempt: attempt, nextHop: nextHop, completion: completion)
         }
+        guard count == 1, let resolver, SocketAddress.literal(relay.host, port: relay.port) == nil else {
+            return raceHTTP3(through: count, to: target, attempt: attempt, nextHop: nextHop, completion: completion)
+        }
+        // The relay's HTTPS record, asked with its addresses: one without h3 means TCP only.
+        resolver.offersHTTP3(host: relay.host) { [self] offers in
+            loop.execute { [self] in
+                guard offers == false else {
+                    return raceHTTP3(through: count, to: target, attempt: attempt, nextHop: nextHop, completion: completion)
+                }
+                tcpPreferred.insert(relay.authority)
+                attempt.fallBack(hop: count)
+                openTunnel(through: count, to: target, attempt: attempt, completion: completion)
+            }
+        }
+    }
+
+    private func raceHTTP3(through count: Int, to target: TunnelTarget, attempt: ChainAttempt, nextHop: HopDescription?,
+                           completion: @escaping (Result<TransportLayer, RelayError>) -> Void) {
+        let relay = attempt.hops[count - 1]
         let race = HappyEyeballsRace(completion: completion)
         // The TCP side runs on a copy of the attempt with this hop swapped for its fallback, so
         // the QUIC side's hops stay as they are until one side has won.

@@ -60,4 +60,30 @@ final class HTTP3FirstTests: XCTestCase {
         XCTAssertEqual(try front.events().filter { $0.hasPrefix("DROPPED") }.count, dropped, "no QUIC packet for the second tunnel")
         XCTAssertEqual(try front.events().filter { $0 == "CONNECTION" }.count, 1, "both tunnels on one HTTP/2 connection")
     }
+
+    func testAnHTTPSRecordWithoutH3SendsNoQUIC() async throws {
+        // The same UDP-dropping front, under a name whose HTTPS record lists only h2 (relay A's
+        // certificate does not name it: the hop trusts the relay's key).
+        let dns = try EncryptedDNSServer.shared()
+        let front = try HostileServer(script: "udp_dropping_front.py", host: "127.0.0.11")
+        defer { front.stop() }
+        var hop = TestServers.relayHop(url: URL(string: "https://h2only.test:\(front.port)")!, trustTestCA: false)
+        hop.tlsOptions.pinnedPublicKeySHA256 = [try TestServers.relayPublicKeySHA256()]
+        var configuration = TestServers.configuration(hops: [hop])
+        configuration.http3FallbackDelay = 2
+        let privacy = PrivacyContext()
+        privacy.requireEncryptedNameResolution(true, fallbackResolver: .https(EncryptedDNSServer.dohURL, serverAddresses: [EncryptedDNSServer.address]))
+        configuration.privacyContext = privacy
+        let session = try Session(configuration: configuration)
+        defer { session.invalidate() }
+        let reports = ReportCollector()
+        session.onTunnelOpen { reports.add($0) }
+        let before = try dns.questions().count
+        let started = Date()
+        _ = try await session.data(from: URL(string: "https://origin.test/index.html")!)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 1.5, "no QUIC head start was waited for")
+        XCTAssertEqual(reports.all.first?.hop.protocolName, "HTTPS, HTTP/2 CONNECT")
+        XCTAssertEqual(try front.events().filter { $0.hasPrefix("DROPPED") }, [], "not one QUIC packet")
+        XCTAssertTrue(try dns.questions(after: before, atLeast: 3).contains { $0[DNSQuestionField.name.rawValue] == "h2only.test" && $0[DNSQuestionField.type.rawValue] == "HTTPS" })
+    }
 }
