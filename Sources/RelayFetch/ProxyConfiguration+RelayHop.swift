@@ -18,6 +18,10 @@ extension ProxyConfiguration {
         /// The HTTP version spoken to this relay: `.automatic` (ALPN h2 or http/1.1, the relay
         /// picks), `.http1`, or `.http2` (fails if the relay does not offer it). Not in Apple's API.
         public var relayProtocol: RelayProtocol = .automatic
+        /// A DNS-over-HTTPS resolver reached through the chain up to this relay, as Apple's
+        /// `NERelay.dnsOverHTTPSURL`: the names a session resolves for hosts it reaches directly
+        /// (excluded hosts, an OHTTP relay) go to it, so the local network never sees them.
+        public var dnsOverHTTPSURL: URL?
 
         public init(http3RelayEndpoint: URL?, http2RelayEndpoint: URL? = nil, tlsOptions: TLSOptions = TLSOptions(),
                     additionalHTTPHeaderFields: [String: String] = [:]) {

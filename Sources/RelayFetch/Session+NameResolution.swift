@@ -36,10 +36,27 @@ extension Session {
         return SessionNameResolver(stub: StubResolver(transport: transport, cache: context.makeCache()), required: required)
     }
 
-    /// Where libcurl should connect for `url` on a direct route (resolved by the encrypted
-    /// resolver); [] for relayed routes, IP literals, `directHostAddresses` entries, or no resolver.
+    /// The DoH resolver of the first relay hop that names one (`dnsOverHTTPSURL`), reached
+    /// through the chain up to that hop; its answers go to this session's cache.
+    func relayResolver() throws(FetchError) -> SessionNameResolver? {
+        guard let proxy = configuration.proxyConfigurations.first(where: { $0.obliviousHTTP == nil && !$0.relayHops.isEmpty }),
+              let index = proxy.relayHops.firstIndex(where: { $0.dnsOverHTTPSURL != nil }), let url = proxy.relayHops[index].dnsOverHTTPSURL,
+              let host = url.host else { return nil }
+        let scheme = url.scheme?.lowercased()
+        guard scheme == "https" else { throw FetchError(.invalidRelay(index: index + 1, reason: "dnsOverHTTPSURL must be https, not \(url.absoluteString)")) }
+        let target = TunnelTarget(host: host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host, port: UInt16(url.portOrDefault))
+        let route = Route.relayed(RelayedRoute(hops: try endpoints(Array(proxy.relayHops[...index])), target: target, opener: opener))
+        let transport = DNSOverHTTPSTransport(url: url, usesPOST: false, route: route, addresses: [], engine: engine, configuration: configuration)
+        let cache = configuration.privacyContext?.makeCache() ?? DNSCache()
+        return SessionNameResolver(stub: StubResolver(transport: transport, cache: cache),
+                                   required: configuration.privacyContext?.requiresEncryptedNameResolution ?? false)
+    }
+
+    /// Where libcurl should connect for `url` on a direct route (resolved by a relay's DoH
+    /// resolver, else the privacy context's); [] for relayed routes, IP literals,
+    /// `directHostAddresses` entries, or no resolver.
     func pinnedAddresses(for url: URL, route: Route) async throws(FetchError) -> [String] {
-        guard case .direct = route, let nameResolver, let host = url.host else { return [] }
+        guard case .direct = route, let nameResolver = directNameResolver ?? nameResolver, let host = url.host else { return [] }
         if configuration.directHostAddresses["\(host.lowercased()):\(url.portOrDefault)"] != nil { return [] }
         let bare = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
         if SocketAddress.literal(bare, port: 0) != nil { return [] }
@@ -50,5 +67,6 @@ extension Session {
     /// for every session made with it).
     public func flushResolverCache() {
         nameResolver?.stub?.flushCache()
+        directNameResolver?.stub?.flushCache()
     }
 }

@@ -10,10 +10,13 @@ public final class Session: @unchecked Sendable {
     /// Where this session keeps cookies and cached responses: the configuration's store if it
     /// named one (shared on purpose), else a fresh store of this session's own.
     public let dataStore: WebsiteDataStore
-    private let engine: CurlEngine
-    private let opener: TunnelOpener
+    let engine: CurlEngine
+    let opener: TunnelOpener
     /// The privacy context's resolver for this session (nil: the system resolver).
     let nameResolver: SessionNameResolver?
+    /// A relay's own DoH resolver (`RelayHop.dnsOverHTTPSURL`), reached through the chain, for
+    /// hosts this session reaches directly; nil when no hop names one.
+    private(set) var directNameResolver: SessionNameResolver?
 
     /// Starts the session's threads; throws if its local tunnel listener cannot be created.
     public init(configuration: Configuration = .ephemeral) throws {
@@ -34,6 +37,7 @@ public final class Session: @unchecked Sendable {
             throw error
         }
         self.nameResolver = nameResolver
+        directNameResolver = try relayResolver()
     }
 
     deinit { invalidate() }
@@ -186,7 +190,7 @@ public final class Session: @unchecked Sendable {
         return .relayed(RelayedRoute(hops: try endpoints(proxy.relayHops), target: TunnelTarget(host: bareHost, port: port), opener: opener))
     }
 
-    private func endpoints(_ hops: [ProxyConfiguration.RelayHop]) throws(FetchError) -> [RelayEndpoint] {
+    func endpoints(_ hops: [ProxyConfiguration.RelayHop]) throws(FetchError) -> [RelayEndpoint] {
         var endpoints: [RelayEndpoint] = []
         for (offset, hop) in hops.enumerated() { endpoints.append(try hop.endpoint(index: offset + 1)) }
         return endpoints

@@ -111,6 +111,25 @@ final class EncryptedNameResolutionTests: XCTestCase {
         XCTAssertEqual(Set(try dns.questions(after: before, atLeast: 2).map { $0[DNSQuestionField.name.rawValue] }), ["origin.test"])
     }
 
+    /// `RelayHop.dnsOverHTTPSURL`: a relay's own DoH resolver, reached through the relay, resolves
+    /// a host excluded from relaying; the resolver sees the relay's address, never the client's.
+    func testARelaysDoHResolverIsReachedThroughTheRelay() async throws {
+        let before = try dns.questions().count
+        let marker = TestServers.marker("relay-doh")
+        var hop = TestServers.relayHop()
+        hop.dnsOverHTTPSURL = URL(string: "https://\(EncryptedDNSServer.address)/dns-query")!
+        var configuration = TestServers.configuration(hops: [hop])
+        configuration.proxyConfigurations[0].excludedDomains = ["origin.test"]
+        let session = try Session(configuration: configuration)
+        defer { session.invalidate() }
+        _ = try await session.data(from: URL(string: "https://origin.test/index.html?\(marker)")!)
+        XCTAssertEqual(try TestServers.waitForLogLines(TestServers.originALog, containing: marker, skipping: 0).first?[OriginLogField.remoteAddress.rawValue],
+                       "127.0.0.1", "excluded: reached directly")
+        let asked = try dns.questions(after: before, atLeast: 2)
+        XCTAssertEqual(Set(asked.map { "\($0[DNSQuestionField.name.rawValue]) \($0[DNSQuestionField.client.rawValue]) \($0[DNSQuestionField.httpVersion.rawValue])" }),
+                       ["origin.test 127.0.0.11 HTTP/2.0"], "asked through relay A, over HTTP/2")
+    }
+
     func testRequiredResolutionFailsClosed() async throws {
         // A name the resolver does not know, and a resolver that is down: errors, no fallback.
         var (unknown, _) = configuration(doh)
