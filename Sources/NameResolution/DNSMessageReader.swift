@@ -1,5 +1,5 @@
 /// Reads a DNS message's wire format (RFC 1035 §4): integers, and names with compression
-/// pointers. A pointer must point before the name that uses it, and at most 64 are followed
+/// pointers. Names are host names: labels of printable ASCII other than the dot. A pointer must point before the name that uses it, and at most 64 are followed
 /// for one name, so no message can make the reader loop.
 struct DNSMessageReader {
     let bytes: [UInt8]
@@ -59,6 +59,10 @@ struct DNSMessageReader {
                 length += count + 1
                 guard length <= 255 else { throw .badName("longer than 255 bytes") }
                 let label = bytes[(position + 1)..<(position + 1 + count)]
+                // Host names are printable ASCII; a dot inside a label would read as two labels.
+                guard label.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != 0x2E }) else {
+                    throw .badName("a label with a byte host names do not use")
+                }
                 labels.append(String(decoding: label.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self))
                 position += 1 + count
             case 0xC0:

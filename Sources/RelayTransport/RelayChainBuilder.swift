@@ -208,12 +208,12 @@ public final class RelayChainBuilder {
                 tcpPreferred.remove(relay.authority)  // QUIC answers: later tunnels use it
                 loop.cancelTimer(timer)
                 race.firstFinished(result, retryable: false)
-            case .failure(let error) where error.cause.isResolveFailure:
+            case .failure(let error) where error.cause.isResolveFailure && relay.fallback?.host == relay.host:
                 // TCP would ask for the same name: the race ends here, told as the hop the user named.
                 loop.cancelTimer(timer)
                 race.firstFinished(.failure(RelayError(hop: tcpAttempt.description(ofHop: count, negotiated: nil), cause: error.cause)), retryable: false)
             case .failure(let error):
-                let unreachable = Self.isUnreachable(error.cause)
+                let unreachable = Self.isUnreachable(error.cause) || error.cause.isResolveFailure  // another host
                 if unreachable {
                     tcpPreferred.insert(relay.authority)
                     loop.cancelTimer(timer)

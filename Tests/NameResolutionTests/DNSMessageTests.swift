@@ -61,6 +61,16 @@ final class DNSMessageTests: XCTestCase {
         XCTAssertThrowsError(try DNSMessage(parsing: mutual))
     }
 
+    func testLabelsOutsideHostNameBytesAreRefused() {
+        // One label "relay.test" (a dot inside) must not read as the two labels of relay.test.
+        let dotted = header(answers: 0) + [10] + Array("relay.test".utf8) + [0, 0, 1, 0, 1]
+        XCTAssertThrowsError(try DNSMessage(parsing: dotted))
+        let control = header(answers: 0) + [2, 0x61, 0x00, 0, 0, 1, 0, 1]
+        XCTAssertThrowsError(try DNSMessage(parsing: control))
+        let highBit = header(answers: 0) + [1, 0xC3, 0, 0, 1, 0, 1]
+        XCTAssertThrowsError(try DNSMessage(parsing: highBit))
+    }
+
     func testTruncatedAndMalformedRecordsAreRefused() {
         let good = header(answers: 1) + name("a.test") + [0, 1, 0, 1] + record([0xC0, 12], type: 1, ttl: 5, [1, 2, 3, 4])
         XCTAssertNoThrow(try DNSMessage(parsing: good))
