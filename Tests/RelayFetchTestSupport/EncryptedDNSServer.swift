@@ -1,10 +1,10 @@
 import Foundation
 
-/// The encrypted DNS resolver of the tests (Samples/servers/dns_resolver.py on dnslib and
+/// The encrypted DNS resolver of the tests (Samples/servers/dns/dns_resolver.py on dnslib and
 /// pyhpke, nginx in front for HTTPS), started once per test process and stopped with it:
 /// DoH at https://dns.test/dns-query and DoT at dns.test:853 on 127.0.0.50, the ODoH target
 /// https://odoh-target.test/dns-query on the same address, and the oblivious relay
-/// https://odoh-relay.test/proxy on 127.0.0.51. Its zone (Samples/servers/dns-zone.txt) holds
+/// https://odoh-relay.test/proxy on 127.0.0.51. Its zone (Samples/servers/dns/zone.txt) holds
 /// names the machine cannot resolve, such as relay.test (relay A) and ohttp-relay.test.
 public final class EncryptedDNSServer: @unchecked Sendable {
     public static let address = "127.0.0.50"
@@ -46,9 +46,9 @@ public final class EncryptedDNSServer: @unchecked Sendable {
         let pki = TestServers.directory.appendingPathComponent("pki")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: HostileServer.python)
-        process.arguments = ["-u", "-B", TestServers.repository.appendingPathComponent("Samples/servers/dns_resolver.py").path,
+        process.arguments = ["-u", "-B", TestServers.repository.appendingPathComponent("Samples/servers/dns/dns_resolver.py").path,
                              "--addr", Self.address, "--relay-addr", Self.relayAddress,
-                             "--zone", TestServers.repository.appendingPathComponent("Samples/servers/dns-zone.txt").path,
+                             "--zone", TestServers.repository.appendingPathComponent("Samples/servers/dns/zone.txt").path,
                              "--ca-cert", pki.appendingPathComponent("ca.pem").path, "--ca-key", pki.appendingPathComponent("ca.key").path,
                              "--state", state.path, "--log", log.path]
         let output = Pipe()
