@@ -43,6 +43,11 @@ final class ChainAttempt {
         reused = other.reused
     }
 
+    /// Points hop `index`'s QUIC side at `port` on the same host (from the relay's Alt-Svc).
+    func useHTTP3Port(_ port: UInt16, hop index: Int) {
+        hops[index - 1].port = port
+    }
+
     /// Replaces hop `index` (1-based) by its TCP fallback endpoint.
     func fallBack(hop index: Int) {
         guard let fallback = hops[index - 1].fallback else { return }

@@ -50,3 +50,10 @@ final class HappyEyeballsRace {
         completion(result)
     }
 }
+
+extension RelayError.Cause {
+    var isResolveFailure: Bool {
+        if case .resolveFailed = self { return true }
+        return false
+    }
+}

@@ -18,6 +18,8 @@ public final class RelayChainBuilder {
     /// HTTP/3 endpoints whose TCP fallback won the last race this session (QUIC unreachable or
     /// slower than the head start): later tunnels go straight to the fallback.
     private var tcpPreferred: Set<String> = []
+    /// HTTP/3 ports that first hops' TCP endpoints named in their CONNECT answers (Alt-Svc).
+    private var altServices = AltServiceMemory()
     private let http3HeadStart: Double
     /// Resolves relay host names in place of the system resolver (nil: getaddrinfo).
     private let resolver: HostResolver?
@@ -55,9 +57,14 @@ public final class RelayChainBuilder {
         // A first hop whose QUIC endpoint lost the race before in this session goes straight to its
         // fallback; HTTP/3 beyond the first hop is reached by CONNECT-UDP through an HTTP/3 hop
         // only, so behind a TCP hop (one that fell back, too) it uses its fallback.
+        // A first hop whose TCP side answered with Alt-Svc h3 on another port is tried there.
+        if let fallback = hops[0].fallback, hops[0].relayProtocol == .http3, fallback.host == hops[0].host, fallback.port == hops[0].port,
+           let port = altServices.http3Port(for: hops[0].authority) {
+            attempt.useHTTP3Port(port, hop: 1)
+        }
         for index in hops.indices where attempt.hops[index].relayProtocol == .http3 && attempt.hops[index].fallback != nil {
             let behindTCP = index > 0 && attempt.hops[index - 1].relayProtocol != .http3
-            if behindTCP || tcpPreferred.contains(hops[index].authority) { attempt.fallBack(hop: index + 1) }
+            if behindTCP || tcpPreferred.contains(attempt.hops[index].authority) { attempt.fallBack(hop: index + 1) }
         }
         let timer = loop.schedule(after: connectTimeout) {
             attempt.finish(.failure(RelayError(hop: attempt.currentHop, cause: .timeout)))
@@ -309,6 +316,7 @@ public final class RelayChainBuilder {
             switch result {
             case .success:
                 attempt.recordOpen(hop: index, description: layer.hop)
+                if index == 1, let value = (layer as? ConnectAnswer)?.altSvc { self.altServices.remember(value, from: attempt.hops[0]) }
                 completion(.success(layer))
             case .failure(let error):
                 layer.close()
@@ -379,11 +387,4 @@ public final class RelayChainBuilder {
 
 extension RelayEndpoint {
     var fieldPairs: [(String, String)] { headerFields.map { ($0.name, $0.value) } }
-}
-
-extension RelayError.Cause {
-    var isResolveFailure: Bool {
-        if case .resolveFailed = self { return true }
-        return false
-    }
 }

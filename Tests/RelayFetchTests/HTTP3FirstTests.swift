@@ -86,4 +86,25 @@ final class HTTP3FirstTests: XCTestCase {
         XCTAssertEqual(try front.events().filter { $0.hasPrefix("DROPPED") }, [], "not one QUIC packet")
         XCTAssertTrue(try dns.questions(after: before, atLeast: 3).contains { $0[DNSQuestionField.name.rawValue] == "h2only.test" && $0[DNSQuestionField.type.rawValue] == "HTTPS" })
     }
+
+    func testAltSvcFromATCPRelayIsRememberedForTheSession() async throws {
+        // A TCP-only front of relay A whose CONNECT answers say Alt-Svc: h3=":4433" (relay A's HTTP/3 port).
+        let front = try HostileServer(script: "alt_svc_front.py", host: "127.0.0.11")
+        defer { front.stop() }
+        let linesBefore = try TestServers.allLogLines(TestServers.http3RelayALog).count
+        let session = try Session(configuration: TestServers.configuration(hops: [TestServers.relayHop(url: URL(string: "https://127.0.0.11:\(front.port)")!)]))
+        defer { session.invalidate() }
+        let reports = ReportCollector()
+        session.onTunnelOpen { reports.add($0) }
+        _ = try await session.data(from: URL(string: "https://origin.test/index.html")!)
+        _ = try await session.data(from: URL(string: "https://origin2.test/index.html")!)  // a new tunnel
+        XCTAssertEqual(reports.all.count, 2)
+        XCTAssertEqual(reports.all.first?.hop.protocolName, "HTTPS, HTTP/1.1 CONNECT", "the first tunnel: the front, over TCP")
+        XCTAssertEqual(reports.all.last?.hop.endpoint, "127.0.0.11:4433")
+        XCTAssertEqual(reports.all.last?.hop.protocolName, "QUIC, HTTP/3 CONNECT", "the second: the advertised HTTP/3 endpoint")
+        XCTAssertEqual(try front.events().filter { $0.hasPrefix("CONNECT") }, ["CONNECT\torigin.test:443"])
+        let quic = try TestServers.ownSockets(.udp, to: "127.0.0.11:4433")
+        let tunnels = try TestServers.http3RelayLines(TestServers.http3RelayALog, skipping: linesBefore, from: quic)
+        XCTAssertEqual(tunnels.values(HTTP3RelayLogField.authority), ["origin2.test:443"], "the HTTP/3 relay's log")
+    }
 }
