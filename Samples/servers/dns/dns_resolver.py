@@ -19,6 +19,7 @@ to --log (time, service, client address, HTTP version, method, name, type, rcode
 """
 import argparse
 import base64
+import ctypes
 import datetime
 import hashlib
 import hmac
@@ -323,6 +324,8 @@ def main():
     parser.add_argument("--log", required=True)
     args = parser.parse_args()
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
+    # A signal ends us through the finally below, which stops nginx too.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     os.makedirs(os.path.join(args.state, "tmp"), exist_ok=True)
     cert, key = issue_certificate(args, args.state)
     zone, target, log = Zone(args.zone), ObliviousTarget(), EventLog(args.log)
@@ -343,8 +346,10 @@ def main():
     conf = os.path.join(args.state, "nginx.conf")
     open(conf, "w").write(NGINX_CONF.format(state=args.state, cert=cert, key=key, addr=args.addr, relay_addr=args.relay_addr,
                                             backend=backend.server_address[1]))
+    # PR_SET_PDEATHSIG: nginx is told to stop even if this script is killed outright.
     nginx = subprocess.Popen(["nginx", "-e", os.path.join(args.state, "nginx-error.log"), "-p", args.state, "-c", conf],
-                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                             preexec_fn=lambda: ctypes.CDLL(None).prctl(1, signal.SIGTERM))
     try:
         deadline = time.time() + 10
         while not all(listening(a, 443) for a in (args.addr, args.relay_addr)):
