@@ -22,6 +22,19 @@ final class NameResolutionCommandTests: XCTestCase {
                        ["dot dot relay.test"], "DoT with ALPN dot")
     }
 
+    func testObliviousDoHWithTheTargetsConfigsFromAFile() async throws {
+        let dns = try EncryptedDNSServer.shared()
+        let before = try dns.questions().count
+        let run = await CommandRun.run(["get", "https://origin.test/index.html", "-o", "/dev/null", "--relay", "https://relay.test:3129"] + token
+                                       + ["--odoh-relay", EncryptedDNSServer.odohRelayURL.absoluteString,
+                                          "--odoh-target", EncryptedDNSServer.odohTargetURL.absoluteString, "--odoh-keys", dns.odohConfigs.path,
+                                          "--dns-server-address", EncryptedDNSServer.relayAddress, "--require-encrypted-dns"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let services = try dns.questions(after: before, atLeast: 6).map { $0[DNSQuestionField.service.rawValue] }
+        XCTAssertEqual(services.filter { $0 == "odoh" }.count, 3, "A, AAAA and HTTPS of relay.test: \(services)")
+        XCTAssertFalse(services.contains("odoh-config"), "the configs came from the file")
+    }
+
     func testRelayH3NamesTheHTTP3EndpointOfTheHop() async {
         // squid on :3129 speaks no QUIC; the hop's HTTP/3 endpoint is relay A's aioquic on :4433.
         let run = await CommandRun.run(["get", "https://origin.test/index.html", "-v", "-o", "/dev/null",

@@ -18,6 +18,8 @@ public final class EncryptedDNSServer: @unchecked Sendable {
     public let log: URL
     /// nginx's access log: client, HTTP version, method, host, path, status.
     public let nginxLog: URL
+    /// The ODoH target's ObliviousDoHConfigs, as it serves them.
+    public let odohConfigs: URL
     private let process: Process
     private let lifeline = Pipe()
 
@@ -40,6 +42,7 @@ public final class EncryptedDNSServer: @unchecked Sendable {
         try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
         log = state.appendingPathComponent("questions.log")
         nginxLog = state.appendingPathComponent("nginx-access.log")
+        odohConfigs = state.appendingPathComponent("odohconfigs.bin")
         guard FileManager.default.createFile(atPath: log.path, contents: nil) else {
             throw TestServerError(description: "cannot create the resolver's log \(log.path)")
         }

@@ -10,7 +10,8 @@ resolver. nginx (started and stopped by this script) terminates TLS with HTTP/2 
   https://odoh-target.test/.well-known/odohconfigs
   https://odoh-relay.test/proxy?targethost=H&targetpath=P   on --relay-addr:443, the oblivious relay:
                                            it forwards to H (dialled at --addr) from --relay-addr
-DoT listens on --addr:--dot-port itself. Certificates for these names and both addresses are
+DoT listens on --addr:--dot-port itself. The target's ObliviousDoHConfigs are also written to
+--state/odohconfigs.bin. Certificates for these names and both addresses are
 issued at start from the test CA (--ca-cert, --ca-key).
 
 Prints "READY <dot-port>" once everything listens, appends one TAB-separated line per question
@@ -329,6 +330,8 @@ def main():
     os.makedirs(os.path.join(args.state, "tmp"), exist_ok=True)
     cert, key = issue_certificate(args, args.state)
     zone, target, log = Zone(args.zone), ObliviousTarget(), EventLog(args.log)
+    with open(os.path.join(args.state, "odohconfigs.bin"), "wb") as configs:  # for clients given the configs
+        configs.write(target.configs())
 
     backend = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(args, zone, target, log, args.ca_cert))
     backend.daemon_threads = True
