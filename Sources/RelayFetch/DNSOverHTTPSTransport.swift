@@ -30,6 +30,7 @@ struct DNSOverHTTPSTransport: DNSTransport {
         }
         request.httpShouldHandleCookies = false
         request.siteForCookies = nil
+        request.timeout = configuration.nameResolutionTimeout
         let transfer = try CurlTransfer(request: request, route: route, configuration: configuration, pinnedAddresses: addresses)
         let (body, response) = try await engine.perform(transfer)
         guard response.statusCode == 200 else {

@@ -82,6 +82,7 @@ final class ObliviousDoHTransport: DNSTransport, @unchecked Sendable {
         var request = HTTPRequest(url: url, method: method, headerFields: fields, body: body)
         request.httpShouldHandleCookies = false
         request.siteForCookies = nil
+        request.timeout = configuration.nameResolutionTimeout
         return try await engine.perform(try CurlTransfer(request: request, route: .direct, configuration: configuration, pinnedAddresses: addresses))
     }
 }

@@ -2,6 +2,12 @@ import Foundation
 import NameResolution
 import RelayTransport
 
+extension Session.Configuration {
+    /// Seconds one encrypted DNS exchange may take: within the time to build a relay chain, so
+    /// a resolver that does not answer is reported as such rather than as a chain timeout.
+    var nameResolutionTimeout: Double { max(0.1, connectTimeout * 0.8) }
+}
+
 extension Session {
     /// The resolver the configuration's privacy context asks for, on this session's own cache;
     /// nil when names go to the system resolver. Throws when encrypted resolution is required
@@ -28,7 +34,7 @@ extension Session {
             }
             transport = DNSOverTLSTransport(host: host, port: port, addresses: addresses,
                                             trust: TLSTrust(caFile: configuration.originCertificateAuthorityFile), loop: loop,
-                                            timeout: configuration.connectTimeout)
+                                            timeout: configuration.nameResolutionTimeout)
         case .oblivious(let relay, let target, let keys):
             transport = try ObliviousDoHTransport(relay: relay, target: target, keys: keys, addresses: addresses, engine: engine,
                                                   configuration: configuration)

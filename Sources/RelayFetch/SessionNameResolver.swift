@@ -40,15 +40,20 @@ final class SessionNameResolver: HostResolver, @unchecked Sendable {
         }
     }
 
-    func offersHTTP3(host: String, completion: @escaping @Sendable (Bool?) -> Void) {
-        guard let stub else { return completion(nil) }
+    func offersHTTP3(host: String, completion: @escaping @Sendable (Result<Bool?, ResolveFailure>) -> Void) {
+        guard let stub else { return completion(.success(nil)) }
         Task {
-            async let addresses = try? await stub.addresses(of: host)  // asked at once, cached for the connect
-            let bindings = (try? await stub.serviceBindings(of: host)) ?? []
-            _ = await addresses
+            async let bindings = try? await stub.serviceBindings(of: host)
+            do {
+                _ = try await addresses(of: host)  // cached for the connect that follows
+            } catch {
+                _ = await bindings
+                // Not required: the system resolver may still know it; `resolve` will ask it.
+                return completion(required ? .failure(ResolveFailure(reason: "\(error)")) : .success(nil))
+            }
             // Service mode records for the host itself (target "."), as RFC 9460 §3 orders them.
-            let own = bindings.filter { $0.priority > 0 && ($0.target.isEmpty || $0.target == host.lowercased()) }
-            completion(own.isEmpty ? nil : own.contains { $0.alpn.contains("h3") })
+            let own = (await bindings ?? []).filter { $0.priority > 0 && ($0.target.isEmpty || $0.target == host.lowercased()) }
+            completion(.success(own.isEmpty ? nil : own.contains { $0.alpn.contains("h3") }))
         }
     }
 

@@ -11,14 +11,15 @@ public protocol HostResolver: AnyObject, Sendable {
     /// bytes, port set) for `host`, or why there are none.
     func resolve(host: String, port: UInt16, completion: @escaping @Sendable (Result<[Data], ResolveFailure>) -> Void)
 
-    /// Whether `host`'s HTTPS record (RFC 9460) offers HTTP/3: true (its ALPN list has h3),
-    /// false (a record without h3: QUIC is not tried), nil (no record, or no answer). Calls
-    /// `completion` once, on any thread; its addresses are looked up (and cached) meanwhile.
-    func offersHTTP3(host: String, completion: @escaping @Sendable (Bool?) -> Void)
+    /// Looks up `host`'s addresses (kept for `resolve`) and its HTTPS record (RFC 9460): whether
+    /// it offers HTTP/3 is true (its ALPN list has h3), false (a record without h3: QUIC is not
+    /// tried) or nil (no record, or no answer); a failure when there are no addresses. Calls
+    /// `completion` once, on any thread.
+    func offersHTTP3(host: String, completion: @escaping @Sendable (Result<Bool?, ResolveFailure>) -> Void)
 }
 
 extension HostResolver {
-    public func offersHTTP3(host: String, completion: @escaping @Sendable (Bool?) -> Void) { completion(nil) }
+    public func offersHTTP3(host: String, completion: @escaping @Sendable (Result<Bool?, ResolveFailure>) -> Void) { completion(.success(nil)) }
 }
 
 /// A relay host name that did not resolve.

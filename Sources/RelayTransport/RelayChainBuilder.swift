@@ -178,14 +178,20 @@ public final class RelayChainBuilder {
             return raceHTTP3(through: count, to: target, attempt: attempt, nextHop: nextHop, completion: completion)
         }
         // The relay's HTTPS record, asked with its addresses: one without h3 means TCP only.
-        resolver.offersHTTP3(host: relay.host) { [self] offers in
+        resolver.offersHTTP3(host: relay.host) { [self] result in
             loop.execute { [self] in
-                guard offers == false else {
-                    return raceHTTP3(through: count, to: target, attempt: attempt, nextHop: nextHop, completion: completion)
+                switch result {
+                case .failure(let why):  // told as the hop the user named, not as its QUIC side
+                    let named = attempt.copy()
+                    named.fallBack(hop: count)
+                    completion(.failure(RelayError(hop: named.description(ofHop: count, negotiated: nil), cause: .resolveFailed(why.reason))))
+                case .success(false):
+                    tcpPreferred.insert(relay.authority)
+                    attempt.fallBack(hop: count)
+                    openTunnel(through: count, to: target, attempt: attempt, completion: completion)
+                case .success:
+                    raceHTTP3(through: count, to: target, attempt: attempt, nextHop: nextHop, completion: completion)
                 }
-                tcpPreferred.insert(relay.authority)
-                attempt.fallBack(hop: count)
-                openTunnel(through: count, to: target, attempt: attempt, completion: completion)
             }
         }
     }

@@ -14,7 +14,8 @@ public final class EncryptedDNSServer: @unchecked Sendable {
     public static let odohRelayURL = URL(string: "https://odoh-relay.test/proxy")!
 
     /// One line per question: time, service (doh, dot, odoh, odoh-relay, odoh-config), client
-    /// address, HTTP version (or the DoT ALPN), method, name, type, rcode.
+    /// address, HTTP version (or the DoT ALPN), method, name, type, rcode; and one per DoT
+    /// connection (service dot-connection).
     public let log: URL
     /// nginx's access log: client, HTTP version, method, host, path, status.
     public let nginxLog: URL

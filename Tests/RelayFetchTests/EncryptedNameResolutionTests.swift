@@ -69,9 +69,13 @@ final class EncryptedNameResolutionTests: XCTestCase {
             defer { session.invalidate() }
             let (_, response) = try await session.data(from: URL(string: "https://origin.test/index.html")!)
             XCTAssertEqual(response.statusCode, 200)
-            let asked = try dns.questions(after: before, atLeast: 2)
-            XCTAssertEqual(Set(asked.map { "\($0[DNSQuestionField.service.rawValue]) \($0[DNSQuestionField.method.rawValue]) \($0[DNSQuestionField.name.rawValue])" }),
-                           ["\(service) \(method) relay.test"], "\(resolver)")
+            let logged = try dns.questions(after: before, atLeast: 3)
+            let asked = logged.filter { $0[DNSQuestionField.service.rawValue] == service }
+            XCTAssertEqual(Set(asked.map { "\($0[DNSQuestionField.method.rawValue]) \($0[DNSQuestionField.name.rawValue]) \($0[DNSQuestionField.type.rawValue])" }),
+                           ["\(method) relay.test A", "\(method) relay.test AAAA", "\(method) relay.test HTTPS"], "\(resolver)")
+            if service == "dot" {
+                XCTAssertEqual(logged.filter { $0[DNSQuestionField.service.rawValue] == "dot-connection" }.count, 1, "three questions on one DoT connection")
+            }
         }
     }
 
@@ -136,7 +140,14 @@ final class EncryptedNameResolutionTests: XCTestCase {
         unknown.proxyConfigurations = [ProxyConfiguration(relayHops: [TestServers.relayHop(url: URL(string: "https://unknown.test:3129")!)])]
         var (down, _) = configuration(.https(EncryptedDNSServer.dohURL, serverAddresses: ["127.0.0.59"]))
         down.connectTimeout = 3
-        for configuration in [unknown, down] {
+        var (dotDown, _) = configuration(.tls("dns.test", serverAddresses: ["127.0.0.59"]))
+        dotDown.connectTimeout = 3
+        // A DoT server that accepts and never answers: the query times out.
+        let silent = try SilentSocket(.tcp, host: "127.0.0.52")
+        defer { silent.close() }
+        var (dotSilent, _) = configuration(.tls("dns.test:\(silent.port)", serverAddresses: ["127.0.0.52"]))
+        dotSilent.connectTimeout = 1
+        for configuration in [unknown, down, dotDown, dotSilent] {
             let session = try Session(configuration: configuration)
             defer { session.invalidate() }
             do {

@@ -15,7 +15,8 @@ DoT listens on --addr:--dot-port itself. The target's ObliviousDoHConfigs are al
 issued at start from the test CA (--ca-cert, --ca-key).
 
 Prints "READY <dot-port>" once everything listens, appends one TAB-separated line per question
-to --log (time, service, client address, HTTP version, method, name, type, rcode), and exits
+to --log (time, service, client address, HTTP version, method, name, type, rcode) and one per DoT
+connection (service dot-connection), and exits
 (stopping nginx) when its standard input closes.
 """
 import argparse
@@ -261,6 +262,7 @@ def serve_dot(args, listener, context, zone, log):
     def handle(conn, peer):
         try:
             tls = context.wrap_socket(conn, server_side=True)
+            log("dot-connection", peer[0], tls.selected_alpn_protocol() or "-", "-", "-", "-", "-")
             while True:
                 header = recv_exact(tls, 2)
                 if not header:
