@@ -21,6 +21,8 @@ final class CurlTransfer: @unchecked Sendable {
     fileprivate(set) var body = Data()
     fileprivate(set) var headerLines: [String] = []
     fileprivate(set) var exceededLimit = false
+    /// Set when the response's header said its body is not wanted (`acceptedMediaTypes`).
+    fileprivate(set) var bodySkipped = false
 
     /// The status of the tunnel this transfer opened (curl thread); nil on a reused connection.
     private var tunnelStatus: TunnelStatus?
@@ -59,11 +61,15 @@ final class CurlTransfer: @unchecked Sendable {
         errorBuffer.deallocate()
     }
 
+    /// RF_CURL_DEBUG set: libcurl tells every step on stderr. Read once: building the
+    /// environment dictionary for every transfer costs more than the rest of its setup.
+    private static let debugging = ProcessInfo.processInfo.environment["RF_CURL_DEBUG"] != nil
+
     private func configure(_ configuration: Session.Configuration, pinnedAddresses: [String]) {
         let me = Unmanaged.passUnretained(self).toOpaque()  // the engine holds the transfer while curl runs it
         setString(CURLOPT_URL, request.url.absoluteString)
         setLong(CURLOPT_NOSIGNAL, 1)
-        if ProcessInfo.processInfo.environment["RF_CURL_DEBUG"] != nil { setLong(CURLOPT_VERBOSE, 1) }
+        if Self.debugging { setLong(CURLOPT_VERBOSE, 1) }
         setString(CURLOPT_PROXY, "")          // never a proxy from the environment
         setString(CURLOPT_NOPROXY, "*")
         setLong(CURLOPT_FOLLOWLOCATION, 0)
@@ -147,11 +153,22 @@ final class CurlTransfer: @unchecked Sendable {
         return true
     }
 
-    fileprivate func appendHeader(_ pointer: UnsafePointer<CChar>, _ count: Int) {
+    /// Keeps a header line; false (stop the transfer) at the end of a header whose body the
+    /// request does not want.
+    fileprivate func appendHeader(_ pointer: UnsafePointer<CChar>, _ count: Int) -> Bool {
         lastActivity = Self.now()
         let line = String(decoding: UnsafeRawBufferPointer(start: pointer, count: count), as: UTF8.self)
         if line.hasPrefix("HTTP/") { headerLines.removeAll() }  // a new (final or interim) response
         headerLines.append(line)
+        if request.acceptedMediaTypes != nil, line == "\r\n" || line == "\n" {
+            let status = headerLines.first.flatMap { $0.split(separator: " ").dropFirst().first.flatMap { Int($0) } } ?? 0
+            let type = Self.parseHeaderFields(headerLines).first { $0.name.lowercased() == "content-type" }?.value
+            if !request.wantsBody(status: status, contentType: type) {
+                bodySkipped = true
+                return false
+            }
+        }
+        return true
     }
 
     /// Called on the curl thread when libcurl wants a socket: one the tunnel opener knows, so the
@@ -171,7 +188,7 @@ final class CurlTransfer: @unchecked Sendable {
             let budget = request.byteBudget.flatMap { $0.isExhausted ? $0.limit : nil }
             return .failure(FetchError(.responseTooLarge(limit: budget ?? maximumSize)))
         }
-        guard code == CURLE_OK else {
+        guard code == CURLE_OK || bodySkipped else {
             // On a connection libcurl reused (or multiplexed), the tunnel is the one to this
             // target that ended while this transfer ran.
             var end = end
@@ -188,11 +205,12 @@ final class CurlTransfer: @unchecked Sendable {
                                     httpVersion: version == Int(CURL_HTTP_VERSION_2_0) ? "HTTP/2" : "HTTP/1.1",
                                     headerFields: Self.parseHeaderFields(headerLines),
                                     url: request.url, relayHops: route.hopNames)
-        if case .relayClosed(let hop, originStreamCut: true) = end, response.bodyEndsAtConnectionClose(method: request.method) {
+        if !bodySkipped, case .relayClosed(let hop, originStreamCut: true) = end, response.bodyEndsAtConnectionClose(method: request.method) {
             return .failure(FetchError(.relay(RelayError(hop: hop, cause: .tunnelEndedEarly(
                 "the origin's TLS stream was cut (no close_notify); the body of \(body.count) bytes is truncated")))))
         }
         response.timings = timings()
+        response.bodySkipped = bodySkipped
         return .success((body, response))
     }
 
@@ -271,13 +289,24 @@ final class CurlTransfer: @unchecked Sendable {
         return parts.count >= 2 && parts[1].hasPrefix("2")
     }
 
+    /// "Name: value" lines after the status line, names and values trimmed of spaces, tabs and
+    /// line ends. Works on the UTF-8 bytes: Foundation's trimming costs several times more, for
+    /// every field of every response.
     static func parseHeaderFields(_ lines: [String]) -> [(name: String, value: String)] {
         lines.dropFirst().compactMap { line in
-            guard let colon = line.firstIndex(of: ":") else { return nil }
-            let name = String(line[..<colon]).trimmingCharacters(in: .whitespaces)
-            let value = String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespacesAndNewlines)
-            return name.isEmpty ? nil : (name, value)
+            let bytes = line.utf8
+            guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return nil }
+            let name = trimmed(bytes[..<colon])
+            return name.isEmpty ? nil : (String(decoding: name, as: UTF8.self), String(decoding: trimmed(bytes[bytes.index(after: colon)...]), as: UTF8.self))
         }
+    }
+
+    private static func trimmed(_ bytes: Substring.UTF8View) -> Substring.UTF8View {
+        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
+        var slice = bytes
+        while let first = slice.first, isSpace(first) { slice = slice.dropFirst() }
+        while let last = slice.last, isSpace(last) { slice = slice.dropLast() }
+        return slice
     }
 }
 
@@ -290,8 +319,7 @@ private func curlWriteBody(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ 
 
 private func curlWriteHeader(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?) -> Int {
     guard let data, let context else { return 0 }
-    Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().appendHeader(data, size * count)
-    return size * count
+    return Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().appendHeader(data, size * count) ? size * count : 0
 }
 
 private func curlProgress(_ context: UnsafeMutableRawPointer?, _ downloadTotal: curl_off_t, _ downloaded: curl_off_t,

@@ -21,6 +21,8 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
         case oblivious(String)
         /// A name relayfetch resolves itself could not be resolved (encrypted resolution).
         case nameResolution(String)
+        /// No relay configuration covers the host, and the session allows no direct connection.
+        case notRelayed(host: String)
     }
 
     public let code: Code
@@ -50,6 +52,7 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
             return "no data for \(Self.format(seconds)) s from \(peer)\(via): \(who) (idle timeout)"
         case .oblivious(let why): return "Oblivious HTTP: \(why)"
         case .nameResolution(let why): return "name resolution: \(why)"
+        case .notRelayed(let host): return "no relay configuration covers \(host), and this session never connects directly"
         }
     }
 

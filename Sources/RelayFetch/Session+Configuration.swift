@@ -4,8 +4,12 @@ extension Session {
     /// How a session fetches: which relays, which store, which trust and limits.
     public struct Configuration: Sendable {
         /// Relay configurations, tried in order; the first that covers a host carries it. A host
-        /// no configuration covers goes direct.
+        /// no configuration covers goes direct, unless `allowsDirectConnections` is false.
         public var proxyConfigurations: [ProxyConfiguration]
+        /// False to refuse (`FetchError` `.notRelayed`) every request to a host no relay
+        /// configuration covers instead of connecting to it directly: a crawler following links
+        /// and page requisites to any host sets it.
+        public var allowsDirectConnections = true
         /// The store for cookies and cached responses. nil (the default) gives every `Session`
         /// made from this configuration a fresh store of its own; set a store to share it between
         /// sessions on purpose, as `WKWebsiteDataStore` instances are shared.

@@ -12,6 +12,9 @@ public final class Session: @unchecked Sendable {
     public let dataStore: WebsiteDataStore
     let engine: CurlEngine
     let opener: TunnelOpener
+    /// False for a session made by `sharingConnections(dataStore:)`: the connections are the
+    /// other session's, which alone ends them.
+    private let ownsConnections: Bool
     /// The privacy context's resolver for this session (nil: the system resolver).
     let nameResolver: SessionNameResolver?
     /// A relay's own DoH resolver (`RelayHop.dnsOverHTTPSURL`), reached through the chain, for
@@ -25,6 +28,7 @@ public final class Session: @unchecked Sendable {
         let engine = CurlEngine(maximumConnectionsPerHost: configuration.maximumConnectionsPerHost,
                                 maximumConnections: configuration.maximumConnections)
         self.engine = engine
+        ownsConnections = true
         var nameResolver: SessionNameResolver?
         do {
             opener = try TunnelOpener(connectTimeout: configuration.connectTimeout, idleTimeout: configuration.relayIdleTimeout,
@@ -40,10 +44,33 @@ public final class Session: @unchecked Sendable {
         directNameResolver = try relayResolver()
     }
 
+    /// Shares `session`'s resolvers (and their cache) with its connections.
+    private init(sharing session: Session, dataStore: WebsiteDataStore) {
+        var configuration = session.configuration
+        configuration.dataStore = dataStore
+        self.configuration = configuration
+        self.dataStore = dataStore
+        opener = session.opener
+        engine = session.engine
+        ownsConnections = false
+        nameResolver = session.nameResolver
+        directNameResolver = session.directNameResolver
+    }
+
+    /// A session with this one's configuration, relay tunnels and connections (origin
+    /// connections included, kept alive between requests) but `dataStore` for cookies and
+    /// cached responses: a crawler's fresh store per page or per host, without a new relay
+    /// connection for each. It works while this session does; invalidating it ends nothing.
+    public func sharingConnections(dataStore: WebsiteDataStore) -> Session {
+        Session(sharing: self, dataStore: dataStore)
+    }
+
     deinit { invalidate() }
 
-    /// Ends the session: closes its connections and tunnels; it cannot fetch afterwards.
+    /// Ends the session: closes its connections and tunnels; it cannot fetch afterwards. A
+    /// session sharing another's connections leaves them to that one.
     public func invalidate() {
+        guard ownsConnections else { return }
         engine.shutdown()
         opener.shutdown()
     }
@@ -124,13 +151,17 @@ public final class Session: @unchecked Sendable {
             return (entry.body, response)
         }
         if case .revalidate(_, let conditions) = lookup { request.headerFields += conditions }
-        let (body, response): (Data, HTTPResponse)
+        var (body, response): (Data, HTTPResponse)
         if case .oblivious(let oblivious) = route {
             let (post, context) = try ObliviousExchange.encapsulate(request, route: oblivious)
             let pins = try await pinnedAddresses(for: post.url, route: oblivious.carrier)
             let (sealed, relayResponse) = try await engine.perform(try CurlTransfer(request: post, route: oblivious.carrier, configuration: configuration,
                                                                                     pinnedAddresses: pins))
             (body, response) = try ObliviousExchange.decapsulate(sealed, relayResponse: relayResponse, context: context, for: request, route: route)
+            // One sealed message: the body has arrived with the header, so it is only dropped.
+            if !request.wantsBody(status: response.statusCode, contentType: response.value(forHeaderField: "Content-Type")) {
+                (body, response.bodySkipped) = (Data(), true)
+            }
             onBodyChunk?(request.url, body)
         } else {
             let pins = try await pinnedAddresses(for: request.url, route: route)
@@ -150,7 +181,7 @@ public final class Session: @unchecked Sendable {
             onBodyChunk?(request.url, entry.body)
             return (entry.body, refreshed)
         }
-        store.httpCache.store(request, response: response, body: body)
+        if !response.bodySkipped { store.httpCache.store(request, response: response, body: body) }
         return (body, response)
     }
 
@@ -178,6 +209,7 @@ public final class Session: @unchecked Sendable {
         guard scheme == "https" || scheme == "http" else { throw FetchError(.unsupportedScheme(scheme)) }
         let bareHost = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
         guard let proxy = configuration.proxyConfigurations.first(where: { $0.covers(host: bareHost) }) else {
+            guard configuration.allowsDirectConnections else { throw FetchError(.notRelayed(host: bareHost)) }
             return .direct
         }
         let port = UInt16(url.port ?? (scheme == "https" ? 443 : 80))

@@ -55,7 +55,9 @@ struct RelayOptions {
     var connectTimeout: Double?
     var maximumTime: Double?
     var idleTimeout: Double?
-    var profilePath: String?
+    var profilePaths: [String] = []
+    /// Whether `--profile` may be repeated (crawl: each profile is a relay chain of the pool).
+    var allowsSeveralProfiles = false
     var profileCAFile: String?
     var directAddresses: [String: String] = [:]
     var ohttpRelay: URL?
@@ -118,7 +120,10 @@ struct RelayOptions {
         case "--profile":
             let path = try scanner.value()
             try Self.requireReadable(path, option: "--profile")
-            profilePath = path
+            guard profilePaths.isEmpty || allowsSeveralProfiles else {
+                throw UsageError("--profile is given once here (relayfetch crawl takes several, one relay chain each)")
+            }
+            profilePaths.append(path)
         case "--profile-cacert":
             let path = try scanner.value()
             try Self.requireReadable(path, option: "--profile-cacert")
@@ -146,7 +151,18 @@ struct RelayOptions {
     }
 
     /// Whether these options name relays (hops, a profile or an OHTTP relay) rather than none.
-    var namesRelays: Bool { !hops.isEmpty || profilePath != nil || ohttpRelay != nil }
+    var namesRelays: Bool { !hops.isEmpty || !profilePaths.isEmpty || ohttpRelay != nil }
+
+    /// One set of options per profile named (each alone, with everything else these have), or
+    /// these options when they name one profile or none.
+    var splitByProfile: [RelayOptions] {
+        guard profilePaths.count > 1 else { return [self] }
+        return profilePaths.map { path in
+            var single = self
+            single.profilePaths = [path]
+            return single
+        }
+    }
 
     /// Refuses combinations that make no sense; call after parsing.
     func validate() throws {
@@ -162,11 +178,11 @@ struct RelayOptions {
             throw UsageError("--ohttp-keys \(ohttpKeys) would be fetched directly, telling \(keysURL.host ?? "its host") your address: "
                              + "add a --relay chain to fetch it through, fetch it from the OHTTP relay's own host, or give a file")
         }
-        if ohttpRelay != nil && profilePath != nil { throw UsageError("use either --profile or --ohttp-relay, not both") }
-        if profilePath != nil && !hops.isEmpty {
+        if ohttpRelay != nil && !profilePaths.isEmpty { throw UsageError("use either --profile or --ohttp-relay, not both") }
+        if !profilePaths.isEmpty && !hops.isEmpty {
             throw UsageError("use either --profile or --relay, not both")
         }
-        if profilePath != nil && !(matchDomains.isEmpty && excludedDomains.isEmpty) {
+        if !profilePaths.isEmpty && !(matchDomains.isEmpty && excludedDomains.isEmpty) {
             throw UsageError("--match-domain and --exclude-domain apply to --relay; a profile has its own domains")
         }
     }
@@ -175,10 +191,10 @@ struct RelayOptions {
     /// its warnings through `warn`.
     func sessionConfiguration(warn: (String) -> Void = { _ in }) async throws -> Session.Configuration {
         var configuration = Session.Configuration.ephemeral
-        if let profilePath {
+        for profilePath in profilePaths {
             let profile = try ManagedRelayProfileReader.read(contentsOf: URL(fileURLWithPath: profilePath), signerCAFile: profileCAFile)
             for warning in profile.warnings { warn("relayfetch: warning: \(profilePath): \(warning)") }
-            configuration.proxyConfigurations = profile.proxyConfigurations
+            configuration.proxyConfigurations += profile.proxyConfigurations
         }
         configuration.directHostAddresses = directAddresses
         configuration.privacyContext = try nameResolution.privacyContext()
