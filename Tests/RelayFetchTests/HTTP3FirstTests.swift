@@ -38,7 +38,7 @@ final class HTTP3FirstTests: XCTestCase {
         defer { origin.stop() }
         let authority = "origin.test:\(origin.port)"  // in no other test's traffic through nghttpx
         var configuration = TestServers.configuration(hops: [TestServers.relayHop(url: URL(string: "https://127.0.0.11:\(front.port)")!)])
-        configuration.http3FallbackDelay = 0.4
+        configuration.http3FallbackDelay = 1  // wide margins on a busy machine
         let session = try Session(configuration: configuration)
         defer { session.invalidate() }
         let reports = ReportCollector()
@@ -46,7 +46,7 @@ final class HTTP3FirstTests: XCTestCase {
 
         let started = Date()
         _ = try await session.data(from: URL(string: "https://\(authority)/page.html")!)
-        XCTAssertGreaterThan(Date().timeIntervalSince(started), 0.4, "QUIC had its head start")
+        XCTAssertGreaterThan(Date().timeIntervalSince(started), 1, "QUIC had its head start")
         XCTAssertEqual(reports.all.first?.hop.protocolName, "HTTPS, HTTP/2 CONNECT")
         let dropped = try front.events().filter { $0.hasPrefix("DROPPED") }.count
         XCTAssertGreaterThan(dropped, 0, "QUIC was tried first: the front dropped its packets")
@@ -55,7 +55,7 @@ final class HTTP3FirstTests: XCTestCase {
 
         let again = Date()
         _ = try await session.data(from: URL(string: "https://origin2.test/index.html")!)  // a new tunnel
-        XCTAssertLessThan(Date().timeIntervalSince(again), 0.35, "the session remembers that TCP won")
+        XCTAssertLessThan(Date().timeIntervalSince(again), 0.9, "the session remembers that TCP won")
         XCTAssertEqual(reports.all.map(\.hop.protocolName), ["HTTPS, HTTP/2 CONNECT", "HTTPS, HTTP/2 CONNECT"])
         XCTAssertEqual(try front.events().filter { $0.hasPrefix("DROPPED") }.count, dropped, "no QUIC packet for the second tunnel")
         XCTAssertEqual(try front.events().filter { $0 == "CONNECTION" }.count, 1, "both tunnels on one HTTP/2 connection")
