@@ -17,7 +17,7 @@ extension ProcessLevelPrivacyTests {
          "--relay-cacert", TestServers.caFile, "--cacert", TestServers.caFile]
     }
 
-    private static let doh = SystemCallTrace.Dial(kind: .tcp, address: "\(EncryptedDNSServer.address):443")
+    private static var doh: SystemCallTrace.Dial { SystemCallTrace.Dial(kind: .tcp, address: "\(EncryptedDNSServer.address):443") }
 
     /// The names `run` asked the resolver for, from its log.
     private func namesAsked(_ dns: EncryptedDNSServer, during run: () throws -> Void) throws -> Set<String> {

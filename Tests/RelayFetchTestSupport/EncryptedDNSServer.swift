@@ -2,13 +2,21 @@ import Foundation
 
 /// The encrypted DNS resolver of the tests (Samples/servers/dns/dns_resolver.py on dnslib and
 /// pyhpke, nginx in front for HTTPS), started once per test process and stopped with it:
-/// DoH at https://dns.test/dns-query and DoT at dns.test:853 on 127.0.0.50, the ODoH target
-/// https://odoh-target.test/dns-query on the same address, and the oblivious relay
-/// https://odoh-relay.test/proxy on 127.0.0.51. Its zone (Samples/servers/dns/zone.txt) holds
+/// DoH at https://dns.test/dns-query and DoT at dns.test:853 on `address` (127.0.0.50), the
+/// ODoH target https://odoh-target.test/dns-query on the same address, and the oblivious relay
+/// https://odoh-relay.test/proxy on `relayAddress` (127.0.0.51). Its zone (Samples/servers/dns/zone.txt) holds
 /// names the machine cannot resolve, such as relay.test (relay A) and ohttp-relay.test.
 public final class EncryptedDNSServer: @unchecked Sendable {
-    public static let address = "127.0.0.50"
-    public static let relayAddress = "127.0.0.51"
+    /// Where the running server is: 127.0.0.50 and .51 unless another test process holds them
+    /// (other worktrees' suites may run at once), then the next free pair. Start it first.
+    public static var address: String { lock.withLock { running?.address } ?? candidates[0].address }
+    public static var relayAddress: String { lock.withLock { running?.relayAddress } ?? candidates[0].relay }
+    /// Address pairs (resolver, oblivious relay) tried in order; .52 and .59 stay free for tests
+    /// that need an address where nothing answers.
+    private static let candidates = [("127.0.0.50", "127.0.0.51"), ("127.0.0.53", "127.0.0.54"), ("127.0.0.55", "127.0.0.56"),
+                                     ("127.0.0.57", "127.0.0.58")].map { (address: $0.0, relay: $0.1) }
+    public let address: String
+    public let relayAddress: String
     public static let dohURL = URL(string: "https://dns.test/dns-query")!
     public static let odohTargetURL = URL(string: "https://odoh-target.test/dns-query")!
     public static let odohRelayURL = URL(string: "https://odoh-relay.test/proxy")!
@@ -27,17 +35,27 @@ public final class EncryptedDNSServer: @unchecked Sendable {
     private static let lock = NSLock()
     nonisolated(unsafe) private static var running: EncryptedDNSServer?
 
-    /// The server, started on first use.
+    /// The server, started on first use on the first address pair it can bind.
     public static func shared() throws -> EncryptedDNSServer {
         try lock.withLock {
             if let running { return running }
-            let server = try EncryptedDNSServer()
-            running = server
-            return server
+            var failures: [String] = []
+            for pair in candidates {
+                do {
+                    let server = try EncryptedDNSServer(address: pair.address, relayAddress: pair.relay)
+                    running = server
+                    return server
+                } catch {
+                    failures.append("\(pair.address): \(error)")
+                }
+            }
+            throw TestServerError(description: "the encrypted DNS resolver could not start: " + failures.joined(separator: "; "))
         }
     }
 
-    private init() throws {
+    private init(address: String, relayAddress: String) throws {
+        self.address = address
+        self.relayAddress = relayAddress
         try TestServers.ensureRunning()
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("relayfetch-dns-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
@@ -51,7 +69,7 @@ public final class EncryptedDNSServer: @unchecked Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: HostileServer.python)
         process.arguments = ["-u", "-B", TestServers.repository.appendingPathComponent("Samples/servers/dns/dns_resolver.py").path,
-                             "--addr", Self.address, "--relay-addr", Self.relayAddress,
+                             "--addr", address, "--relay-addr", relayAddress,
                              "--zone", TestServers.repository.appendingPathComponent("Samples/servers/dns/zone.txt").path,
                              "--ca-cert", pki.appendingPathComponent("ca.pem").path, "--ca-key", pki.appendingPathComponent("ca.key").path,
                              "--state", state.path, "--log", log.path]

@@ -361,6 +361,9 @@ def main():
             if nginx.poll() is not None or time.time() > deadline:
                 sys.exit("dns_resolver: nginx did not start: " + open(os.path.join(args.state, "nginx-error.log")).read())
             time.sleep(0.05)
+        time.sleep(0.2)  # another server's nginx may hold the port: ours must still be running
+        if nginx.poll() is not None:
+            sys.exit("dns_resolver: nginx exited: " + open(os.path.join(args.state, "nginx-error.log")).read())
         print(f"READY {listener.getsockname()[1]}", flush=True)
         sys.stdin.read()  # until the test process closes its end
     finally:
