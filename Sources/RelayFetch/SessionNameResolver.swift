@@ -40,7 +40,7 @@ final class SessionNameResolver: HostResolver, @unchecked Sendable {
         }
     }
 
-    func offersHTTP3(host: String, completion: @escaping @Sendable (Result<Bool?, ResolveFailure>) -> Void) {
+    func serviceHint(host: String, completion: @escaping @Sendable (Result<HTTP3Hint?, ResolveFailure>) -> Void) {
         guard let stub else { return completion(.success(nil)) }
         Task {
             async let bindings = try? await stub.serviceBindings(of: host)
@@ -51,9 +51,11 @@ final class SessionNameResolver: HostResolver, @unchecked Sendable {
                 // Not required: the system resolver may still know it; `resolve` will ask it.
                 return completion(required ? .failure(ResolveFailure(reason: "\(error)")) : .success(nil))
             }
-            // Service mode records for the host itself (target "."), as RFC 9460 §3 orders them.
-            let own = (await bindings ?? []).filter { $0.priority > 0 && ($0.target.isEmpty || $0.target == host.lowercased()) }
-            completion(.success(own.isEmpty ? nil : own.contains { $0.alpn.contains("h3") }))
+            // The most preferred service-mode record for the host itself (target "."), RFC 9460 §3.
+            guard let record = (await bindings ?? []).first(where: { $0.priority > 0 && ($0.target.isEmpty || $0.target == host.lowercased()) }) else {
+                return completion(.success(nil))
+            }
+            completion(.success(HTTP3Hint(offersHTTP3: record.alpn.contains("h3"), port: record.port)))
         }
     }
 

@@ -11,15 +11,28 @@ public protocol HostResolver: AnyObject, Sendable {
     /// bytes, port set) for `host`, or why there are none.
     func resolve(host: String, port: UInt16, completion: @escaping @Sendable (Result<[Data], ResolveFailure>) -> Void)
 
-    /// Looks up `host`'s addresses (kept for `resolve`) and its HTTPS record (RFC 9460): whether
-    /// it offers HTTP/3 is true (its ALPN list has h3), false (a record without h3: QUIC is not
-    /// tried) or nil (no record, or no answer); a failure when there are no addresses. Calls
+    /// Looks up `host`'s addresses (kept for `resolve`) and its HTTPS record (RFC 9460): nil
+    /// when it has none (or no answer came), a failure when it has no addresses. Calls
     /// `completion` once, on any thread.
-    func offersHTTP3(host: String, completion: @escaping @Sendable (Result<Bool?, ResolveFailure>) -> Void)
+    func serviceHint(host: String, completion: @escaping @Sendable (Result<HTTP3Hint?, ResolveFailure>) -> Void)
 }
 
 extension HostResolver {
-    public func offersHTTP3(host: String, completion: @escaping @Sendable (Result<Bool?, ResolveFailure>) -> Void) { completion(.success(nil)) }
+    public func serviceHint(host: String, completion: @escaping @Sendable (Result<HTTP3Hint?, ResolveFailure>) -> Void) {
+        completion(.success(nil))
+    }
+}
+
+/// What a relay's HTTPS record says about HTTP/3.
+public struct HTTP3Hint: Sendable, Equatable {
+    /// True when its ALPN list has h3; false: QUIC is not tried.
+    public var offersHTTP3: Bool
+    /// The record's `port`, where the service (HTTP/3 included) is.
+    public var port: UInt16?
+    public init(offersHTTP3: Bool, port: UInt16? = nil) {
+        self.offersHTTP3 = offersHTTP3
+        self.port = port
+    }
 }
 
 /// A relay host name that did not resolve.

@@ -177,20 +177,24 @@ public final class RelayChainBuilder {
         guard count == 1, let resolver, SocketAddress.literal(relay.host, port: relay.port) == nil else {
             return raceHTTP3(through: count, to: target, attempt: attempt, nextHop: nextHop, completion: completion)
         }
-        // The relay's HTTPS record, asked with its addresses: one without h3 means TCP only.
-        resolver.offersHTTP3(host: relay.host) { [self] result in
+        // The relay's HTTPS record, asked with its addresses: one without h3 means TCP only, and
+        // its port is where QUIC is tried.
+        resolver.serviceHint(host: relay.host) { [self] result in
             loop.execute { [self] in
                 switch result {
                 case .failure(let why):  // told as the hop the user named, not as its QUIC side
                     let named = attempt.copy()
                     named.fallBack(hop: count)
                     completion(.failure(RelayError(hop: named.description(ofHop: count, negotiated: nil), cause: .resolveFailed(why.reason))))
-                case .success(false):
-                    tcpPreferred.insert(relay.authority)
-                    attempt.fallBack(hop: count)
-                    openTunnel(through: count, to: target, attempt: attempt, completion: completion)
-                case .success:
-                    raceHTTP3(through: count, to: target, attempt: attempt, nextHop: nextHop, completion: completion)
+                case .success(let hint):
+                    if let port = hint?.port, port != relay.port, relay.fallback == RelayFallback(host: relay.host, port: relay.port) { attempt.useHTTP3Port(port, hop: count) }
+                    if hint?.offersHTTP3 == false || tcpPreferred.contains(attempt.hops[count - 1].authority) {
+                        tcpPreferred.insert(attempt.hops[count - 1].authority)
+                        attempt.fallBack(hop: count)
+                        openTunnel(through: count, to: target, attempt: attempt, completion: completion)
+                    } else {
+                        raceHTTP3(through: count, to: target, attempt: attempt, nextHop: nextHop, completion: completion)
+                    }
                 }
             }
         }

@@ -107,4 +107,27 @@ final class HTTP3FirstTests: XCTestCase {
         let tunnels = try TestServers.http3RelayLines(TestServers.http3RelayALog, skipping: linesBefore, from: quic)
         XCTAssertEqual(tunnels.values(HTTP3RelayLogField.authority), ["origin2.test:443"], "the HTTP/3 relay's log")
     }
+
+    func testAnHTTPSRecordsPortIsWhereQUICIsTried() async throws {
+        // split.test is relay A: squid (TCP only) on the URL's port 3129, and an HTTPS record
+        // saying h3 is on port 4433 (the aioquic relay). Trusted by its key: the certificate does not name it.
+        _ = try EncryptedDNSServer.shared()
+        var hop = TestServers.relayHop(url: URL(string: "https://split.test:3129")!, trustTestCA: false)
+        hop.tlsOptions.pinnedPublicKeySHA256 = [try TestServers.relayPublicKeySHA256()]
+        var configuration = TestServers.configuration(hops: [hop])
+        let privacy = PrivacyContext()
+        privacy.requireEncryptedNameResolution(true, fallbackResolver: .https(EncryptedDNSServer.dohURL, serverAddresses: [EncryptedDNSServer.address]))
+        configuration.privacyContext = privacy
+        let linesBefore = try TestServers.allLogLines(TestServers.http3RelayALog).count
+        let session = try Session(configuration: configuration)
+        defer { session.invalidate() }
+        let reports = ReportCollector()
+        session.onTunnelOpen { reports.add($0) }
+        _ = try await session.data(from: URL(string: "https://origin.test/index.html")!)
+        XCTAssertEqual(reports.all.first?.hop.endpoint, "split.test:4433")
+        XCTAssertEqual(reports.all.first?.hop.protocolName, "QUIC, HTTP/3 CONNECT")
+        let quic = try TestServers.ownSockets(.udp, to: "127.0.0.11:4433")
+        let tunnels = try TestServers.http3RelayLines(TestServers.http3RelayALog, skipping: linesBefore, from: quic)
+        XCTAssertEqual(tunnels.values(HTTP3RelayLogField.authority), ["origin.test:443"], "the HTTP/3 relay's log")
+    }
 }
