@@ -140,7 +140,7 @@ measure() { in_client "$bench_python" "$here/measure.py" "$@"; }
 log "relayfetch crawl, concurrency $concurrency"
 relayfetch_result=$(measure "$relayfetch" crawl https://origin.test/ --strip-query-param utm_source \
   --concurrency "$concurrency" --per-host "$concurrency" --cacert "$pki/ca.pem" \
-  --relay "https://$relay_ip:3129" --relay-header "Proxy-Authorization: Bearer $token" --relay-cacert "$pki/ca.pem")
+  --relay "https://$relay_ip:3129" --relay-protocol h1 --relay-header "Proxy-Authorization: Bearer $token" --relay-cacert "$pki/ca.pem")
 if [[ ${BENCH_SCRAPY:-1} == 1 ]]; then
   log "Scrapy, concurrency $concurrency"
   scrapy_result=$(measure "$scrapy_venv/bin/python" "$here/scrapy_spider.py" https://origin.test/ "http://$relay_ip:3128" "Bearer $token" "$concurrency")

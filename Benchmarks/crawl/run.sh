@@ -53,7 +53,7 @@ expected=$(wc -l < "$work/site/expected.txt")
 measure() { python3 Benchmarks/crawl/measure.py "$@"; }
 relayfetch=$(measure .build/release/relayfetch crawl "$start" --strip-query-param utm_source \
     --concurrency "$concurrency" --per-host "$concurrency" --cacert "$pki/ca.pem" \
-    --relay https://127.0.0.11:3129 --relay-header "Proxy-Authorization: Bearer relay-token-A" --relay-cacert "$pki/ca.pem")
+    --relay https://127.0.0.11:3129 --relay-protocol h1 --relay-header "Proxy-Authorization: Bearer relay-token-A" --relay-cacert "$pki/ca.pem")
 if [[ ${BENCH_SCRAPY:-1} == 1 ]]; then
     scrapy=$(measure "$venv/bin/python" Benchmarks/crawl/scrapy_spider.py "$start" http://127.0.0.11:3128 "Bearer relay-token-A" "$concurrency")
 else

@@ -40,7 +40,9 @@ final class CurlTransfer: @unchecked Sendable {
     /// Receives the body of a successful (2xx) final response as it arrives, on the curl thread.
     var onBodyChunk: (@Sendable (URL, Data) -> Void)?
 
-    init(request: HTTPRequest, route: Route, configuration: Session.Configuration) throws(FetchError) {
+    /// `pinnedAddresses`: on a direct route, where the host is (resolved by the session's
+    /// encrypted resolver), so libcurl resolves nothing itself.
+    init(request: HTTPRequest, route: Route, configuration: Session.Configuration, pinnedAddresses: [String] = []) throws(FetchError) {
         guard let easy = curl_easy_init() else { throw FetchError(.transfer("libcurl could not create a handle")) }
         self.easy = easy
         self.request = request
@@ -50,7 +52,7 @@ final class CurlTransfer: @unchecked Sendable {
         // Clamped to a day: libcurl takes milliseconds as a long, and .infinity would trap.
         self.maximumTime = max(0.001, min(configuration.requestTimeout, request.timeout ?? .infinity, 86_400))
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
-        configure(configuration)
+        configure(configuration, pinnedAddresses: pinnedAddresses)
     }
 
     deinit {
@@ -63,7 +65,7 @@ final class CurlTransfer: @unchecked Sendable {
     /// environment dictionary for every transfer costs more than the rest of its setup.
     private static let debugging = ProcessInfo.processInfo.environment["RF_CURL_DEBUG"] != nil
 
-    private func configure(_ configuration: Session.Configuration) {
+    private func configure(_ configuration: Session.Configuration, pinnedAddresses: [String]) {
         let me = Unmanaged.passUnretained(self).toOpaque()  // the engine holds the transfer while curl runs it
         setString(CURLOPT_URL, request.url.absoluteString)
         setLong(CURLOPT_NOSIGNAL, 1)
@@ -112,8 +114,10 @@ final class CurlTransfer: @unchecked Sendable {
 
         if case .direct = route, let host = request.url.host {
             let port = request.url.portOrDefault
-            if let address = configuration.directHostAddresses["\(host):\(port)"] {
-                let pin = curl_slist_append(nil, "\(host):\(port):\(address)")
+            let addresses = configuration.directHostAddresses["\(host):\(port)"].map { [$0] }
+                ?? pinnedAddresses.map { $0.contains(":") && !$0.hasPrefix("[") ? "[\($0)]" : $0 }
+            if !addresses.isEmpty {
+                let pin = curl_slist_append(nil, "\(host):\(port):\(addresses.joined(separator: ","))")
                 lists.append(pin)
                 _ = rf_curl_easy_setopt_slist(easy, CURLOPT_RESOLVE, pin)
             }

@@ -10,23 +10,41 @@ public final class Session: @unchecked Sendable {
     /// Where this session keeps cookies and cached responses: the configuration's store if it
     /// named one (shared on purpose), else a fresh store of this session's own.
     public let dataStore: WebsiteDataStore
-    private let engine: CurlEngine
-    private let opener: TunnelOpener
+    let engine: CurlEngine
+    let opener: TunnelOpener
     /// False for a session made by `sharingConnections(dataStore:)`: the connections are the
     /// other session's, which alone ends them.
     private let ownsConnections: Bool
+    /// The privacy context's resolver for this session (nil: the system resolver).
+    let nameResolver: SessionNameResolver?
+    /// A relay's own DoH resolver (`RelayHop.dnsOverHTTPSURL`), reached through the chain, for
+    /// hosts this session reaches directly; nil when no hop names one.
+    private(set) var directNameResolver: SessionNameResolver?
 
     /// Starts the session's threads; throws if its local tunnel listener cannot be created.
     public init(configuration: Configuration = .ephemeral) throws {
         self.configuration = configuration
         dataStore = configuration.dataStore ?? .nonPersistent()
-        opener = try TunnelOpener(connectTimeout: configuration.connectTimeout, idleTimeout: configuration.relayIdleTimeout,
-                                   http3AttemptTimeout: configuration.http3FallbackDelay)
-        engine = CurlEngine(maximumConnectionsPerHost: configuration.maximumConnectionsPerHost,
-                            maximumConnections: configuration.maximumConnections)
+        let engine = CurlEngine(maximumConnectionsPerHost: configuration.maximumConnectionsPerHost,
+                                maximumConnections: configuration.maximumConnections)
+        self.engine = engine
         ownsConnections = true
+        var nameResolver: SessionNameResolver?
+        do {
+            opener = try TunnelOpener(connectTimeout: configuration.connectTimeout, idleTimeout: configuration.relayIdleTimeout,
+                                       http3HeadStart: configuration.http3FallbackDelay) { loop throws(FetchError) in
+                nameResolver = try Self.makeNameResolver(configuration, engine: engine, loop: loop)
+                return nameResolver
+            }
+        } catch {
+            engine.shutdown()
+            throw error
+        }
+        self.nameResolver = nameResolver
+        directNameResolver = try relayResolver()
     }
 
+    /// Shares `session`'s resolvers (and their cache) with its connections.
     private init(sharing session: Session, dataStore: WebsiteDataStore) {
         var configuration = session.configuration
         configuration.dataStore = dataStore
@@ -35,6 +53,8 @@ public final class Session: @unchecked Sendable {
         opener = session.opener
         engine = session.engine
         ownsConnections = false
+        nameResolver = session.nameResolver
+        directNameResolver = session.directNameResolver
     }
 
     /// A session with this one's configuration, relay tunnels and connections (origin
@@ -134,7 +154,9 @@ public final class Session: @unchecked Sendable {
         var (body, response): (Data, HTTPResponse)
         if case .oblivious(let oblivious) = route {
             let (post, context) = try ObliviousExchange.encapsulate(request, route: oblivious)
-            let (sealed, relayResponse) = try await engine.perform(try CurlTransfer(request: post, route: oblivious.carrier, configuration: configuration))
+            let pins = try await pinnedAddresses(for: post.url, route: oblivious.carrier)
+            let (sealed, relayResponse) = try await engine.perform(try CurlTransfer(request: post, route: oblivious.carrier, configuration: configuration,
+                                                                                    pinnedAddresses: pins))
             (body, response) = try ObliviousExchange.decapsulate(sealed, relayResponse: relayResponse, context: context, for: request, route: route)
             // One sealed message: the body has arrived with the header, so it is only dropped.
             if !request.wantsBody(status: response.statusCode, contentType: response.value(forHeaderField: "Content-Type")) {
@@ -142,7 +164,8 @@ public final class Session: @unchecked Sendable {
             }
             onBodyChunk?(request.url, body)
         } else {
-            let transfer = try CurlTransfer(request: request, route: route, configuration: configuration)
+            let pins = try await pinnedAddresses(for: request.url, route: route)
+            let transfer = try CurlTransfer(request: request, route: route, configuration: configuration, pinnedAddresses: pins)
             transfer.onBodyChunk = onBodyChunk
             do {
                 (body, response) = try await engine.perform(transfer)
@@ -199,7 +222,7 @@ public final class Session: @unchecked Sendable {
         return .relayed(RelayedRoute(hops: try endpoints(proxy.relayHops), target: TunnelTarget(host: bareHost, port: port), opener: opener))
     }
 
-    private func endpoints(_ hops: [ProxyConfiguration.RelayHop]) throws(FetchError) -> [RelayEndpoint] {
+    func endpoints(_ hops: [ProxyConfiguration.RelayHop]) throws(FetchError) -> [RelayEndpoint] {
         var endpoints: [RelayEndpoint] = []
         for (offset, hop) in hops.enumerated() { endpoints.append(try hop.endpoint(index: offset + 1)) }
         return endpoints

@@ -180,6 +180,7 @@ struct CrawlCommand: Subcommand {
         chain.connectTimeout = chain.connectTimeout ?? first.connectTimeout
         chain.maximumTime = chain.maximumTime ?? first.maximumTime
         chain.idleTimeout = chain.idleTimeout ?? first.idleTimeout
+        if !chain.nameResolution.isSet { chain.nameResolution = first.nameResolution }
         try chain.validate()
         return chain
     }
