@@ -1,0 +1,171 @@
+import Foundation
+
+/// The bounded hand-over between libcurl's thread (the producer) and a response body's reader.
+/// It holds at most about `capacity` bytes: when full, the producer is told to pause the
+/// transfer (libcurl stops reading, so every layer below stops too), and `resumeProducer` runs
+/// once the reader has taken it below half of that.
+final class BodyBuffer: @unchecked Sendable {
+    /// What the producer should do with a chunk it offered.
+    enum Offer { case taken, pause }
+
+    let capacity: Int
+    private let lock = NSLock()
+    private var chunks: [Data] = []
+    private var head = 0
+    private var buffered = 0
+    private var producerPaused = false
+    private var outcome: Result<Void, Error>?
+    private var response: Result<HTTPResponse, Error>?
+    private var responseWaiter: CheckedContinuation<HTTPResponse, Error>?
+    private var chunkWaiter: CheckedContinuation<Data?, Error>?
+    /// Asks libcurl's thread to unpause the transfer (set by the session before it starts).
+    var resumeProducer: (@Sendable () -> Void)?
+    /// Stops the transfer when the reader goes away before the end.
+    var cancelProducer: (@Sendable () -> Void)?
+
+    init(capacity: Int = 1 << 20) { self.capacity = capacity }
+
+    // MARK: producer side (libcurl's thread)
+
+    /// The final response's head arrived: whoever waits for it goes on.
+    func receivedResponse(_ head: HTTPResponse) {
+        let waiter: CheckedContinuation<HTTPResponse, Error>? = lock.withLock {
+            guard response == nil else { return nil }
+            response = .success(head)
+            defer { responseWaiter = nil }
+            return responseWaiter
+        }
+        waiter?.resume(returning: head)
+    }
+
+    /// Takes a copy of `count` bytes unless the buffer is full (then nothing is taken: libcurl
+    /// offers the same bytes again after it is unpaused).
+    func offer(_ bytes: UnsafeRawPointer, count: Int) -> Offer {
+        lock.lock()
+        if buffered >= capacity {
+            producerPaused = true
+            lock.unlock()
+            return .pause
+        }
+        let chunk = Data(bytes: bytes, count: count)
+        if let waiter = chunkWaiter {
+            chunkWaiter = nil
+            lock.unlock()
+            waiter.resume(returning: chunk)
+            return .taken
+        }
+        chunks.append(chunk)
+        buffered += count
+        lock.unlock()
+        return .taken
+    }
+
+    /// The transfer ended: cleanly (`.success`) or not. The reader sees the error after the
+    /// bytes that came before it.
+    func finish(_ result: Result<Void, Error>) {
+        lock.lock()
+        guard outcome == nil else {
+            lock.unlock()
+            return
+        }
+        outcome = result
+        var headWaiter: CheckedContinuation<HTTPResponse, Error>?
+        if response == nil {
+            if case .failure(let error) = result { response = .failure(error) } else { response = .failure(FetchError(.transfer("the transfer ended without a response"))) }
+            headWaiter = responseWaiter
+            responseWaiter = nil
+        }
+        let waiter = chunks.count == head ? chunkWaiter : nil
+        if waiter != nil { chunkWaiter = nil }
+        let headResult = response
+        lock.unlock()
+        if let headWaiter, let headResult { headWaiter.resume(with: headResult) }
+        switch result {
+        case .success: waiter?.resume(returning: nil)
+        case .failure(let error): waiter?.resume(throwing: error)
+        }
+    }
+
+    // MARK: reader side
+
+    /// Waits for the final response's head (or the failure that came first).
+    func waitForResponse() async throws -> HTTPResponse {
+        try await withCheckedThrowingContinuation { continuation in
+            lock.lock()
+            if let response {
+                lock.unlock()
+                continuation.resume(with: response)
+                return
+            }
+            responseWaiter = continuation
+            lock.unlock()
+        }
+    }
+
+    /// The next chunk, in order; nil at the clean end. Throws the transfer's error after the
+    /// chunks that arrived before it.
+    func next() async throws -> Data? {
+        if let ready = try takeReady() { return ready.chunk }
+        return try await withCheckedThrowingContinuation { continuation in
+            lock.lock()
+            if head < chunks.count {
+                let (chunk, resume) = take()
+                lock.unlock()
+                resume?()
+                continuation.resume(returning: chunk)
+            } else if let outcome {
+                lock.unlock()
+                switch outcome {
+                case .success: continuation.resume(returning: nil)
+                case .failure(let error): continuation.resume(throwing: error)
+                }
+            } else {
+                chunkWaiter = continuation
+                lock.unlock()
+            }
+        }
+    }
+
+    /// A chunk (or the end) available without waiting; nil when the reader must wait.
+    private func takeReady() throws -> (chunk: Data?, Void)? {
+        lock.lock()
+        if head < chunks.count {
+            let (chunk, resume) = take()
+            lock.unlock()
+            resume?()
+            return (chunk, ())
+        }
+        guard let outcome else {
+            lock.unlock()
+            return nil
+        }
+        lock.unlock()
+        try outcome.get()
+        return (nil, ())
+    }
+
+    /// The reader will read no more: a transfer still running is stopped.
+    func cancel() {
+        let running = lock.withLock { outcome == nil }
+        if running { cancelProducer?() }
+    }
+
+    /// Removes the oldest chunk (lock held); once half the room is free again, also returns the
+    /// call that wakes a paused producer (made after unlocking: it only queues work).
+    private func take() -> (Data, (@Sendable () -> Void)?) {
+        let chunk = chunks[head]
+        chunks[head] = Data()
+        head += 1
+        buffered -= chunk.count
+        if head == chunks.count {
+            chunks.removeAll(keepingCapacity: true)
+            head = 0
+        } else if head > 64 {
+            chunks.removeFirst(head)
+            head = 0
+        }
+        guard producerPaused && buffered <= capacity / 2 else { return (chunk, nil) }
+        producerPaused = false
+        return (chunk, resumeProducer)
+    }
+}
