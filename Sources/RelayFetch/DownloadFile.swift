@@ -8,7 +8,8 @@ import Foundation
 /// temporary name, then renamed): a transfer that fails, or a process that dies, leaves no
 /// partial file behind. Where the file system has no unnamed files, a temporary name next to
 /// the target is used and removed on failure. A resumed download appends to the partial file
-/// in place instead.
+/// in place instead. A destination that is not a regular file (/dev/null, a FIFO) is written
+/// directly, as curl does: it is never replaced.
 public final class DownloadFile {
     /// The file's final name.
     public let destination: URL
@@ -18,11 +19,24 @@ public final class DownloadFile {
     /// The name the bytes are under until `commit`; nil for an unnamed file or an appended one.
     private var temporaryPath: String?
     private let unnamed: Bool
+    /// Written in place: a device or FIFO, or a partial file being resumed.
+    private let inPlace: Bool
     private var finished = false
 
-    /// A new, empty file that replaces `destination` on `commit`.
-    public init(replacing destination: URL) throws {
+    /// A new, empty file that replaces `destination` on `commit`. A symbolic link is followed:
+    /// the file it points to is replaced, the link stays.
+    public init(replacing requested: URL) throws {
+        let destination = requested.resolvingSymlinksInPath()
         self.destination = destination
+        var info = stat()
+        if stat(destination.path, &info) == 0, (info.st_mode & S_IFMT) != S_IFREG {
+            unnamed = false
+            inPlace = true
+            fd = open(destination.path, O_WRONLY | O_CLOEXEC)
+            guard fd >= 0 else { throw Self.error("cannot open \(destination.path)") }
+            return
+        }
+        inPlace = false
         let folder = destination.deletingLastPathComponent().path
         // O_TMPFILE: glibc's macro is a compound Swift does not import (__O_TMPFILE | O_DIRECTORY).
         let unnamedFlag: Int32 = 0o20_000_000 | O_DIRECTORY
@@ -46,6 +60,7 @@ public final class DownloadFile {
     public init(appendingTo destination: URL) throws {
         self.destination = destination
         unnamed = false
+        inPlace = true
         fd = open(destination.path, O_WRONLY | O_APPEND | O_CLOEXEC)
         guard fd >= 0 else { throw Self.error("cannot open \(destination.path) to resume it") }
     }
@@ -87,7 +102,7 @@ public final class DownloadFile {
     /// Gives the file its name (replacing what was there) and sets its modification time.
     public func commit(modificationDate: Date? = nil) throws {
         guard !finished else { return }
-        if let modificationDate {
+        if let modificationDate, isRegularFile() {
             let seconds = modificationDate.timeIntervalSince1970.rounded(.down)
             var times = [timespec(tv_sec: Int(seconds), tv_nsec: 0), timespec(tv_sec: Int(seconds), tv_nsec: 0)]
             _ = futimens(fd, &times)
@@ -111,6 +126,11 @@ public final class DownloadFile {
         }
         finished = true
         close(fd)
+    }
+
+    private func isRegularFile() -> Bool {
+        var info = stat()
+        return fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
     }
 
     /// Drops what was written: an unnamed file vanishes, a temporary name is removed, an

@@ -101,6 +101,23 @@ final class GetStreamingCommandTests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: target), BulkOrigin.expected(size: 4096))
     }
 
+    /// A destination that is not a regular file is written, never replaced (curl -o /dev/null).
+    func testDevicesAndSymbolicLinksAreWrittenThroughNotReplaced() async throws {
+        let origin = try BulkOrigin()
+        let run = await CommandRun.run(["get", origin.url(size: 1 << 20).absoluteString, "-o", "/dev/null"] + CommandRun.relayArguments)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let device = try FileManager.default.attributesOfItem(atPath: "/dev/null")[.type] as? FileAttributeType
+        XCTAssertEqual(device, .typeCharacterSpecial, "/dev/null was replaced")
+        let real = folder.appendingPathComponent("real.bin"), link = folder.appendingPathComponent("link.bin")
+        try Data("old".utf8).write(to: real)
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: real)
+        let linked = await CommandRun.run(["get", origin.url(size: 1000).absoluteString, "-o", link.path] + CommandRun.relayArguments)
+        XCTAssertEqual(linked.status, 0, linked.stderr)
+        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: link.path), real.path)
+        XCTAssertEqual(try Data(contentsOf: real), BulkOrigin.expected(size: 1000))
+        XCTAssertEqual(files, ["link.bin", "real.bin"])
+    }
+
     func testStreamingOptionsRejectBadUsage() async {
         let cases: [([String], String)] = [
             (["get", "https://origin.test/", "-C", "-"], "-C - resumes a file: it needs -o FILE"),
