@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs a benchmark against the real test relays, with its peers measured in the same run.
-# Usage: Benchmarks/run.sh chains|ohttp|oauth   (BENCH_ROUNDS=N to change the number of rounds)
+# Usage: Benchmarks/run.sh chains|ohttp|oauth|bulk   (BENCH_ROUNDS=N to change the number of rounds)
+# bulk: 1 GiB through the relays by relayfetch and curl, see Benchmarks/bulk/README.md.
 # oauth: Benchmarks/oauth/run.sh (network namespaces with delays; needs root), see its README.md.
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -16,4 +17,10 @@ if ! bash scripts/test-servers.sh status >/dev/null 2>&1; then
     started=1
 fi
 trap '[[ $started -eq 1 ]] && bash scripts/test-servers.sh stop >/dev/null' EXIT
+if [[ ${1:-} == bulk ]]; then
+    swift build -c release --product relayfetch 2>&1 | grep -E "error|warning:" || true
+    "$repo/.build/venv/bin/python" -B "$repo/Benchmarks/bulk/bench.py" "$repo/.build/release/relayfetch" \
+        "${RELAYFETCH_SERVERS_DIR:-$repo/.build/test-servers}"
+    exit
+fi
 "$repo/.build/release/relayfetch-bench" "${1:-chains}"
