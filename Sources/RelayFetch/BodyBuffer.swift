@@ -39,25 +39,42 @@ final class BodyBuffer: @unchecked Sendable {
     }
 
     /// Takes a copy of `count` bytes unless the buffer is full (then nothing is taken: libcurl
-    /// offers the same bytes again after it is unpaused).
+    /// offers the same bytes again after it is unpaused). Small pieces (libcurl hands over one
+    /// TLS record, 16 KiB, at a time) are joined into chunks of up to `chunkSize`, and a waiting
+    /// reader is woken by `flush()`, once per turn of libcurl's loop rather than per piece.
     func offer(_ bytes: UnsafeRawPointer, count: Int) -> Offer {
         lock.lock()
+        defer { lock.unlock() }
         if buffered >= capacity {
             producerPaused = true
-            lock.unlock()
             return .pause
         }
-        let chunk = Data(bytes: bytes, count: count)
-        if let waiter = chunkWaiter {
-            chunkWaiter = nil
-            lock.unlock()
-            waiter.resume(returning: chunk)
-            return .taken
+        if head < chunks.count, chunks[chunks.count - 1].count + count <= Self.chunkSize {
+            chunks[chunks.count - 1].append(bytes.assumingMemoryBound(to: UInt8.self), count: count)
+        } else {
+            var chunk = Data(capacity: max(count, Self.chunkSize))
+            chunk.append(bytes.assumingMemoryBound(to: UInt8.self), count: count)
+            chunks.append(chunk)
         }
-        chunks.append(chunk)
         buffered += count
-        lock.unlock()
         return .taken
+    }
+
+    /// The size chunks are joined up to.
+    static let chunkSize = 256 * 1024
+
+    /// Hands what arrived to a reader that waits for it (libcurl's thread, after each turn).
+    func flush() {
+        lock.lock()
+        guard let waiter = chunkWaiter, head < chunks.count else {
+            lock.unlock()
+            return
+        }
+        chunkWaiter = nil
+        let (chunk, resume) = take()
+        lock.unlock()
+        resume?()
+        waiter.resume(returning: chunk)
     }
 
     /// The transfer ended: cleanly (`.success`) or not. The reader sees the error after the
@@ -80,6 +97,7 @@ final class BodyBuffer: @unchecked Sendable {
         let headResult = response
         lock.unlock()
         if let headWaiter, let headResult { headWaiter.resume(with: headResult) }
+        flush()  // a reader waiting while bytes are still buffered gets them first
         switch result {
         case .success: waiter?.resume(returning: nil)
         case .failure(let error): waiter?.resume(throwing: error)

@@ -99,6 +99,8 @@ final class CurlEngine: @unchecked Sendable {
             }
             var stillRunning: Int32 = 0
             curl_multi_perform(multi, &stillRunning)
+            // Readers of streamed bodies get what this turn delivered, in one wake-up each.
+            for transfer in running.values { transfer.sink?.flush() }
             collectFinished()
             curl_multi_poll(multi, nil, 0, 1000, nil)
         }

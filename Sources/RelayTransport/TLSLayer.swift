@@ -25,8 +25,10 @@ public final class TLSLayer: TransportLayer, TransportLayerDelegate {
     private var lowerEnded = false
     private var pendingPlaintext: [UInt8] = []
     /// Reused buffers for OpenSSL's output and for decrypted input (no allocation per record).
+    /// Input gathers many records (up to 256 KiB) before it is passed up: one delivery, one
+    /// copy and one write to the socket above instead of one per 16 KiB record.
     private var outputBuffer = [UInt8](repeating: 0, count: 16 * 1024)
-    private var inputBuffer = [UInt8](repeating: 0, count: 16 * 1024)
+    private var inputBuffer = [UInt8](repeating: 0, count: 256 * 1024)
     private let pins: [[UInt8]]
 
     /// The ALPN protocol the peer selected, after connect.
@@ -145,13 +147,20 @@ public final class TLSLayer: TransportLayer, TransportLayerDelegate {
     }
 
     private func readPlaintext() {
+        var filled = 0
         while handshakeDone && !paused && !closed && !peerFinished {
             ERR_clear_error()
-            let count = inputBuffer.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
+            let count = inputBuffer.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress! + filled, Int32($0.count - filled)) }
             if count > 0 {
-                delegate?.layerDidReceive(Array(inputBuffer[0..<Int(count)]))
+                filled += Int(count)
+                // Full, or OpenSSL holds no more decrypted bytes and no whole record: pass it up.
+                if filled == inputBuffer.count || (SSL_pending(ssl) == 0 && BIO_ctrl_pending(readBIO) < 5) {
+                    deliver(&filled)
+                }
                 continue
             }
+            deliver(&filled)
+            guard !closed, !paused else { return }
             let error = SSL_get_error(ssl, count)
             flushOutput()  // post-handshake messages (tickets, key updates) may want to answer
             if error == SSL_ERROR_WANT_READ && lowerEnded {
@@ -168,6 +177,14 @@ public final class TLSLayer: TransportLayer, TransportLayerDelegate {
             fail(.tls(TLSContext.lastError()))
             return
         }
+    }
+
+    /// Passes up the `filled` bytes of plaintext gathered so far.
+    private func deliver(_ filled: inout Int) {
+        guard filled > 0 else { return }
+        let bytes = Array(inputBuffer[0..<filled])
+        filled = 0
+        delegate?.layerDidReceive(bytes)
     }
 
     // MARK: TransportLayerDelegate (bytes from below)
