@@ -48,6 +48,23 @@ final class StreamingTransferTests: XCTestCase {
         XCTAssertEqual(try origin.events("SENT").last?[2], String(size))
     }
 
+    /// Fail closed: with the relay down a streamed request fails naming hop 1, and the origin
+    /// (whose log is read, and must exist) sees nothing.
+    func testRelayDownFailsClosed() async throws {
+        let origin = try BulkOrigin()
+        var configuration = TestServers.configuration(hops: [TestServers.relayHop(url: TestServers.deadRelayURL)])
+        configuration.requestTimeout = .infinity
+        let session = try Session(configuration: configuration)
+        defer { session.invalidate() }
+        do {
+            _ = try await session.bytes(for: HTTPRequest(url: origin.url(size: 1 << 20)))
+            XCTFail("a streamed request went through a relay that is down")
+        } catch let error as FetchError {
+            XCTAssertEqual(error.relayError?.hop.index, 1, "\(error)")
+        }
+        XCTAssertEqual(try origin.events("REQUEST"), [])
+    }
+
     func testBytesIteratesTheBodyByteByByteToo() async throws {
         let origin = try BulkOrigin()
         let session = try session()

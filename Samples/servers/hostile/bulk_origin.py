@@ -23,8 +23,6 @@ import os
 import socket
 import ssl
 import tempfile
-import threading
-import time
 from email.utils import formatdate
 from urllib.parse import parse_qs, urlsplit
 
