@@ -18,8 +18,10 @@ if ! bash scripts/test-servers.sh status >/dev/null 2>&1; then
 fi
 trap '[[ $started -eq 1 ]] && bash scripts/test-servers.sh stop >/dev/null' EXIT
 if [[ ${1:-} == bulk ]]; then
-    swift build -c release --product relayfetch 2>&1 | grep -E "error|warning:" || true
-    "$repo/.build/venv/bin/python" -B "$repo/Benchmarks/bulk/bench.py" "$repo/.build/release/relayfetch" \
+    # As released: the Swift runtime and Foundation linked in (half the start-up CPU, less RSS).
+    swift build -c release --product relayfetch --static-swift-stdlib --scratch-path "$repo/.build/static" 2>&1 |
+        grep -E "error|warning:" || true
+    "$repo/.build/venv/bin/python" -B "$repo/Benchmarks/bulk/bench.py" "$repo/.build/static/release/relayfetch" \
         "${RELAYFETCH_SERVERS_DIR:-$repo/.build/test-servers}"
     exit
 fi

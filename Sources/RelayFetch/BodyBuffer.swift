@@ -123,7 +123,11 @@ final class BodyBuffer: @unchecked Sendable {
     /// The next chunk, in order; nil at the clean end. Throws the transfer's error after the
     /// chunks that arrived before it.
     func next() async throws -> Data? {
-        if let ready = try takeReady() { return ready.chunk }
+        switch try takeReady() {
+        case .chunk(let chunk): return chunk
+        case .end: return nil
+        case .wait: break
+        }
         return try await withCheckedThrowingContinuation { continuation in
             lock.lock()
             if head < chunks.count {
@@ -144,22 +148,24 @@ final class BodyBuffer: @unchecked Sendable {
         }
     }
 
-    /// A chunk (or the end) available without waiting; nil when the reader must wait.
-    private func takeReady() throws -> (chunk: Data?, Void)? {
+    private enum Ready { case chunk(Data), end, wait }
+
+    /// A chunk or the end, when one is there without waiting (throws the transfer's error).
+    private func takeReady() throws -> Ready {
         lock.lock()
         if head < chunks.count {
             let (chunk, resume) = take()
             lock.unlock()
             resume?()
-            return (chunk, ())
+            return .chunk(chunk)
         }
         guard let outcome else {
             lock.unlock()
-            return nil
+            return .wait
         }
         lock.unlock()
         try outcome.get()
-        return (nil, ())
+        return .end
     }
 
     /// The reader will read no more: a transfer still running is stopped.
