@@ -117,7 +117,8 @@ def main():
                 peers[peer] = result
             reference = peers.get(peer)
             speed = "%.2fx" % (result["mib_s"] / reference["mib_s"]) if reference else "-"
-            cpu = "%.2fx" % (result["cpu"] / reference["cpu"]) if reference else "-"
+            # /usr/bin/time counts CPU in 10 ms ticks: a short peer run may show none.
+            cpu = "%.2fx" % (result["cpu"] / reference["cpu"]) if reference and reference["cpu"] > 0 else "-"
             print("%-30s %9.1f %9s %11.2f %9s %11.1f" % (name, result["mib_s"], speed, result["cpu"], cpu, result["rss"]), flush=True)
         print("x peer: against curl through the same relay for the squid row, else against curl direct (same size)")
     finally:
