@@ -15,9 +15,6 @@ final class HTTP2ConnectStream: TransportLayer {
     private var ended = false
     private var outgoing: [UInt8] = []
     private var credit = FlowCredit()
-    /// DATA received during one read from the relay, passed up once it is done
-    /// (`deliverReceived`): one delivery per read instead of one per 16 KiB frame.
-    private var received: [UInt8] = []
 
     init(connection: HTTP2RelayConnection, authority: String, headers: [(String, String)], nextHop: HopDescription?) {
         self.connection = connection
@@ -72,25 +69,13 @@ final class HTTP2ConnectStream: TransportLayer {
         }
     }
 
-    /// DATA for this stream, during the connection's read; true when it is the first held.
-    func receivedData(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard open else { return false }
-        connection.consume(self, count: credit.received(bytes.count), flushing: false)
-        let first = received.isEmpty
-        received.append(contentsOf: bytes)
-        return first
-    }
-
-    /// Passes up what the last read from the relay brought for this stream.
-    func deliverReceived() {
-        guard !received.isEmpty else { return }
-        let bytes = received
-        received = []
+    func receivedData(_ bytes: [UInt8]) {
+        guard open else { return }
+        connection.consume(self, count: credit.received(bytes.count))
         delegate?.layerDidReceive(bytes)
     }
 
     func streamClosed(code: UInt32) {
-        deliverReceived()  // the bytes before the end come first
         let wasEnded = ended
         ended = true
         if completion != nil {
@@ -106,7 +91,6 @@ final class HTTP2ConnectStream: TransportLayer {
     }
 
     func connectionFailed(_ error: RelayError) {
-        deliverReceived()
         ended = true
         if completion != nil { finish(.failure(error)) } else { delegate?.layerDidFail(error) }
     }

@@ -9,8 +9,6 @@ final class HTTP2RelayConnection: TransportLayerDelegate {
     private let lower: TransportLayer
     private var session: OpaquePointer?
     private var streams: [Int32: HTTP2ConnectStream] = [:]
-    /// Streams holding DATA from the read in progress, in the order it came.
-    private var streamsWithData: [HTTP2ConnectStream] = []
     private var closed = false
     /// True once the relay sent GOAWAY or the connection failed: no new streams.
     private(set) var isDraining = false
@@ -101,12 +99,10 @@ final class HTTP2RelayConnection: TransportLayerDelegate {
         flush()
     }
 
-    /// Gives `count` bytes back to the stream's window; `flushing: false` inside a read, whose
-    /// end sends whatever WINDOW_UPDATE nghttp2 queued.
-    func consume(_ stream: HTTP2ConnectStream, count: Int, flushing: Bool = true) {
+    func consume(_ stream: HTTP2ConnectStream, count: Int) {
         guard stream.streamID > 0, count > 0, !closed else { return }
         nghttp2_session_consume(session, stream.streamID, count)
-        if flushing { flush() }
+        flush()
     }
 
     func reset(_ stream: HTTP2ConnectStream) {
@@ -193,9 +189,6 @@ final class HTTP2RelayConnection: TransportLayerDelegate {
     func layerDidReceive(_ bytes: [UInt8]) {
         guard !closed else { return }
         let rc = bytes.withUnsafeBufferPointer { nghttp2_session_mem_recv(session, $0.baseAddress, $0.count) }
-        let holding = streamsWithData
-        streamsWithData.removeAll(keepingCapacity: true)
-        for stream in holding { stream.deliverReceived() }
         if rc < 0 {
             shutDown(RelayError(hop: hop, cause: .protocolError("HTTP/2: \(String(cString: nghttp2_strerror(Int32(rc))))")))
             return
@@ -219,10 +212,6 @@ final class HTTP2RelayConnection: TransportLayerDelegate {
     // MARK: nghttp2 callbacks (dispatched from the C functions below)
 
     fileprivate func stream(_ id: Int32) -> HTTP2ConnectStream? { streams[id] }
-
-    fileprivate func receivedData(_ bytes: UnsafeBufferPointer<UInt8>, on stream: HTTP2ConnectStream) {
-        if stream.receivedData(bytes) { streamsWithData.append(stream) }
-    }
 
     fileprivate func goAway(lastStreamID: Int32, code: UInt32) {
         isDraining = true
@@ -294,9 +283,8 @@ private func h2OnFrameReceived(_ session: OpaquePointer?, _ frame: UnsafePointer
 
 private func h2OnDataChunk(_ session: OpaquePointer?, _ flags: UInt8, _ streamID: Int32, _ data: UnsafePointer<UInt8>?,
                            _ length: Int, _ user: UnsafeMutableRawPointer?) -> Int32 {
-    let owner = connection(user)
-    guard let data, let stream = owner.stream(streamID) else { return 0 }
-    owner.receivedData(UnsafeBufferPointer(start: data, count: length), on: stream)
+    guard let data, let stream = connection(user).stream(streamID) else { return 0 }
+    stream.receivedData(Array(UnsafeBufferPointer(start: data, count: length)))
     return 0
 }
 
