@@ -5,7 +5,8 @@ import Foundation
 struct RedirectChain {
     private let original: HTTPRequest
     private let maximumRedirects: Int
-    private let timeLimit: Double
+    /// The whole request's time limit (`requestTimeout`), which a timeout is reported as.
+    let timeLimit: Double
     private let deadline: Date
     private var visited: Set<String>
     private var followed = 0

@@ -12,7 +12,7 @@ extension Session {
         var chain = RedirectChain(request, configuration: configuration)
         var current = request
         while true {
-            let (body, response) = try await chain.within { try await streamingExchange(chain.timed(current)) }
+            let (body, response) = try await chain.within { try await streamingExchange(chain.timed(current), timeLimit: chain.timeLimit) }
             guard let next = try chain.next(after: response, to: current) else { return (body, response) }
             // A redirect's own body is small, if any: read it (so the connection can be reused)
             // unless it turns out large, then cut it.
@@ -40,8 +40,10 @@ extension Session {
         return response
     }
 
-    /// One exchange whose body streams into a bounded buffer; returns at the response head.
-    private func streamingExchange(_ original: HTTPRequest) async throws -> (ResponseBody, HTTPResponse) {
+    /// One exchange whose body streams into a bounded buffer; returns at the response head. Its
+    /// time limit is what is left of the request's, so running out mid-body is reported as the
+    /// request's `timeLimit`.
+    private func streamingExchange(_ original: HTTPRequest, timeLimit: Double) async throws -> (ResponseBody, HTTPResponse) {
         let route = try route(for: original.url)
         if case .oblivious = route {
             // Oblivious HTTP carries the response as one sealed message: there is nothing to stream.
@@ -60,6 +62,7 @@ extension Session {
                 _ = try await engine.perform(transfer)
                 buffer.finish(.success(()))
             } catch let error as FetchError {
+                if case .timedOut = error.code { return buffer.finish(.failure(FetchError(.timedOut(timeLimit)))) }
                 buffer.finish(.failure(await diagnosed(error, route: route)))
             } catch {
                 buffer.finish(.failure(error))
