@@ -24,7 +24,9 @@ let package = Package(
 
         .target(name: "RelayTransport", dependencies: ["CLinux", "COpenSSL", "CNghttp2", "CNgtcp2", "CNghttp3"]),
         .target(name: "ObliviousHTTP", dependencies: ["COpenSSL"]),
-        .target(name: "RelayFetch", dependencies: ["RelayTransport", "ObliviousHTTP", "CCurl", "CLibXML2", "CPSL"]),
+        // DNS messages, the per-session answer cache and a stub resolver over encrypted transports.
+        .target(name: "NameResolution"),
+        .target(name: "RelayFetch", dependencies: ["RelayTransport", "ObliviousHTTP", "NameResolution", "CCurl", "CLibXML2", "CPSL"]),
         .target(name: "RelayProfiles", dependencies: ["RelayFetch", "COpenSSL"]),
         .target(name: "HeadlessPage", dependencies: ["RelayFetch", "CLibXML2"]),
         .target(name: "WebArchive", dependencies: ["HeadlessPage", "COpenSSL"]),
@@ -40,6 +42,7 @@ let package = Package(
         .testTarget(name: "RelayTransportTests", dependencies: ["RelayTransport", "RelayFetchTestSupport"]),
         .testTarget(name: "RelayFetchTests", dependencies: ["RelayFetch", "RelayFetchTestSupport"]),
         .testTarget(name: "ObliviousHTTPTests", dependencies: ["ObliviousHTTP"], exclude: ["Vectors"]),
+        .testTarget(name: "NameResolutionTests", dependencies: ["NameResolution"]),
         .testTarget(name: "HeadlessPageTests", dependencies: ["HeadlessPage", "WebArchive", "RelayFetchTestSupport"],
                     exclude: ["Fixtures"]),
         .testTarget(name: "OAuthFlowTests", dependencies: ["OAuthFlow", "HeadlessPage", "RelayFetchTestSupport"]),

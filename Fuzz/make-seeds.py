@@ -135,3 +135,28 @@ for name, flags, text in [
     ("ipv6", 0, "http://[::1]:8080/x.css"),
 ]:
     seed("offline-path", name, bytes([flags]) + text.encode())
+
+# dns-message: DNS responses as encrypted resolvers send them (RFC 1035 wire format).
+def dns_name(text):
+    return b"".join(bytes([len(label)]) + label.encode() for label in text.split(".")) + b"\x00"
+
+
+def dns_record(owner, rtype, ttl, rdata):
+    return owner + rtype.to_bytes(2, "big") + b"\x00\x01" + ttl.to_bytes(4, "big") + len(rdata).to_bytes(2, "big") + rdata
+
+
+def dns_response(question, qtype, answers, rcode=0):
+    header = b"\x00\x00\x81" + bytes([0x80 | rcode]) + b"\x00\x01" + len(answers).to_bytes(2, "big") + b"\x00\x00\x00\x00"
+    return header + dns_name(question) + qtype.to_bytes(2, "big") + b"\x00\x01" + b"".join(answers)
+
+
+seed("dns-message", "a-records", dns_response("relay.test", 1, [dns_record(b"\xc0\x0c", 1, 60, bytes([127, 0, 0, 11])),
+                                                                  dns_record(b"\xc0\x0c", 1, 60, bytes([127, 0, 0, 12]))]))
+seed("dns-message", "cname-chain", dns_response("www.relay.test", 1, [
+    dns_record(b"\xc0\x0c", 5, 300, b"\x04edge\xc0\x10"),
+    dns_record(b"\xc0\x2c", 1, 30, bytes([127, 0, 0, 11]))]))
+seed("dns-message", "aaaa", dns_response("relay.test", 28, [dns_record(b"\xc0\x0c", 28, 60, bytes(15) + b"\x01")]))
+seed("dns-message", "https-alpn", dns_response("relay.test", 65, [dns_record(b"\xc0\x0c", 65, 60,
+    b"\x00\x01\x00" + b"\x00\x01\x00\x06\x02h3\x02h2" + b"\x00\x03\x00\x02\x11\x51" + b"\x00\x04\x00\x04\x7f\x00\x00\x0b")]))
+seed("dns-message", "nxdomain", dns_response("unknown.test", 1, [], rcode=3))
+seed("dns-message", "pointer-loop", b"\x00\x00\x81\x80\x00\x01\x00\x00\x00\x00\x00\x00\xc0\x0c\x00\x01\x00\x01")

@@ -77,6 +77,9 @@ install_python_packages() {
     # breaks its device authorization endpoint
     django-oauth-toolkit==3.4.1 django==5.2.19 oauthlib==3.3.1 jwcrypto==1.6.1 asgiref==3.13.0
     sqlparse==0.6.1 requests==2.34.2 charset-normalizer==3.5.3 idna==3.20 urllib3==2.8.0
+    # DNS messages for the encrypted DNS resolver of the tests (Samples/servers/dns/dns_resolver.py:
+    # DoH, DoT, Oblivious DoH with pyhpke above)
+    dnslib==0.9.26
   )
   local wanted
   wanted=$(printf '%s\n' "${python_packages[@]}")

@@ -30,8 +30,11 @@ struct ChainBenchmark {
 
     func run() async {
         print("workload: \(requests) GETs of a 410-byte page across \(hostCount) origin host names, \(inFlight) in flight; median of \(rounds) rounds")
-        let chain = [hop("https://127.0.0.11:4433", token: "Bearer relay-token-A"), hop("https://127.0.0.12:4433", token: "Bearer relay-token-B")]
-        let oneHop = [hop("https://127.0.0.11:3129", token: "Bearer relay-token-A")]
+        // Protocols named: `auto` would speak HTTP/3 to A's port 4433 (its Python relay) and try
+        // QUIC on squid's port first; these rows measure the TCP relays.
+        let chain = [hop("https://127.0.0.11:4433", token: "Bearer relay-token-A", relayProtocol: .http2),
+                     hop("https://127.0.0.12:4433", token: "Bearer relay-token-B", relayProtocol: .http2)]
+        let oneHop = [hop("https://127.0.0.11:3129", token: "Bearer relay-token-A", relayProtocol: .http1)]
         let http2Hop = [hop("https://127.0.0.11:4433", token: "Bearer relay-token-A", relayProtocol: .http2)]
         let http3Hop = [hop("https://127.0.0.11:4433", token: "Bearer relay-token-A", relayProtocol: .http3)]
         let http3Chain = [hop("https://127.0.0.11:4433", token: "Bearer relay-token-A", relayProtocol: .http3),

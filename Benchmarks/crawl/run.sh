@@ -53,33 +53,11 @@ expected=$(wc -l < "$work/site/expected.txt")
 measure() { python3 Benchmarks/crawl/measure.py "$@"; }
 relayfetch=$(measure .build/release/relayfetch crawl "$start" --strip-query-param utm_source \
     --concurrency "$concurrency" --per-host "$concurrency" --cacert "$pki/ca.pem" \
-    --relay https://127.0.0.11:3129 --relay-header "Proxy-Authorization: Bearer relay-token-A" --relay-cacert "$pki/ca.pem")
+    --relay https://127.0.0.11:3129 --relay-protocol h1 --relay-header "Proxy-Authorization: Bearer relay-token-A" --relay-cacert "$pki/ca.pem")
 if [[ ${BENCH_SCRAPY:-1} == 1 ]]; then
     scrapy=$(measure "$venv/bin/python" Benchmarks/crawl/scrapy_spider.py "$start" http://127.0.0.11:3128 "Bearer relay-token-A" "$concurrency")
 else
     scrapy='{"status": 0, "seconds": 0, "cpu": 0, "peak_rss_mb": 0, "stderr": "skipped (BENCH_SCRAPY=0)"}'
 fi
 
-python3 - "$work/access.log" "$expected" "$relayfetch" "$scrapy" <<'PY'
-import collections, json, sys
-log, expected = sys.argv[1], int(sys.argv[2])
-runs = {"relayfetch": json.loads(sys.argv[3]), "scrapy": json.loads(sys.argv[4])}
-fetched = collections.defaultdict(collections.Counter)
-for line in open(log):
-    fields = line.rstrip("\n").split("\t")
-    if len(fields) < 6 or fields[2] == "/robots.txt":
-        continue
-    who = "scrapy" if "Scrapy" in fields[5] else "relayfetch"
-    fetched[who][fields[2]] += 1
-print("crawl benchmark: %d-page site on nginx (TLS, HTTP/2), through relay A (squid) on loopback" % expected)
-print("%-11s %7s %7s %9s %9s %12s %9s" % ("crawler", "pages", "twice", "seconds", "pages/s", "CPU ms/page", "peak MB"))
-rate = {}
-for name, run in runs.items():
-    pages = len(fetched[name])
-    twice = sum(1 for n in fetched[name].values() if n > 1)
-    rate[name] = pages / run["seconds"] if run["seconds"] else 0
-    print("%-11s %7d %7d %9.2f %9.1f %12.2f %9.1f%s" % (name, pages, twice, run["seconds"], rate[name],
-          1000 * run["cpu"] / max(pages, 1), run["peak_rss_mb"], "" if run["status"] == 0 else "  exit %d: %s" % (run["status"], run["stderr"])))
-if rate["scrapy"]:
-    print("relayfetch / scrapy pages/s: %.2fx" % (rate["relayfetch"] / rate["scrapy"]))
-PY
+python3 Benchmarks/crawl/report.py "through relay A (squid) on loopback" "$work/access.log" "$expected" "$relayfetch" "$scrapy"

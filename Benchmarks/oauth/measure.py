@@ -64,7 +64,8 @@ def lines(path):
 
 
 def relay_arguments(args):
-    return ["--relay", args.relay_a, "--relay-header", "Proxy-Authorization: Bearer " + args.token_a, "--relay-cacert", args.ca,
+    # squid speaks TCP only: hop 1 makes no QUIC attempt first (the peers make none either)
+    return ["--relay", args.relay_a, "--relay-protocol", "h1", "--relay-header", "Proxy-Authorization: Bearer " + args.token_a, "--relay-cacert", args.ca,
             "--relay", args.relay_b, "--relay-header", "Proxy-Authorization: Bearer " + args.token_b, "--relay-cacert", args.ca,
             "--cacert", args.ca]
 

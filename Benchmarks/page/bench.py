@@ -110,7 +110,8 @@ def main():
 
     def relayfetch():
         result, wall = run([args.relayfetch, "page", url, "--json",
-                            "--relay", f"https://{args.relay}:3129",
+                            # squid speaks TCP only: no QUIC attempt first (peers make none either)
+                            "--relay", f"https://{args.relay}:3129", "--relay-protocol", "h1",
                             "--relay-header", f"Proxy-Authorization: Bearer {args.token}",
                             "--relay-cacert", args.ca, "--cacert", args.ca])
         if result is None or result.returncode != 0:

@@ -25,13 +25,21 @@ public struct CrawlConfiguration: Sendable {
     public var followsSitemaps = true
     /// The product token robots.txt groups are matched against.
     public var productToken = "relayfetch"
-    /// Keep cookies between pages in the session's in-memory jar (scoped to their hosts by RFC
-    /// 6265). Off by default: every page is fetched without cookies and its Set-Cookie fields
-    /// are dropped, as if each page had a fresh ephemeral session.
-    public var keepsCookies = false
+    /// How far cookies and cached responses reach: a fresh ephemeral store per page (the
+    /// default), one per host, or one for the whole crawl. Relay connections are shared anyway.
+    public var sessionScope = CrawlSessionScope.page
     /// When the store holds a crawl started with other options (`CrawlOptions`), record these
     /// instead of refusing to run.
     public var replacesStoredOptions = false
+    /// Media types whose bodies are read ("text/html", "text/*"); empty for any. A 2xx response
+    /// of another type is recorded as skipped by type, its body not read (the transfer stops
+    /// after its header). While sitemaps are followed, sitemap types (XML, gzip) are read too.
+    public var acceptedTypes: [String] = []
+    /// Load each HTML page's requisites (style sheets and their imports, scripts, images,
+    /// frames) as a browser would, through the same relay chain and session scope. They are not
+    /// links: not queued, not subject to robots.txt or per-host politeness; their bytes count
+    /// toward `maximumBytes`.
+    public var loadsRequisites = false
     /// Keep page bodies for an archive (WARC); otherwise only their digest is kept.
     public var keepBodies = false
 

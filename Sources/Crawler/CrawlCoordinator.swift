@@ -24,6 +24,9 @@ actor CrawlCoordinator {
     /// When `bytesDone` was last read from a shared store (other workers add to it).
     private var bytesReadAt = Date()
     private(set) var progress = CrawlProgress()
+    /// Links already handed to the store, so that the same link on page after page costs no
+    /// statement (they are seen there for good).
+    private var recentLinks = RecentURLs(capacity: 8192)
     private let startedAt = Date()
 
     init(store: any CrawlStore, configuration: CrawlConfiguration) throws {
@@ -37,7 +40,7 @@ actor CrawlCoordinator {
 
     private static func totals(of store: any CrawlStore) throws -> (pages: Int, bytes: Int) {
         let counts = try store.counts()
-        return ((counts[.fetched] ?? 0) + (counts[.failed] ?? 0), try store.fetchedBytes())
+        return ((counts[.fetched] ?? 0) + (counts[.failed] ?? 0) + (counts[.skippedByType] ?? 0), try store.fetchedBytes())
     }
 
     /// Checks (or records) the crawl's options, makes claims a dead process left claimable
@@ -94,16 +97,21 @@ actor CrawlCoordinator {
         case .fetched: .fetched
         case .failed: .failed
         case .robots: .blockedByRobots
+        case .skippedByType: .skippedByType
         }
-        let added = try store.complete(entry, state: state, status: record.status, bytes: record.bytes, digest: record.contentDigest,
-                                       error: record.error, links: links, now: Self.now)
+        // What the page's requisites brought counts toward the byte limit as the page's own.
+        let bytes = record.bytes + (record.requisites ?? []).reduce(0) { $0 + $1.bytes }
+        let unseen = links.filter { !recentLinks.contains($0.url) }
+        let added = try store.complete(entry, state: state, status: record.status, bytes: bytes, digest: record.contentDigest,
+                                       error: record.error, links: unseen, now: Self.now)
+        for link in unseen { recentLinks.insert(link.url) }
         release(entry)
         switch record.outcome {
-        case .fetched, .failed:
+        case .fetched, .failed, .skippedByType:
             pagesDone += 1
-            bytesDone += record.bytes
+            bytesDone += bytes
             progress.pagesThisRun += 1
-            progress.bytesThisRun += record.bytes
+            progress.bytesThisRun += bytes
         case .robots: break
         }
         return added
@@ -144,6 +152,7 @@ actor CrawlCoordinator {
         result.fetched = counts[.fetched] ?? 0
         result.failed = counts[.failed] ?? 0
         result.blockedByRobots = counts[.blockedByRobots] ?? 0
+        result.skippedByType = counts[.skippedByType] ?? 0
         result.queued = counts[.queued] ?? 0
         result.inFlight = inFlight
         result.seconds = Date().timeIntervalSince(startedAt)

@@ -6,6 +6,7 @@ public struct CrawlError: Error, Sendable, CustomStringConvertible {
         case output(String)
         case seeds(String)
         case scope(String)
+        case relays(String)
     }
 
     let code: Code
@@ -16,6 +17,7 @@ public struct CrawlError: Error, Sendable, CustomStringConvertible {
     static func output(_ why: String) -> CrawlError { CrawlError(.output(why)) }
     static func seeds(_ why: String) -> CrawlError { CrawlError(.seeds(why)) }
     static func scope(_ why: String) -> CrawlError { CrawlError(.scope(why)) }
+    static func relays(_ why: String) -> CrawlError { CrawlError(.relays(why)) }
 
     public var description: String {
         switch code {
@@ -23,6 +25,7 @@ public struct CrawlError: Error, Sendable, CustomStringConvertible {
         case .output(let why): return "crawl output: \(why)"
         case .seeds(let why): return "seeds: \(why)"
         case .scope(let why): return "scope: \(why)"
+        case .relays(let why): return "relays: \(why)"
         }
     }
 }

@@ -22,16 +22,20 @@ public struct CrawlOptions: Sendable {
             ("strip-query-param", list(configuration.canonicalizer.strippedQueryParameters.sorted())),
             ("robots.txt", configuration.obeyRobots ? "obey (as \(configuration.productToken))" : "ignore"),
             ("sitemaps", configuration.followsSitemaps ? "follow" : "ignore"),
+            ("accept-type", list(configuration.acceptedTypes.map { $0.lowercased() }.sorted())),
             ("per-host", String(configuration.perHostConcurrency)),
             ("delay", String(configuration.delay)),
         ]
     }
 
+    /// Options newer than some stores, with the value a store that predates them had in effect.
+    private static let addedLater = ["accept-type": "none"]
+
     /// The options whose values differ from `stored` (options only one side has included), as
     /// "name: stored VALUE, now VALUE".
     func differences(from stored: [String: String]) -> [String] {
         var result: [String] = []
-        for (name, value) in values where stored[name] != value {
+        for (name, value) in values where (stored[name] ?? Self.addedLater[name]) != value {
             result.append("\(name): stored \(stored[name] ?? "(not set)"), now \(value)")
         }
         let names = Set(values.map(\.name))

@@ -2,7 +2,7 @@ import Foundation
 import WebArchive
 
 /// Where crawled pages are written: JSON lines (one record per page) and WARC 1.1 (a request and
-/// a response record per page, in files that rotate at a size limit). The JSON lines file is
+/// a response record per page and per requisite loaded with it, in files that rotate at a size limit). The JSON lines file is
 /// appended to, so a resumed crawl adds to it; each run starts new WARC files. Each page is one
 /// write() call per file. Safe to call from several tasks at once.
 public final class CrawlOutput: @unchecked Sendable {
@@ -54,10 +54,19 @@ public final class CrawlOutput: @unchecked Sendable {
             line?.append(0x0A)
         }
         var archived: Data?
-        if warcFolder != nil, let status = page.record.status, let url = URL(string: page.record.url) {
-            archived = WARCWriter.records(for: WARCExchange(url: url, requestHeaderFields: page.requestHeaderFields, statusCode: status,
-                                                            responseHeaderFields: page.responseHeaderFields, body: page.body ?? Data(),
-                                                            startedAt: page.record.fetchedAt))
+        // A page whose body was skipped for its type is in the JSON lines only: its archive
+        // record would claim a payload it never had.
+        if warcFolder != nil, page.record.outcome != .skippedByType, let status = page.record.status, let url = URL(string: page.record.url) {
+            var records = WARCWriter.records(for: WARCExchange(url: url, requestHeaderFields: page.requestHeaderFields, statusCode: status,
+                                                               responseHeaderFields: page.responseHeaderFields, body: page.body ?? Data(),
+                                                               startedAt: page.record.fetchedAt))
+            for requisite in page.requisites {
+                guard let status = requisite.statusCode else { continue }
+                records += WARCWriter.records(for: WARCExchange(url: requisite.url, requestHeaderFields: requisite.requestHeaderFields,
+                                                                statusCode: status, responseHeaderFields: requisite.responseHeaderFields,
+                                                                body: requisite.body ?? Data(), startedAt: requisite.startedAt))
+            }
+            archived = records
         }
         lock.lock()
         defer { lock.unlock() }

@@ -1,4 +1,5 @@
 import Foundation
+import HeadlessPage
 import RelayFetch
 
 /// What became of one URL, as a JSON line: where it was, what came back, through which relays,
@@ -11,6 +12,8 @@ public struct CrawlRecord: Sendable, Codable {
         case failed
         /// robots.txt does not allow it.
         case robots
+        /// A response arrived whose Content-Type the crawl does not accept: its body was not read.
+        case skippedByType = "type-skipped"
     }
 
     public var url: String
@@ -26,10 +29,22 @@ public struct CrawlRecord: Sendable, Codable {
     public var contentDigest: String?
     /// Every link found (canonical), in scope or not.
     public var links: [String] = []
+    /// The page's requisites, when the crawl loads them.
+    public var requisites: [CrawlRequisite]?
     /// Tries for this URL, earlier runs included (1 when it worked the first time).
     public var attempts = 1
     public var error: String?
     public var fetchedAt: Date
+}
+
+/// One requisite of a page (a style sheet, script, image, frame...) as loaded with it.
+public struct CrawlRequisite: Sendable, Codable {
+    public var url: String
+    public var status: Int?
+    public var contentType: String?
+    public var bytes = 0
+    /// Why it did not load, if it did not.
+    public var error: String?
 }
 
 /// A crawled page as handed to outputs: its record, and for archives the exchange itself.
@@ -39,6 +54,8 @@ public struct CrawledPage: Sendable {
     public var responseHeaderFields: [(name: String, value: String)] = []
     /// The body, when `CrawlConfiguration.keepBodies` is set.
     public var body: Data?
+    /// The requisites' exchanges (bodies too when `keepBodies` is set), for archives.
+    public var requisites: [PageResource] = []
 }
 
 /// Where a crawl stands, for progress lines and the final summary.
@@ -46,6 +63,8 @@ public struct CrawlProgress: Sendable, Codable {
     public var fetched = 0
     public var failed = 0
     public var blockedByRobots = 0
+    /// Responses whose bodies were skipped for their Content-Type.
+    public var skippedByType = 0
     public var queued = 0
     public var inFlight = 0
     /// Fetched or failed in this run (the rest come from an earlier run's store).
@@ -55,5 +74,23 @@ public struct CrawlProgress: Sendable, Codable {
     /// Relay chains working now, of all the crawl uses.
     public var relayChainsUp = 0
     public var relayChains = 0
+    /// Each relay chain's health.
+    public var chains: [RelayChainHealth] = []
     public var seconds: Double = 0
+}
+
+/// One relay chain of the pool as the crawl saw it.
+public struct RelayChainHealth: Sendable, Codable {
+    /// 1 for the first chain given.
+    public var chain: Int
+    /// Its relays, nearest the client first ("host:port > host:port").
+    public var relays: String
+    /// False while it rests after a relay failure.
+    public var up: Bool
+    /// Relay failures it had (each rested it).
+    public var relayFailures: Int
+    /// Pages it carried to a response.
+    public var pages: Int
+    /// Hosts assigned to it now.
+    public var hosts: Int
 }

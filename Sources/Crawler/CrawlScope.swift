@@ -43,15 +43,20 @@ public struct CrawlScope: @unchecked Sendable {
 
     /// Whether a link to `url` found at `depth` is followed. `url` should be canonical.
     public func includes(_ url: URL, depth: Int) -> Bool {
-        if let maximumDepth, depth > maximumDepth { return false }
         guard let host = url.host?.lowercased() else { return false }
+        return includes(url.absoluteString, host: host, depth: depth)
+    }
+
+    /// The same for a canonical URL as text, with its host (lower case).
+    func includes(_ text: String, host: String, depth: Int) -> Bool {
+        if let maximumDepth, depth > maximumDepth { return false }
         switch hostRule {
         case .sameHost:
             guard seedHosts.contains(host) else { return false }
         case .sameDomain:
             guard seedDomains.contains(PublicSuffixList.registrableDomain(host) ?? host) else { return false }
         }
-        let text = url.absoluteString
+        if allowed.isEmpty && denied.isEmpty { return true }
         let range = NSRange(text.startIndex..., in: text)
         if !allowed.isEmpty && !allowed.contains(where: { $0.firstMatch(in: text, range: range) != nil }) { return false }
         return !denied.contains { $0.firstMatch(in: text, range: range) != nil }

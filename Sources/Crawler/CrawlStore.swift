@@ -2,7 +2,11 @@ import Foundation
 
 /// Where a URL of the frontier stands.
 public enum CrawlURLState: Int, Sendable, CaseIterable {
-    case queued = 0, claimed = 1, fetched = 2, failed = 3, blockedByRobots = 4
+    case queued = 0, claimed = 1, fetched = 2, failed = 3, blockedByRobots = 4, skippedByType = 5
+
+    /// The states of URLs that count as pages toward the limits (a request went out, or is
+    /// going), as an SQL list both stores use.
+    static let countedAsPagesSQL = "(1, 2, 3, 5)"
 }
 
 /// One URL taken from the frontier. `claim` tells one claim of the URL from the next: a store

@@ -17,8 +17,13 @@ public final class Crawler: Sendable {
     /// relay chain: each host sticks to one chain, and a chain whose relay fails is taken out
     /// until its backoff ends (`chainBackoff` seconds, doubling). Sessions should not follow
     /// redirects themselves (`maximumRedirects = 0`): a redirect is then a link, checked for scope.
+    /// Sessions that may connect directly (`allowsDirectConnections`) are refused: a crawl goes
+    /// to hosts nobody listed in advance, and must never reach one but through relays.
     public init(configuration: CrawlConfiguration, sessions: [Session], store: any CrawlStore, chainBackoff: Double = 1) throws {
         precondition(!sessions.isEmpty, "a crawl needs at least one session")
+        guard sessions.allSatisfy({ !$0.configuration.allowsDirectConnections }) else {
+            throw CrawlError.relays("a crawl's sessions must never connect directly (Session.Configuration.allowsDirectConnections = false)")
+        }
         self.configuration = configuration
         pool = RelayPool(sessions: sessions, baseBackoff: chainBackoff)
         coordinator = try CrawlCoordinator(store: store, configuration: configuration)
@@ -46,7 +51,7 @@ public final class Crawler: Sendable {
         try await coordinator.start(seeds: entries, options: CrawlOptions(configuration: configuration, scope: scope),
                                     replacingOptions: configuration.replacesStoredOptions)
         let worker = PageWorker(configuration: configuration, scope: scope, pool: pool, coordinator: coordinator, robots: robots,
-                                onPage: onPage)
+                                sessions: PageSessions(scope: configuration.sessionScope), onPage: onPage)
         let renewal = renewingLeases()
         defer { renewal?.cancel() }
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -73,6 +78,7 @@ public final class Crawler: Sendable {
     public func progress() async throws -> CrawlProgress {
         var progress = try await coordinator.snapshot()
         (progress.relayChainsUp, progress.relayChains) = await pool.upCount()
+        progress.chains = await pool.chainHealth()
         return progress
     }
 

@@ -2,16 +2,19 @@ import Foundation
 import HeadlessPage
 
 /// The links a crawler follows from an HTML page: `a` and `area` hrefs, frames and iframes, and
-/// the canonical link, resolved against the document's base URL. Parsed with HeadlessPage's
-/// `HTMLDocument` (libxml2).
+/// the canonical link, as written, with the document's base URL to resolve them against.
+/// Parsed with HeadlessPage's `HTMLDocument` (libxml2).
 enum LinkExtractor {
-    static func links(in body: Data, url: URL, contentType: String?) -> [URL] {
-        guard let document = HTMLDocument(data: body, url: url, charset: charset(of: contentType)) else { return [] }
-        var base = url
-        if let href = document.xpath("//base[@href]").first?.attribute("href"), let resolved = URL(string: href, relativeTo: url) {
-            base = resolved.absoluteURL
+    static func links(in body: Data, url: URL, contentType: String?) -> (base: String, references: [String]) {
+        var base = url.absoluteString
+        guard let document = HTMLDocument(data: body, url: url, charset: charset(of: contentType)) else { return (base, []) }
+        if let href = document.xpath("//base[@href]").first?.attribute("href") {
+            let resolved = URLReference(href).resolved(against: URLReference(base))
+            if let scheme = resolved.scheme, resolved.authority != nil {
+                base = "\(scheme)://\(resolved.authority!)\(resolved.path)" + (resolved.query.map { "?" + $0 } ?? "")
+            }
         }
-        var found: [URL] = []
+        var found: [String] = []
         for element in document.xpath("//a[@href] | //area[@href] | //iframe[@src] | //frame[@src] | //link[@href]") {
             let reference: String?
             switch element.name {
@@ -21,40 +24,47 @@ enum LinkExtractor {
                 reference = rel.contains("canonical") ? element.attribute("href") : nil
             default: reference = element.attribute("href")
             }
-            guard let text = reference?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty, !text.hasPrefix("#"),
-                  let resolved = URL(string: text, relativeTo: base)
-                    ?? text.addingPercentEncoding(withAllowedCharacters: .urlFragmentAllowed).flatMap({ URL(string: $0, relativeTo: base) }),
-                  let scheme = resolved.scheme?.lowercased(), scheme == "http" || scheme == "https" else { continue }
-            found.append(resolved.absoluteURL)
+            // A fragment alone is a place in this page, not a link to follow.
+            guard let reference, reference.utf8.contains(where: { $0 > 0x20 }), reference.utf8.first(where: { $0 > 0x20 }) != UInt8(ascii: "#")
+            else { continue }
+            found.append(reference)
         }
-        return found
+        return (base, found)
     }
 
     /// The URLs a sitemap lists (`urlset`) or the sitemaps a sitemap index names
     /// (`sitemapindex`), from XML or gzip XML; nil when `body` is not a sitemap. Read with
     /// libxml2's forgiving HTML parser, which keeps unknown elements such as `loc`.
-    static func sitemapLocations(in body: Data, url: URL) -> [URL]? {
+    static func sitemapLocations(in body: Data, url: URL) -> [String]? {
         let xml = Gunzip.isGzip(body) ? Gunzip.inflate(body) : body
         guard let xml, let head = String(data: xml.prefix(1024), encoding: .utf8),
               head.contains("<urlset") || head.contains("<sitemapindex"),
               let document = HTMLDocument(data: xml, url: url, charset: "UTF-8") else { return nil }
-        return document.xpath("//loc").compactMap { element in
-            URL(string: element.text.trimmingCharacters(in: .whitespacesAndNewlines))
-        }
+        return document.xpath("//loc").map { $0.text.trimmingCharacters(in: .whitespacesAndNewlines) }
     }
 
     /// Whether a response may be a sitemap: XML or gzip by type, or a name ending in .xml or .xml.gz.
     static func mayBeSitemap(_ contentType: String?, url: URL) -> Bool {
-        let type = contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
-        return ["application/xml", "text/xml", "application/gzip", "application/x-gzip"].contains(type)
+        return sitemapTypes.contains(mediaType(contentType))
             || url.path.hasSuffix(".xml") || url.path.hasSuffix(".xml.gz")
     }
 
+    /// The media types a sitemap (plain or gzipped) may come as.
+    static let sitemapTypes = ["application/xml", "text/xml", "application/gzip", "application/x-gzip"]
+
     /// Whether a Content-Type names HTML (or none was given and the crawler must guess).
     static func isHTML(_ contentType: String?) -> Bool {
-        guard let contentType else { return true }
-        let type = contentType.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+        guard contentType != nil else { return true }
+        let type = mediaType(contentType)
         return type == "text/html" || type == "application/xhtml+xml"
+    }
+
+    /// The media type of a Content-Type value, in lower case ("" for none).
+    static func mediaType(_ contentType: String?) -> String {
+        guard let contentType else { return "" }
+        let type = contentType.utf8.prefix { $0 != UInt8(ascii: ";") }.drop { $0 == 0x20 || $0 == 0x09 }
+        let end = type.lastIndex { $0 != 0x20 && $0 != 0x09 }.map(type.index(after:)) ?? type.startIndex
+        return String(decoding: type[..<end], as: UTF8.self).lowercased()
     }
 
     private static func charset(of contentType: String?) -> String? {

@@ -1,4 +1,5 @@
 import Foundation
+import HeadlessPage
 import RelayFetch
 
 /// One loop of the crawl, run by several tasks at once: claim a URL, take the relay chain that
@@ -9,6 +10,7 @@ struct PageWorker: Sendable {
     let pool: RelayPool
     let coordinator: CrawlCoordinator
     let robots: RobotsCache
+    let sessions: PageSessions
     let onPage: @Sendable (CrawledPage) -> Void
 
     func run() async throws {
@@ -27,15 +29,24 @@ struct PageWorker: Sendable {
             try await finish(entry, page: CrawledPage(record: record(entry, .failed, error: "unparsable URL")), links: [])
             return
         }
-        guard let (chain, session) = await pool.session(for: entry.host) else {
+        let chain: Int, chainSession: Session
+        switch await pool.choice(for: entry.host) {
+        case .chain(let index, let chosen): (chain, chainSession) = (index, chosen)
+        case .allDown:
             let recovery = await pool.secondsUntilRecovery()
             try await retryOrFail(entry, error: await pool.downReason(), notBefore: recovery)
+            return
+        case .uncovered:
+            // A session would fetch a host outside its relays' domains directly; a crawl never does.
+            let error = "no relay chain covers \(entry.host) (their domains leave it out); never fetched directly"
+            try await finish(entry, page: CrawledPage(record: record(entry, .failed, error: error)), links: [])
             return
         }
         if configuration.obeyRobots {
             let rules: RobotsRules, isNew: Bool
             do {
-                (rules, isNew) = try await robots.rules(for: url, session: session)
+                // In the page scope, robots.txt has a store of its own too (it is not a page).
+                (rules, isNew) = try await robots.rules(for: url) { [sessions, host = entry.host] in sessions.session(for: host, on: chainSession) }
             } catch {
                 await pool.report(chain: chain, relayFailure: "\(error)")
                 try await retryOrFail(entry, error: "robots.txt: \(error)")
@@ -48,11 +59,14 @@ struct PageWorker: Sendable {
                 return
             }
         }
+        let session = sessions.session(for: entry.host, on: chainSession)
         // no-store keeps pages out of the session's in-memory HTTP cache: a crawl fetches each
         // URL once, and a cache holding every page would grow with the crawl.
         var request = HTTPRequest(url: url, headerFields: [("Accept", "text/html,application/xhtml+xml,*/*;q=0.8"),
                                                            ("Cache-Control", "no-store")])
-        request.httpShouldHandleCookies = configuration.keepsCookies
+        if !configuration.acceptedTypes.isEmpty {
+            request.acceptedMediaTypes = configuration.acceptedTypes + (configuration.followsSitemaps ? LinkExtractor.sitemapTypes : [])
+        }
         let body: Data, response: HTTPResponse
         await coordinator.sending(to: entry.host)
         do {
@@ -69,27 +83,43 @@ struct PageWorker: Sendable {
             try await coordinator.retry(entry, after: wait, pauseHost: retryAfter != nil, error: "status \(response.statusCode)")
             return
         }
-        let (found, queued) = links(in: body, response: response, depth: entry.depth)
-        var result = record(entry, .fetched)
+        let (found, queued) = response.bodySkipped ? ([], []) : links(in: body, response: response, depth: entry.depth)
+        var result = record(entry, response.bodySkipped ? .skippedByType : .fetched)
         result.status = response.statusCode
         result.contentType = response.value(forHeaderField: "Content-Type")
         result.relayChain = response.relayHops
         result.timings = response.timings
         result.bytes = body.count
-        result.contentDigest = Crawler.digest(body)
+        result.contentDigest = response.bodySkipped ? nil : Crawler.digest(body)
         result.links = found
-        let page = CrawledPage(record: result, requestHeaderFields: [("User-Agent", session.configuration.userAgent)] + request.headerFields,
+        var page = CrawledPage(record: result, requestHeaderFields: [("User-Agent", session.configuration.userAgent)] + request.headerFields,
                                responseHeaderFields: response.headerFields, body: configuration.keepBodies ? body : nil)
+        if configuration.loadsRequisites, !response.bodySkipped, (200..<300).contains(response.statusCode), LinkExtractor.isHTML(result.contentType) {
+            page.requisites = await requisites(of: body, response: response, session: session)
+            page.record.requisites = page.requisites.map {
+                CrawlRequisite(url: $0.url.absoluteString, status: $0.statusCode, contentType: $0.mimeType, bytes: $0.size, error: $0.error)
+            }
+        }
         try await finish(entry, page: page, links: queued)
+    }
+
+    /// The page's requisites, loaded through `session` (its chain, its scope's store) a few at a
+    /// time; none when the body is not HTML after all.
+    private func requisites(of body: Data, response: HTTPResponse, session: Session) async -> [PageResource] {
+        var options = PageLoader.Options()
+        options.keepBodies = configuration.keepBodies
+        options.maximumConcurrentRequests = 6
+        options.maximumConcurrentRequestsPerOrigin = configuration.perHostConcurrency
+        return (try? await PageLoader(session: session, options: options).requisites(of: body, response: response).resources) ?? []
     }
 
     /// Queues the in-scope sitemaps a host's robots.txt names, one step deeper than the page
     /// that made us read it.
     private func enqueueSitemaps(_ sitemaps: [String], base: URL, depth: Int) async throws {
         let entries = sitemaps.compactMap { text -> (url: String, host: String, depth: Int)? in
-            guard let url = URL(string: text, relativeTo: base), let canonical = configuration.canonicalizer.canonical(url),
-                  scope.includes(canonical, depth: depth + 1), let host = canonical.host?.lowercased() else { return nil }
-            return (canonical.absoluteString, host, depth + 1)
+            guard let canonical = configuration.canonicalizer.canonical(text, relativeTo: base.absoluteString),
+                  scope.includes(canonical.url, host: canonical.host, depth: depth + 1) else { return nil }
+            return (canonical.url, canonical.host, depth + 1)
         }
         if !entries.isEmpty { _ = try await coordinator.enqueue(entries) }
     }
@@ -115,27 +145,27 @@ struct PageWorker: Sendable {
     /// Every link of the page (canonical), and those in scope for the frontier. A redirect's
     /// Location is a link too.
     private func links(in body: Data, response: HTTPResponse, depth: Int) -> ([String], [(url: String, host: String, depth: Int)]) {
-        var raw: [URL] = []
-        if (300..<400).contains(response.statusCode), let location = response.value(forHeaderField: "Location"),
-           let target = URL(string: location, relativeTo: response.url)?.absoluteURL {
-            raw = [target]
+        var raw: [String] = []
+        var base = response.url.absoluteString
+        if (300..<400).contains(response.statusCode), let location = response.value(forHeaderField: "Location") {
+            raw = [location]
         } else if (200..<300).contains(response.statusCode) {
             let type = response.value(forHeaderField: "Content-Type")
             if configuration.followsSitemaps, LinkExtractor.mayBeSitemap(type, url: response.url),
                let locations = LinkExtractor.sitemapLocations(in: body, url: response.url) {
                 raw = locations
             } else if LinkExtractor.isHTML(type) {
-                raw = LinkExtractor.links(in: body, url: response.url, contentType: type)
+                (base, raw) = LinkExtractor.links(in: body, url: response.url, contentType: type)
             }
         }
         var seen = Set<String>()
         var all: [String] = []
         var queued: [(url: String, host: String, depth: Int)] = []
         for link in raw {
-            guard let canonical = configuration.canonicalizer.canonical(link), seen.insert(canonical.absoluteString).inserted else { continue }
-            all.append(canonical.absoluteString)
-            if scope.includes(canonical, depth: depth + 1), let host = canonical.host?.lowercased() {
-                queued.append((canonical.absoluteString, host, depth + 1))
+            guard let canonical = configuration.canonicalizer.canonical(link, relativeTo: base), seen.insert(canonical.url).inserted else { continue }
+            all.append(canonical.url)
+            if scope.includes(canonical.url, host: canonical.host, depth: depth + 1) {
+                queued.append((canonical.url, canonical.host, depth + 1))
             }
         }
         return (all, queued)

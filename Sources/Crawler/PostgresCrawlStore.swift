@@ -138,7 +138,7 @@ public final class PostgresCrawlStore: CrawlStore, @unchecked Sendable {
     }
 
     public func pagesClaimedOrDone() throws -> Int {
-        let text = try connection.execute("SELECT count(*) FROM crawl_pages WHERE state IN (1, 2, 3)").rows.first?.first ?? nil
+        let text = try connection.execute("SELECT count(*) FROM crawl_pages WHERE state IN \(State.countedAsPagesSQL)").rows.first?.first ?? nil
         return Int(text ?? "") ?? 0
     }
 

@@ -2,21 +2,46 @@ import Foundation
 import RelayFetch
 
 /// Several relay chains, one `Session` each, shared by a crawl: each host is carried by one
-/// chain at a time, as `RelayPoolHealth` decides. A single session is a pool of one.
+/// chain at a time, as `RelayPoolHealth` decides, among the chains whose relay configurations
+/// cover it. A host no chain covers gets none: the crawl never fetches it, as a session would
+/// (directly) for a host outside its configurations' domains. A single session is a pool of one.
 actor RelayPool {
     private let sessions: [Session]
+    /// How each chain is named in progress and summaries: its hops, nearest the client first.
+    private let names: [String]
     private var health: RelayPoolHealth
     /// Each chain's last relay failure, to say why "every chain is down".
     private var lastFailures: [Int: String] = [:]
+    /// The chains that cover each host met so far.
+    private var coverage: [String: [Int]] = [:]
+
+    /// Where a host's URLs go now.
+    enum Choice {
+        case chain(Int, Session)
+        /// Every chain that covers the host is resting.
+        case allDown
+        /// No chain covers the host: it is never fetched.
+        case uncovered
+    }
 
     init(sessions: [Session], baseBackoff: Double = 1) {
         self.sessions = sessions
+        names = sessions.map { Self.name(of: $0.configuration) }
         health = RelayPoolHealth(chainCount: sessions.count, baseBackoff: baseBackoff)
     }
 
-    /// The chain (index and session) for `host`, or nil when every chain is down.
-    func session(for host: String) -> (chain: Int, session: Session)? {
-        health.chain(for: host, now: Self.now).map { ($0, sessions[$0]) }
+    /// The chain (index and session) for `host`, or why there is none.
+    func choice(for host: String) -> Choice {
+        let candidates = coverage[host] ?? {
+            let covering = sessions.indices.filter { index in
+                sessions[index].configuration.proxyConfigurations.contains { $0.covers(host: host) }
+            }
+            coverage[host] = covering
+            return covering
+        }()
+        if candidates.isEmpty { return .uncovered }
+        guard let chain = health.chain(for: host, now: Self.now, candidates: candidates) else { return .allDown }
+        return .chain(chain, sessions[chain])
     }
 
     /// Records how a request on `chain` ended: a relay failure (its description given) takes the
@@ -43,6 +68,25 @@ actor RelayPool {
     }
 
     func upCount() -> (up: Int, total: Int) { health.upCount(at: Self.now) }
+
+    /// Each chain's health now, for progress lines and summaries.
+    func chainHealth() -> [RelayChainHealth] {
+        health.states(at: Self.now).enumerated().map { index, state in
+            RelayChainHealth(chain: index + 1, relays: names[index], up: state.up, relayFailures: state.failures, pages: state.pages,
+                             hosts: state.hosts)
+        }
+    }
+
+    /// The relays of a session's configurations: "host:port > host:port" per chain, an OHTTP
+    /// relay as "ohttp:host", configurations separated by ", ".
+    private static func name(of configuration: Session.Configuration) -> String {
+        let chains = configuration.proxyConfigurations.map { proxy -> String in
+            var hops = proxy.relayHops.compactMap { $0.endpointURL.map { "\($0.host ?? ""):\($0.port ?? 443)" } }
+            if let oblivious = proxy.obliviousHTTP, let url = oblivious.relay.endpointURL { hops.append("ohttp:\(url.host ?? "")") }
+            return hops.joined(separator: " > ")
+        }
+        return chains.joined(separator: ", ")
+    }
 
     private static var now: Double { Date().timeIntervalSince1970 }
 }

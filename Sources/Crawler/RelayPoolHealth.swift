@@ -3,12 +3,15 @@
 /// doubles with each consecutive failure, its hosts move to the working chain with the fewest
 /// hosts, and it comes back in (for hosts that need a chain) when its backoff ends; the first
 /// request it then carries is its health check. With every chain down, a host has none: its URLs
-/// wait. Never a direct connection. A state machine over time values, tested alone.
+/// wait. Only chains that cover the host (their domains) are candidates for it. Never a direct
+/// connection. A state machine over time values, tested alone.
 struct RelayPoolHealth: Sendable {
     private struct Chain {
         var downUntil: Double = 0
         var consecutiveFailures = 0
         var hosts = 0
+        var failures = 0
+        var pages = 0
     }
 
     private var chains: [Chain]
@@ -22,10 +25,11 @@ struct RelayPoolHealth: Sendable {
         self.maximumBackoff = maximumBackoff
     }
 
-    /// The chain for `host` at `now`, or nil when every chain is down.
-    mutating func chain(for host: String, now: Double) -> Int? {
+    /// The chain for `host` at `now` among `candidates` (every chain when nil), or nil when
+    /// every candidate is down.
+    mutating func chain(for host: String, now: Double, candidates: [Int]? = nil) -> Int? {
         if let current = assignment[host], chains[current].downUntil <= now { return current }
-        let up = chains.indices.filter { chains[$0].downUntil <= now }
+        let up = (candidates ?? Array(chains.indices)).filter { chains.indices.contains($0) && chains[$0].downUntil <= now }
         guard let best = up.min(by: { (chains[$0].hosts, $0) < (chains[$1].hosts, $1) }) else { return nil }
         if let previous = assignment[host] { chains[previous].hosts -= 1 }
         assignment[host] = best
@@ -38,6 +42,7 @@ struct RelayPoolHealth: Sendable {
     mutating func failed(_ chain: Int, now: Double) {
         guard chains.indices.contains(chain), chains[chain].downUntil <= now else { return }
         chains[chain].consecutiveFailures += 1
+        chains[chain].failures += 1
         let backoff = baseBackoff * Double(1 << min(chains[chain].consecutiveFailures - 1, 20))
         chains[chain].downUntil = now + min(maximumBackoff, backoff)
     }
@@ -46,6 +51,7 @@ struct RelayPoolHealth: Sendable {
     mutating func succeeded(_ chain: Int) {
         guard chains.indices.contains(chain) else { return }
         chains[chain].consecutiveFailures = 0
+        chains[chain].pages += 1
     }
 
     /// When the first down chain comes back, if any is down.
@@ -56,5 +62,10 @@ struct RelayPoolHealth: Sendable {
     /// How many chains are up at `now`, and how many there are.
     func upCount(at now: Double) -> (up: Int, total: Int) {
         (chains.filter { $0.downUntil <= now }.count, chains.count)
+    }
+
+    /// Each chain at `now`: up or resting, relay failures and exchanges carried so far, hosts on it.
+    func states(at now: Double) -> [(up: Bool, failures: Int, pages: Int, hosts: Int)] {
+        chains.map { ($0.downUntil <= now, $0.failures, $0.pages, $0.hosts) }
     }
 }

@@ -13,12 +13,13 @@ actor RobotsCache {
         self.productToken = productToken
     }
 
-    /// The rules for `url`'s origin, and whether this call fetched them (true once per origin).
-    /// Throws the `FetchError` of a relay that failed.
-    func rules(for url: URL, session: Session) async throws -> (RobotsRules, isNew: Bool) {
+    /// The rules for `url`'s origin, and whether this call fetched them (true once per origin),
+    /// fetched with the session `session` makes (asked only then). Throws the `FetchError` of a
+    /// relay that failed.
+    func rules(for url: URL, session: @escaping @Sendable () -> Session) async throws -> (RobotsRules, isNew: Bool) {
         guard let origin = Self.origin(of: url) else { return (.disallowAll, false) }
         if let task = entries[origin] { return (try await task.value, false) }
-        let task = Task { [productToken] in try await Self.fetch(origin: origin, session: session, productToken: productToken) }
+        let task = Task { [productToken] in try await Self.fetch(origin: origin, session: session(), productToken: productToken) }
         entries[origin] = task
         do {
             return (try await task.value, true)
@@ -35,8 +36,7 @@ actor RobotsCache {
         for _ in 0...5 {
             let body: Data, response: HTTPResponse
             do {
-                var request = HTTPRequest(url: url, headerFields: [("Cache-Control", "no-store")])
-                request.httpShouldHandleCookies = false
+                let request = HTTPRequest(url: url, headerFields: [("Cache-Control", "no-store")])
                 (body, response) = try await session.data(for: request)
             } catch let error as FetchError where error.relayError != nil {
                 throw error

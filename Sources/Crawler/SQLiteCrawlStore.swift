@@ -75,10 +75,9 @@ public final class SQLiteCrawlStore: CrawlStore, @unchecked Sendable {
     /// The oldest queued URL due by `now` whose host is not in `busyHosts`, marked claimed.
     public func claim(now: Double, busyHosts: Set<String>, perHost: Int = 1, delay: Double = 0) throws -> Entry? {
         let select = try database.prepared("SELECT id, url, host, depth, attempts FROM pages INDEXED BY pages_queue WHERE state = 0 AND not_before <= ? ORDER BY id LIMIT ?")
-        var found: Entry?
-        _ = try select.rows([.real(now), .integer(Self.claimWindow)]) { row in
-            guard found == nil, let host = row.text(2), !busyHosts.contains(host) else { return }
-            found = Entry(id: row.integer(0), url: row.text(1) ?? "", host: host, depth: row.integer(3), attempts: row.integer(4))
+        let found = try select.firstRow([.real(now), .integer(Self.claimWindow)]) { row -> Entry? in
+            guard let host = row.text(2), !busyHosts.contains(host) else { return nil }
+            return Entry(id: row.integer(0), url: row.text(1) ?? "", host: host, depth: row.integer(3), attempts: row.integer(4))
         }
         guard let entry = found else { return nil }
         try database.prepared("UPDATE pages SET state = 1 WHERE id = ?").run([.integer(entry.id)])
@@ -120,7 +119,7 @@ public final class SQLiteCrawlStore: CrawlStore, @unchecked Sendable {
     }
 
     public func pagesClaimedOrDone() throws -> Int {
-        try database.prepared("SELECT count(*) FROM pages WHERE state IN (1, 2, 3)").rows([], { $0.integer(0) }).first ?? 0
+        try database.prepared("SELECT count(*) FROM pages WHERE state IN \(State.countedAsPagesSQL)").rows([], { $0.integer(0) }).first ?? 0
     }
 
     /// When the next queued URL is due, if any is queued (no claim is left to expire here).

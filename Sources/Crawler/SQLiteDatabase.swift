@@ -103,9 +103,35 @@ final class SQLiteStatement {
 
     /// Runs the statement with `values`, mapping each result row with `row`.
     func rows<T>(_ values: [SQLiteValue], _ row: (SQLiteRow) throws -> T) throws -> [T] {
+        defer { sqlite3_reset(raw) }
+        try bind(values)
+        var result: [T] = []
+        while true {
+            switch sqlite3_step(raw) {
+            case SQLITE_ROW: result.append(try row(SQLiteRow(raw: raw)))
+            case SQLITE_DONE: return result
+            default: throw failure()
+            }
+        }
+    }
+
+    /// Runs the statement with `values` until `row` maps a result row to a value, and returns
+    /// that value (nil when no row does): the rows after it are never produced.
+    func firstRow<T>(_ values: [SQLiteValue], _ row: (SQLiteRow) throws -> T?) throws -> T? {
+        defer { sqlite3_reset(raw) }
+        try bind(values)
+        while true {
+            switch sqlite3_step(raw) {
+            case SQLITE_ROW: if let value = try row(SQLiteRow(raw: raw)) { return value }
+            case SQLITE_DONE: return nil
+            default: throw failure()
+            }
+        }
+    }
+
+    private func bind(_ values: [SQLiteValue]) throws {
         sqlite3_reset(raw)
         sqlite3_clear_bindings(raw)
-        defer { sqlite3_reset(raw) }
         for (offset, value) in values.enumerated() {
             let index = Int32(offset + 1)
             let status: Int32
@@ -116,14 +142,6 @@ final class SQLiteStatement {
             case .null: status = sqlite3_bind_null(raw, index)
             }
             guard status == SQLITE_OK else { throw failure() }
-        }
-        var result: [T] = []
-        while true {
-            switch sqlite3_step(raw) {
-            case SQLITE_ROW: result.append(try row(SQLiteRow(raw: raw)))
-            case SQLITE_DONE: return result
-            default: throw failure()
-            }
         }
     }
 

@@ -14,31 +14,79 @@ public struct URLCanonicalizer: Sendable {
 
     /// The canonical form of `url`, or nil for anything but an http(s) URL with a host.
     public func canonical(_ url: URL) -> URL? {
-        guard let components = URLComponents(url: url, resolvingAgainstBaseURL: true),
-              let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
-              let rawHost = components.percentEncodedHost, !rawHost.isEmpty else { return nil }
-        var text = scheme + "://"
-        if let user = components.percentEncodedUser {
-            text += Self.normalizedEscapes(user, allowing: Self.userInfoCharacters)
-            if let password = components.percentEncodedPassword { text += ":" + Self.normalizedEscapes(password, allowing: Self.userInfoCharacters) }
-            text += "@"
+        canonical(url.absoluteString, relativeTo: nil).flatMap { URL(string: $0.url) }
+    }
+
+    /// The canonical form of the link `reference` (as written in a page) resolved against
+    /// `base` (an absolute URL), and its host (lower case, without brackets); nil for anything
+    /// but an http(s) URL with a host. All on text: no `URL` is built.
+    func canonical(_ reference: String, relativeTo base: String?) -> (url: String, host: String)? {
+        var target = URLReference(reference)
+        if target.scheme == nil {
+            guard let base else { return nil }
+            let baseReference = URLReference(base)
+            guard baseReference.scheme != nil else { return nil }
+            target = target.resolved(against: baseReference)
         }
+        return canonical(target)
+    }
+
+    /// The canonical text of an absolute reference, with its host.
+    func canonical(_ parts: URLReference) -> (url: String, host: String)? {
+        guard let scheme = parts.scheme?.lowercased(), scheme == "http" || scheme == "https", let authority = parts.authority,
+              let (userInfo, rawHost, port) = Self.splitAuthority(authority) else { return nil }
         var host = rawHost.lowercased()
         if host.hasSuffix(".") { host.removeLast() }
+        guard !host.isEmpty else { return nil }
+        var text = scheme + "://"
+        if let userInfo { text += Self.normalizedEscapes(String(userInfo), allowing: Self.userInfoCharacters) + "@" }
         text += host
-        if let port = components.port, port != (scheme == "https" ? 443 : 80) { text += ":\(port)" }
-        let path = Self.removingDotSegments(Self.normalizedEscapes(components.percentEncodedPath, allowing: Self.pathCharacters))
+        if let port, port != (scheme == "https" ? 443 : 80) { text += ":\(port)" }
+        let path = Self.removingDotSegments(Self.normalizedEscapes(String(parts.path), allowing: Self.pathCharacters))
         text += path.isEmpty ? "/" : path
-        if let query = components.percentEncodedQuery {
+        if let query = parts.query {
             let kept = query.split(separator: "&", omittingEmptySubsequences: true).filter { pair in
+                guard !strippedQueryParameters.isEmpty else { return true }
                 let name = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
-                return !strippedQueryParameters.contains(name.removingPercentEncoding ?? name)
+                return !strippedQueryParameters.contains(name.contains("%") ? name.removingPercentEncoding ?? name : name)
             }
             if !kept.isEmpty {
                 text += "?" + kept.map { Self.normalizedEscapes(String($0), allowing: Self.queryCharacters) }.joined(separator: "&")
             }
         }
-        return URL(string: text)
+        let bareHost = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        return (text, bareHost)
+    }
+
+    /// [userinfo@]host[:port], the host checked (registered-name characters and escapes, or an
+    /// IP literal in brackets); nil when it is malformed. An empty port counts as none.
+    private static func splitAuthority(_ authority: Substring) -> (userInfo: Substring?, host: Substring, port: Int?)? {
+        var hostAndPort = authority
+        var userInfo: Substring?
+        if let at = authority.utf8.lastIndex(of: UInt8(ascii: "@")) {
+            userInfo = authority[..<at]
+            hostAndPort = authority[authority.index(after: at)...]
+        }
+        let host: Substring, portText: Substring?
+        if hostAndPort.utf8.first == UInt8(ascii: "[") {
+            guard let close = hostAndPort.utf8.firstIndex(of: UInt8(ascii: "]")) else { return nil }
+            host = hostAndPort[...close]
+            let after = hostAndPort[hostAndPort.index(after: close)...]
+            guard after.isEmpty || after.utf8.first == UInt8(ascii: ":") else { return nil }
+            portText = after.isEmpty ? nil : after.dropFirst()
+            guard host.utf8.dropFirst().dropLast().allSatisfy({ ipLiteralCharacters.contains($0) }) else { return nil }
+        } else {
+            if let colon = hostAndPort.utf8.lastIndex(of: UInt8(ascii: ":")) {
+                host = hostAndPort[..<colon]
+                portText = hostAndPort[hostAndPort.index(after: colon)...]
+            } else {
+                (host, portText) = (hostAndPort, nil)
+            }
+            guard host.utf8.allSatisfy({ hostCharacters.contains($0) }) else { return nil }
+        }
+        guard let portText, !portText.isEmpty else { return (userInfo, host, nil) }
+        guard portText.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }), let port = Int(portText), port <= 65535 else { return nil }
+        return (userInfo, host, port)
     }
 
     // RFC 3986: unreserved = ALPHA / DIGIT / "-" / "." / "_" / "~"
@@ -47,6 +95,8 @@ public struct URLCanonicalizer: Sendable {
     private static let userInfoCharacters = unreserved.union(subDelimiters).union(":".utf8)
     private static let pathCharacters = unreserved.union(subDelimiters).union(":@/".utf8)
     private static let queryCharacters = pathCharacters.union("?".utf8)
+    private static let hostCharacters = unreserved.union(subDelimiters).union("%".utf8)
+    private static let ipLiteralCharacters = Set("0123456789abcdefABCDEF:.".utf8).union(unreserved)
 
     /// Decodes escapes of unreserved characters, upper-cases the hex of the others, and encodes
     /// any byte the component does not allow as it stands (including a '%' that starts no escape).
@@ -85,6 +135,7 @@ public struct URLCanonicalizer: Sendable {
 
     /// RFC 3986 section 5.2.4, on an absolute path.
     static func removingDotSegments(_ path: String) -> String {
+        guard hasDotSegment(path) else { return path }
         var input = Substring(path)
         var output: [Substring] = []
         while !input.isEmpty {
@@ -103,5 +154,21 @@ public struct URLCanonicalizer: Sendable {
             }
         }
         return output.joined()
+    }
+
+    /// Whether a segment of `path` is "." or "..": most paths have none, and need no rewriting.
+    private static func hasDotSegment(_ path: String) -> Bool {
+        var segmentLength = 0, dots = 0
+        for byte in path.utf8 {
+            if byte == UInt8(ascii: "/") {
+                if segmentLength > 0 && segmentLength == dots && dots <= 2 { return true }
+                segmentLength = 0
+                dots = 0
+            } else {
+                segmentLength += 1
+                if byte == UInt8(ascii: ".") { dots += 1 }
+            }
+        }
+        return segmentLength > 0 && segmentLength == dots && dots <= 2
     }
 }

@@ -81,15 +81,7 @@ public final class PageLoader: @unchecked Sendable {
             // The complete document may name what the streaming pass could not see yet (the
             // last chunk, or a page whose charset the header gave): submit it too; seen URLs are
             // skipped, and the pass stops once a limit is reached.
-            let policy = SubresourceScanner.metaPolicy(in: document) ?? defaultPolicy
-            var batch: [SubresourceJob] = []
-            SubresourceScanner.scan(document, baseURL: response.url) { reference in
-                batch.append(SubresourceJob(reference: reference, referrer: response.url, policy: policy))
-                guard batch.count == 256 else { return true }
-                defer { batch.removeAll(keepingCapacity: true) }
-                return scheduler.submit(batch)
-            }
-            scheduler.submit(batch)
+            Self.submitSubresources(of: document, url: response.url, defaultPolicy: defaultPolicy, to: scheduler)
             let resources = await scheduler.finish()
             if refreshes < options.maximumMetaRefreshes, let next = MetaRefresh.target(in: document, base: response.url) {
                 refreshes += 1
@@ -101,6 +93,20 @@ public final class PageLoader: @unchecked Sendable {
             page.limitsReached = scheduler.limitsReached
             return page
         }
+    }
+
+    /// Hands every subresource `document` (at `url`) names to `scheduler`, in batches, until a
+    /// limit stops it.
+    static func submitSubresources(of document: HTMLDocument, url: URL, defaultPolicy: ReferrerPolicy, to scheduler: SubresourceScheduler) {
+        let policy = SubresourceScanner.metaPolicy(in: document) ?? defaultPolicy
+        var batch: [SubresourceJob] = []
+        SubresourceScanner.scan(document, baseURL: url) { reference in
+            batch.append(SubresourceJob(reference: reference, referrer: url, policy: policy))
+            guard batch.count == 256 else { return true }
+            defer { batch.removeAll(keepingCapacity: true) }
+            return scheduler.submit(batch)
+        }
+        scheduler.submit(batch)
     }
 
     func parse(_ data: Data, response: HTTPResponse) throws -> HTMLDocument {

@@ -29,6 +29,8 @@ final class CurlTransfer: @unchecked Sendable {
     let sink: BodyBuffer?
     /// True while libcurl holds the transfer paused for a reader that is behind (curl thread).
     var pausedForReader = false
+    /// Set when the response's header said its body is not wanted (`acceptedMediaTypes`).
+    fileprivate(set) var bodySkipped = false
 
     /// The status of the tunnel this transfer opened (curl thread); nil on a reused connection.
     private var tunnelStatus: TunnelStatus?
@@ -47,8 +49,10 @@ final class CurlTransfer: @unchecked Sendable {
     var onBodyChunk: (@Sendable (URL, Data) -> Void)?
 
     /// With a `sink`, the body streams into it (and libcurl reads in large pieces); without one
-    /// it is collected in `body`.
-    init(request: HTTPRequest, route: Route, configuration: Session.Configuration, sink: BodyBuffer? = nil) throws(FetchError) {
+    /// it is collected in `body`. `pinnedAddresses`: on a direct route, where the host is
+    /// (resolved by the session's encrypted resolver), so libcurl resolves nothing itself.
+    init(request: HTTPRequest, route: Route, configuration: Session.Configuration, pinnedAddresses: [String] = [],
+         sink: BodyBuffer? = nil) throws(FetchError) {
         guard let easy = curl_easy_init() else { throw FetchError(.transfer("libcurl could not create a handle")) }
         self.easy = easy
         self.request = request
@@ -60,7 +64,7 @@ final class CurlTransfer: @unchecked Sendable {
         let limit = min(configuration.requestTimeout, request.timeout ?? .infinity)
         self.maximumTime = limit.isFinite ? max(0.001, min(limit, 86_400 * 365)) : 0
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
-        configure(configuration)
+        configure(configuration, pinnedAddresses: pinnedAddresses)
     }
 
     deinit {
@@ -69,11 +73,15 @@ final class CurlTransfer: @unchecked Sendable {
         errorBuffer.deallocate()
     }
 
-    private func configure(_ configuration: Session.Configuration) {
+    /// RF_CURL_DEBUG set: libcurl tells every step on stderr. Read once: building the
+    /// environment dictionary for every transfer costs more than the rest of its setup.
+    private static let debugging = ProcessInfo.processInfo.environment["RF_CURL_DEBUG"] != nil
+
+    private func configure(_ configuration: Session.Configuration, pinnedAddresses: [String]) {
         let me = Unmanaged.passUnretained(self).toOpaque()  // the engine holds the transfer while curl runs it
         setString(CURLOPT_URL, request.url.absoluteString)
         setLong(CURLOPT_NOSIGNAL, 1)
-        if ProcessInfo.processInfo.environment["RF_CURL_DEBUG"] != nil { setLong(CURLOPT_VERBOSE, 1) }
+        if Self.debugging { setLong(CURLOPT_VERBOSE, 1) }
         setString(CURLOPT_PROXY, "")          // never a proxy from the environment
         setString(CURLOPT_NOPROXY, "*")
         setLong(CURLOPT_FOLLOWLOCATION, 0)
@@ -120,8 +128,10 @@ final class CurlTransfer: @unchecked Sendable {
 
         if case .direct = route, let host = request.url.host {
             let port = request.url.portOrDefault
-            if let address = configuration.directHostAddresses["\(host):\(port)"] {
-                let pin = curl_slist_append(nil, "\(host):\(port):\(address)")
+            let addresses = configuration.directHostAddresses["\(host):\(port)"].map { [$0] }
+                ?? pinnedAddresses.map { $0.contains(":") && !$0.hasPrefix("[") ? "[\($0)]" : $0 }
+            if !addresses.isEmpty {
+                let pin = curl_slist_append(nil, "\(host):\(port):\(addresses.joined(separator: ","))")
                 lists.append(pin)
                 _ = rf_curl_easy_setopt_slist(easy, CURLOPT_RESOLVE, pin)
             }
@@ -172,7 +182,8 @@ final class CurlTransfer: @unchecked Sendable {
         return count
     }
 
-    /// Takes one header line; false stops the transfer (a declared length over the limit).
+    /// Takes one header line; false stops the transfer: at the end of a header whose body the
+    /// request does not want, or that declares a length over the limit.
     fileprivate func appendHeader(_ pointer: UnsafePointer<CChar>, _ count: Int) -> Bool {
         lastActivity = Self.now()
         let line = String(decoding: UnsafeRawBufferPointer(start: pointer, count: count), as: UTF8.self)
@@ -181,8 +192,14 @@ final class CurlTransfer: @unchecked Sendable {
             headerLines.append(line)
             return true
         }
-        let head = responseHead()
+        var head = responseHead()
         guard !(100..<200).contains(head.statusCode) else { return true }  // an interim response
+        if request.acceptedMediaTypes != nil, !request.wantsBody(status: head.statusCode, contentType: head.value(forHeaderField: "Content-Type")) {
+            bodySkipped = true
+            head.bodySkipped = true
+            sink?.receivedResponse(head)
+            return false
+        }
         // Like curl's --max-filesize: a declared length over the limit fails before any byte.
         if maximumSize < .max, (200..<300).contains(head.statusCode), method != "HEAD",
            let length = head.value(forHeaderField: "Content-Length").flatMap(Int.init), length > maximumSize {
@@ -221,7 +238,7 @@ final class CurlTransfer: @unchecked Sendable {
             let budget = request.byteBudget.flatMap { $0.isExhausted ? $0.limit : nil }
             return .failure(FetchError(.responseTooLarge(limit: budget ?? maximumSize)))
         }
-        guard code == CURLE_OK else {
+        guard code == CURLE_OK || bodySkipped else {
             // On a connection libcurl reused (or multiplexed), the tunnel is the one to this
             // target that ended while this transfer ran.
             var end = end
@@ -238,11 +255,12 @@ final class CurlTransfer: @unchecked Sendable {
                                     httpVersion: version == Int(CURL_HTTP_VERSION_2_0) ? "HTTP/2" : "HTTP/1.1",
                                     headerFields: Self.parseHeaderFields(headerLines),
                                     url: request.url, relayHops: route.hopNames)
-        if case .relayClosed(let hop, originStreamCut: true) = end, response.bodyEndsAtConnectionClose(method: request.method) {
+        if !bodySkipped, case .relayClosed(let hop, originStreamCut: true) = end, response.bodyEndsAtConnectionClose(method: request.method) {
             return .failure(FetchError(.relay(RelayError(hop: hop, cause: .tunnelEndedEarly(
                 "the origin's TLS stream was cut (no close_notify); the body of \(received) bytes is truncated")))))
         }
         response.timings = timings()
+        response.bodySkipped = bodySkipped
         return .success((body, response))
     }
 
@@ -326,13 +344,24 @@ final class CurlTransfer: @unchecked Sendable {
         return parts.count >= 2 && parts[1].hasPrefix("2")
     }
 
+    /// "Name: value" lines after the status line, names and values trimmed of spaces, tabs and
+    /// line ends. Works on the UTF-8 bytes: Foundation's trimming costs several times more, for
+    /// every field of every response.
     static func parseHeaderFields(_ lines: [String]) -> [(name: String, value: String)] {
         lines.dropFirst().compactMap { line in
-            guard let colon = line.firstIndex(of: ":") else { return nil }
-            let name = String(line[..<colon]).trimmingCharacters(in: .whitespaces)
-            let value = String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespacesAndNewlines)
-            return name.isEmpty ? nil : (name, value)
+            let bytes = line.utf8
+            guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return nil }
+            let name = trimmed(bytes[..<colon])
+            return name.isEmpty ? nil : (String(decoding: name, as: UTF8.self), String(decoding: trimmed(bytes[bytes.index(after: colon)...]), as: UTF8.self))
         }
+    }
+
+    private static func trimmed(_ bytes: Substring.UTF8View) -> Substring.UTF8View {
+        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
+        var slice = bytes
+        while let first = slice.first, isSpace(first) { slice = slice.dropFirst() }
+        while let last = slice.last, isSpace(last) { slice = slice.dropLast() }
+        return slice
     }
 }
 

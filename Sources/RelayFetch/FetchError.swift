@@ -19,6 +19,10 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
         case idleTimeout(seconds: Double, peer: String, route: [String], stalled: String?)
         /// An Oblivious HTTP exchange failed (relay refused, bad key, response not authentic).
         case oblivious(String)
+        /// A name relayfetch resolves itself could not be resolved (encrypted resolution).
+        case nameResolution(String)
+        /// No relay configuration covers the host, and the session allows no direct connection.
+        case notRelayed(host: String)
     }
 
     public let code: Code
@@ -47,6 +51,8 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
             let who = stalled ?? (route.isEmpty ? "the origin stalled" : "the origin or a relay stalled")
             return "no data for \(Self.format(seconds)) s from \(peer)\(via): \(who) (idle timeout)"
         case .oblivious(let why): return "Oblivious HTTP: \(why)"
+        case .nameResolution(let why): return "name resolution: \(why)"
+        case .notRelayed(let host): return "no relay configuration covers \(host), and this session never connects directly"
         }
     }
 

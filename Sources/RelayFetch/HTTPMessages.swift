@@ -27,12 +27,28 @@ public struct HTTPRequest: Sendable {
     /// fails with `responseTooLarge`, before any byte when its length is declared. nil: the
     /// session's `maximumResponseSize` for a buffered body, no limit for a streamed one.
     public var maximumBodySize: Int?
+    /// Media types whose bodies are wanted ("text/html", or "text/*"); nil for any. A 2xx
+    /// response of another type (or of none) is not read: the transfer stops once its header
+    /// has arrived, and the response comes back with an empty body and `bodySkipped` set.
+    public var acceptedMediaTypes: [String]?
 
     public init(url: URL, method: String = "GET", headerFields: [(name: String, value: String)] = [], body: Data? = nil) {
         self.url = url
         self.method = method
         self.headerFields = headerFields
         self.body = body
+    }
+}
+
+extension HTTPRequest {
+    /// Whether the body of a response with `status` and `contentType` is wanted: always unless
+    /// it is a 2xx response and `acceptedMediaTypes` names neither its type nor `type/*`.
+    func wantsBody(status: Int, contentType: String?) -> Bool {
+        guard let accepted = acceptedMediaTypes, (200..<300).contains(status) else { return true }
+        guard let contentType else { return false }
+        let mediaType = contentType.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        let wildcard = (mediaType.split(separator: "/").first.map(String.init) ?? "") + "/*"
+        return accepted.contains { $0.lowercased() == mediaType || $0.lowercased() == wildcard }
     }
 }
 
@@ -50,10 +66,12 @@ public struct HTTPResponse: Sendable {
     public var timings = HTTPTimings()
     /// True when the body came from the session's cache (fresh, or revalidated with a 304).
     public var fromCache = false
+    /// True when the body was not read: the request's `acceptedMediaTypes` leave this type out.
+    public var bodySkipped = false
 
     /// The first value of `name`, compared case-insensitively.
     public func value(forHeaderField name: String) -> String? {
-        headerFields.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+        headerFields.first { $0.name.equalsIgnoringASCIICase(name) }?.value
     }
 }
 

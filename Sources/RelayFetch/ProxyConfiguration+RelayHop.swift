@@ -18,6 +18,10 @@ extension ProxyConfiguration {
         /// The HTTP version spoken to this relay: `.automatic` (ALPN h2 or http/1.1, the relay
         /// picks), `.http1`, or `.http2` (fails if the relay does not offer it). Not in Apple's API.
         public var relayProtocol: RelayProtocol = .automatic
+        /// A DNS-over-HTTPS resolver reached through the chain up to this relay, as Apple's
+        /// `NERelay.dnsOverHTTPSURL`: the names a session resolves for hosts it reaches directly
+        /// (excluded hosts, an OHTTP relay) go to it, so the local network never sees them.
+        public var dnsOverHTTPSURL: URL?
 
         public init(http3RelayEndpoint: URL?, http2RelayEndpoint: URL? = nil, tlsOptions: TLSOptions = TLSOptions(),
                     additionalHTTPHeaderFields: [String: String] = [:]) {
@@ -57,9 +61,9 @@ extension ProxyConfiguration {
 }
 
 extension ProxyConfiguration.RelayHop {
-    /// The transport's view of this hop; throws for URLs a relay cannot have. With both an
-    /// HTTP/3 and an HTTP/2 endpoint (and the automatic protocol), HTTP/3 is tried first and the
-    /// HTTP/2 endpoint is its fallback.
+    /// The transport's view of this hop; throws for URLs a relay cannot have. With the automatic
+    /// protocol HTTP/3 is tried first: on the HTTP/3 endpoint, with the HTTP/2 endpoint as its
+    /// fallback, or (first hop, https) on the one endpoint over QUIC and TCP at once.
     func endpoint(index: Int) throws(FetchError) -> RelayEndpoint {
         guard let url = endpointURL else {
             throw FetchError(.invalidRelay(index: index, reason: "the hop has no endpoint URL"))
@@ -71,7 +75,8 @@ extension ProxyConfiguration.RelayHop {
                                                      pinnedPublicKeys: tlsOptions.pinnedPublicKeySHA256.map { [UInt8]($0) },
                                                      clientIdentity: tlsOptions.clientIdentity),
                                      headerFields: fields, relayProtocol: relayProtocol)
-        if relayProtocol == .automatic, let http3 = http3RelayEndpoint {
+        guard relayProtocol == .automatic else { return endpoint }
+        if let http3 = http3RelayEndpoint {
             let (quicHost, quicPort, quicSecure) = try Self.parts(of: http3, index: index)
             if quicSecure {
                 // With an HTTP/2 endpoint as well, it is the fallback; without one, HTTP/3 or nothing.
@@ -80,6 +85,12 @@ extension ProxyConfiguration.RelayHop {
                 endpoint.port = quicPort
                 endpoint.relayProtocol = .http3
             }
+        } else if secure && index == 1 {
+            // HTTP/3 first on the first hop's own host and port, TCP (h2 or http/1.1) raced
+            // after a head start. Later hops are reached inside the tunnel of the hop before,
+            // where QUIC needs CONNECT-UDP: they stay on TCP unless told otherwise.
+            endpoint.fallback = RelayFallback(host: host, port: port)
+            endpoint.relayProtocol = .http3
         }
         return endpoint
     }

@@ -4,8 +4,12 @@ extension Session {
     /// How a session fetches: which relays, which store, which trust and limits.
     public struct Configuration: Sendable {
         /// Relay configurations, tried in order; the first that covers a host carries it. A host
-        /// no configuration covers goes direct.
+        /// no configuration covers goes direct, unless `allowsDirectConnections` is false.
         public var proxyConfigurations: [ProxyConfiguration]
+        /// False to refuse (`FetchError` `.notRelayed`) every request to a host no relay
+        /// configuration covers instead of connecting to it directly: a crawler following links
+        /// and page requisites to any host sets it.
+        public var allowsDirectConnections = true
         /// The store for cookies and cached responses. nil (the default) gives every `Session`
         /// made from this configuration a fresh store of its own; set a store to share it between
         /// sessions on purpose, as `WKWebsiteDataStore` instances are shared.
@@ -16,9 +20,10 @@ extension Session {
         public var connectTimeout: Double = 15
         /// Seconds an HTTP/2 relay connection with no open tunnel stays open.
         public var relayIdleTimeout: Double = 60
-        /// Seconds to wait for a relay's HTTP/3 (QUIC) endpoint before using its HTTP/2 endpoint;
-        /// a session remembers which relays needed the fallback.
-        public var http3FallbackDelay: Double = 1
+        /// Seconds QUIC gets to reach a relay's HTTP/3 endpoint before its TCP (HTTP/2) endpoint
+        /// is tried too (Happy Eyeballs); the first tunnel up is used, and a session remembers
+        /// which relays needed TCP. When QUIC fails outright, TCP starts at once.
+        public var http3FallbackDelay: Double = 0.3
         /// Seconds for a whole request, redirects included (curl's `--max-time`).
         public var requestTimeout: Double = 120
         /// Seconds a transfer may go without receiving a byte before it fails, naming the origin
@@ -39,6 +44,9 @@ extension Session {
         /// `--resolve`: "host:port" -> address. Relayed names are never resolved locally, so
         /// entries for them are ignored.
         public var directHostAddresses: [String: String] = [:]
+        /// How the names relayfetch resolves itself are resolved (encrypted DNS); nil: the system
+        /// resolver. Relayed names are never resolved locally either way.
+        public var privacyContext: PrivacyContext?
 
         public init(proxyConfigurations: [ProxyConfiguration] = [], dataStore: WebsiteDataStore? = nil) {
             self.proxyConfigurations = proxyConfigurations

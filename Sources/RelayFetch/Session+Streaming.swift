@@ -52,7 +52,8 @@ extension Session {
         }
         let request = prepared(original)
         let buffer = BodyBuffer()
-        let transfer = try CurlTransfer(request: request, route: route, configuration: configuration, sink: buffer)
+        let pins = try await pinnedAddresses(for: request.url, route: route)
+        let transfer = try CurlTransfer(request: request, route: route, configuration: configuration, pinnedAddresses: pins, sink: buffer)
         let engine = self.engine
         // Weak: the buffer outlives the transfer (the reader holds it), the engine holds the transfer.
         buffer.resumeProducer = { [weak transfer] in if let transfer { engine.resume(transfer) } }

@@ -11,22 +11,66 @@ public final class Session: @unchecked Sendable {
     /// named one (shared on purpose), else a fresh store of this session's own.
     public let dataStore: WebsiteDataStore
     let engine: CurlEngine
-    private let opener: TunnelOpener
+    let opener: TunnelOpener
+    /// False for a session made by `sharingConnections(dataStore:)`: the connections are the
+    /// other session's, which alone ends them.
+    private let ownsConnections: Bool
+    /// The privacy context's resolver for this session (nil: the system resolver).
+    let nameResolver: SessionNameResolver?
+    /// A relay's own DoH resolver (`RelayHop.dnsOverHTTPSURL`), reached through the chain, for
+    /// hosts this session reaches directly; nil when no hop names one.
+    private(set) var directNameResolver: SessionNameResolver?
 
     /// Starts the session's threads; throws if its local tunnel listener cannot be created.
     public init(configuration: Configuration = .ephemeral) throws {
         self.configuration = configuration
         dataStore = configuration.dataStore ?? .nonPersistent()
-        opener = try TunnelOpener(connectTimeout: configuration.connectTimeout, idleTimeout: configuration.relayIdleTimeout,
-                                   http3AttemptTimeout: configuration.http3FallbackDelay)
-        engine = CurlEngine(maximumConnectionsPerHost: configuration.maximumConnectionsPerHost,
-                            maximumConnections: configuration.maximumConnections)
+        let engine = CurlEngine(maximumConnectionsPerHost: configuration.maximumConnectionsPerHost,
+                                maximumConnections: configuration.maximumConnections)
+        self.engine = engine
+        ownsConnections = true
+        var nameResolver: SessionNameResolver?
+        do {
+            opener = try TunnelOpener(connectTimeout: configuration.connectTimeout, idleTimeout: configuration.relayIdleTimeout,
+                                       http3HeadStart: configuration.http3FallbackDelay) { loop throws(FetchError) in
+                nameResolver = try Self.makeNameResolver(configuration, engine: engine, loop: loop)
+                return nameResolver
+            }
+        } catch {
+            engine.shutdown()
+            throw error
+        }
+        self.nameResolver = nameResolver
+        directNameResolver = try relayResolver()
+    }
+
+    /// Shares `session`'s resolvers (and their cache) with its connections.
+    private init(sharing session: Session, dataStore: WebsiteDataStore) {
+        var configuration = session.configuration
+        configuration.dataStore = dataStore
+        self.configuration = configuration
+        self.dataStore = dataStore
+        opener = session.opener
+        engine = session.engine
+        ownsConnections = false
+        nameResolver = session.nameResolver
+        directNameResolver = session.directNameResolver
+    }
+
+    /// A session with this one's configuration, relay tunnels and connections (origin
+    /// connections included, kept alive between requests) but `dataStore` for cookies and
+    /// cached responses: a crawler's fresh store per page or per host, without a new relay
+    /// connection for each. It works while this session does; invalidating it ends nothing.
+    public func sharingConnections(dataStore: WebsiteDataStore) -> Session {
+        Session(sharing: self, dataStore: dataStore)
     }
 
     deinit { invalidate() }
 
-    /// Ends the session: closes its connections and tunnels; it cannot fetch afterwards.
+    /// Ends the session: closes its connections and tunnels; it cannot fetch afterwards. A
+    /// session sharing another's connections leaves them to that one.
     public func invalidate() {
+        guard ownsConnections else { return }
         engine.shutdown()
         opener.shutdown()
     }
@@ -75,14 +119,21 @@ public final class Session: @unchecked Sendable {
             return (entry.body, response)
         }
         if case .revalidate(_, let conditions) = lookup { request.headerFields += conditions }
-        let (body, response): (Data, HTTPResponse)
+        var (body, response): (Data, HTTPResponse)
         if case .oblivious(let oblivious) = route {
             let (post, context) = try ObliviousExchange.encapsulate(request, route: oblivious)
-            let (sealed, relayResponse) = try await engine.perform(try CurlTransfer(request: post, route: oblivious.carrier, configuration: configuration))
+            let pins = try await pinnedAddresses(for: post.url, route: oblivious.carrier)
+            let (sealed, relayResponse) = try await engine.perform(try CurlTransfer(request: post, route: oblivious.carrier, configuration: configuration,
+                                                                                    pinnedAddresses: pins))
             (body, response) = try ObliviousExchange.decapsulate(sealed, relayResponse: relayResponse, context: context, for: request, route: route)
+            // One sealed message: the body has arrived with the header, so it is only dropped.
+            if !request.wantsBody(status: response.statusCode, contentType: response.value(forHeaderField: "Content-Type")) {
+                (body, response.bodySkipped) = (Data(), true)
+            }
             onBodyChunk?(request.url, body)
         } else {
-            let transfer = try CurlTransfer(request: request, route: route, configuration: configuration)
+            let pins = try await pinnedAddresses(for: request.url, route: route)
+            let transfer = try CurlTransfer(request: request, route: route, configuration: configuration, pinnedAddresses: pins)
             transfer.onBodyChunk = onBodyChunk
             do {
                 (body, response) = try await engine.perform(transfer)
@@ -97,7 +148,7 @@ public final class Session: @unchecked Sendable {
             onBodyChunk?(request.url, entry.body)
             return (entry.body, refreshed)
         }
-        store.httpCache.store(request, response: response, body: body)
+        if !response.bodySkipped { store.httpCache.store(request, response: response, body: body) }
         return (body, response)
     }
 
@@ -146,6 +197,7 @@ public final class Session: @unchecked Sendable {
         guard scheme == "https" || scheme == "http" else { throw FetchError(.unsupportedScheme(scheme)) }
         let bareHost = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
         guard let proxy = configuration.proxyConfigurations.first(where: { $0.covers(host: bareHost) }) else {
+            guard configuration.allowsDirectConnections else { throw FetchError(.notRelayed(host: bareHost)) }
             return .direct
         }
         let port = UInt16(url.port ?? (scheme == "https" ? 443 : 80))
@@ -158,7 +210,7 @@ public final class Session: @unchecked Sendable {
         return .relayed(RelayedRoute(hops: try endpoints(proxy.relayHops), target: TunnelTarget(host: bareHost, port: port), opener: opener))
     }
 
-    private func endpoints(_ hops: [ProxyConfiguration.RelayHop]) throws(FetchError) -> [RelayEndpoint] {
+    func endpoints(_ hops: [ProxyConfiguration.RelayHop]) throws(FetchError) -> [RelayEndpoint] {
         var endpoints: [RelayEndpoint] = []
         for (offset, hop) in hops.enumerated() { endpoints.append(try hop.endpoint(index: offset + 1)) }
         return endpoints

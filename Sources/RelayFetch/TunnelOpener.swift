@@ -32,10 +32,19 @@ final class TunnelOpener: @unchecked Sendable {
         let status: TunnelStatus
     }
 
-    init(connectTimeout: Double, idleTimeout: Double, http3AttemptTimeout: Double) throws(FetchError) {
+    /// `makeResolver` gives the resolver for relay host names (nil: the system's); it may use the loop.
+    init(connectTimeout: Double, idleTimeout: Double, http3HeadStart: Double,
+         makeResolver: (EventLoop) throws(FetchError) -> HostResolver?) throws(FetchError) {
         let loop = EventLoop(name: "relayfetch.transport")
         self.loop = loop
-        builder = RelayChainBuilder(loop: loop, idleTimeout: idleTimeout, http3AttemptTimeout: http3AttemptTimeout)
+        let resolver: HostResolver?
+        do {
+            resolver = try makeResolver(loop)
+        } catch {
+            loop.shutdown()
+            throw error
+        }
+        builder = RelayChainBuilder(loop: loop, idleTimeout: idleTimeout, http3HeadStart: http3HeadStart, resolver: resolver)
         self.connectTimeout = connectTimeout
         listenerPort = 0
         var made: Result<LoopbackTunnelListener, SystemError>?

@@ -29,6 +29,10 @@ struct CrawlCommand: Subcommand {
       --max-pages N            stop after N pages, earlier runs and other workers included
       --max-bytes N            stop after N body bytes (suffix K, M or G), the same way
       --strip-query-param NAME remove query parameter NAME before URLs are compared (repeatable)
+      --accept-type TYPE       read only responses of this media type, e.g. text/html or text/*
+                               (repeatable); another type's body is not read (the transfer stops
+                               after its header) and the page is recorded as type-skipped;
+                               sitemaps are still read while they are followed
     Politeness:
       --concurrency N          requests in flight overall (default 8)
       --per-host N             requests in flight per host (default 2)
@@ -40,8 +44,16 @@ struct CrawlCommand: Subcommand {
       --ignore-robots          do not fetch or obey robots.txt
       --no-sitemaps            do not follow the sitemaps robots.txt names (by default sitemap
                                indexes, sitemaps and .xml.gz sitemaps give links)
-      --keep-cookies           keep cookies between pages (in memory, each to its own host);
-                               default: every page is fetched without cookies, none are kept
+      --session-scope S        how far cookies and cached responses reach, in memory: page (the
+                               default: a fresh ephemeral store per page, nothing set by one page
+                               is sent with another), host (one store per host, never sent to
+                               another host) or crawl (one store for every page). Relay and origin
+                               connections are reused in every scope (an origin may link the
+                               pages one connection carried)
+      --requisites             load each HTML page's requisites (style sheets and their imports,
+                               scripts, images, frames) like a browser, through the same chain and
+                               session; in the JSON lines and the WARC files with their page (not
+                               queued as links; robots.txt and per-host limits do not apply)
     Store and outputs:
       --store FILE             keep the crawl in this SQLite file (WAL mode) to resume it
       --store postgres://USER@HOST:PORT/DB
@@ -66,6 +78,12 @@ struct CrawlCommand: Subcommand {
                                Each host sticks to one chain; a chain whose relay fails is rested
                                (1 s, doubling) and its hosts move to another; with every chain
                                down, URLs wait and are retried. Never a direct connection.
+      --profile FILE           repeatable here: each profile is a chain of its own
+                               A host goes only to chains whose domains cover it (--match-domain,
+                               --exclude-domain, a profile's domains); a host no chain covers is
+                               recorded as failed and never fetched. The summary, the progress
+                               line and --json give each chain's health: up or down, relay
+                               failures, pages carried.
     Relay options:
     \(RelayOptions.help)
 
@@ -96,6 +114,7 @@ struct CrawlCommand: Subcommand {
         var scanner = ArgumentScanner(groups[0])
         var options = ScopeOptions()
         var relay = RelayOptions()
+        relay.allowsSeveralProfiles = true
         var command = CrawlCommand(configuration: CrawlConfiguration(scope: try CrawlScope()))
         var seedTexts: [String] = []
         while let argument = scanner.next() {
@@ -115,6 +134,7 @@ struct CrawlCommand: Subcommand {
             case "--warc": command.warcDirectory = try scanner.value()
             case "--warc-max-size": command.warcMaximumSize = try ScopeOptions.bytes(&scanner)
             case "--json": command.json = true
+            case "--requisites": command.configuration.loadsRequisites = true
             default:
                 if argument.hasPrefix("-") { throw UsageError("unknown option \(argument) for crawl (see relayfetch crawl --help)") }
                 seedTexts.append(argument)
@@ -133,11 +153,17 @@ struct CrawlCommand: Subcommand {
             throw UsageError("--lease applies to a PostgreSQL store only (--store postgres://...)")
         }
         try relay.validate()
-        command.relay = relay
-        command.moreChains = try groups.dropFirst().map { try chain($0, inheriting: relay) }
-        if !command.moreChains.isEmpty && !relay.namesRelays {
+        let groupChains = try groups.dropFirst().map { try chain($0, inheriting: relay) }
+        if !groupChains.isEmpty && !relay.namesRelays {
             throw UsageError("with --chain, the first chain needs relays too (a pool never connects directly)")
         }
+        guard relay.namesRelays else {
+            throw UsageError("crawl needs relays (--relay, --profile or --ohttp-relay): it never fetches directly")
+        }
+        // Each profile is a chain of its own, in the order given.
+        let chains = relay.splitByProfile + groupChains.flatMap(\.splitByProfile)
+        command.relay = chains[0]
+        command.moreChains = Array(chains.dropFirst())
         return command
     }
 
@@ -146,6 +172,7 @@ struct CrawlCommand: Subcommand {
     private static func chain(_ arguments: [String], inheriting first: RelayOptions) throws -> RelayOptions {
         var scanner = ArgumentScanner(arguments)
         var chain = RelayOptions()
+        chain.allowsSeveralProfiles = true
         while let argument = scanner.next() {
             guard try chain.parse(&scanner) else { throw UsageError("only relay options may follow --chain, not \(argument)") }
         }
@@ -154,6 +181,7 @@ struct CrawlCommand: Subcommand {
         chain.connectTimeout = chain.connectTimeout ?? first.connectTimeout
         chain.maximumTime = chain.maximumTime ?? first.maximumTime
         chain.idleTimeout = chain.idleTimeout ?? first.idleTimeout
+        if !chain.nameResolution.isSet { chain.nameResolution = first.nameResolution }
         try chain.validate()
         return chain
     }
@@ -173,6 +201,7 @@ struct CrawlCommand: Subcommand {
             for chain in [relay] + moreChains {
                 var sessionConfiguration = try await chain.sessionConfiguration(warn: io.log)
                 sessionConfiguration.maximumRedirects = 0  // a redirect is a link, checked for scope like any other
+                sessionConfiguration.allowsDirectConnections = false
                 sessions.append(try Session(configuration: sessionConfiguration))
             }
             store = try CrawlStoreLocation(storePath).open(lease: lease ?? 60)
@@ -214,7 +243,20 @@ struct CrawlCommand: Subcommand {
         let rate = summary.seconds > 0 ? Double(summary.pagesThisRun) / summary.seconds : 0
         io.print("crawled \(summary.pagesThisRun) pages (\(summary.bytesThisRun) bytes) in \(String(format: "%.2f", summary.seconds)) s, "
                  + "\(String(format: "%.1f", rate)) pages/s; store: \(summary.fetched) fetched, \(summary.failed) failed, "
-                 + "\(summary.blockedByRobots) blocked by robots.txt, \(summary.queued) queued; \(summary.retries) retries")
+                 + "\(summary.blockedByRobots) blocked by robots.txt, "
+                 + (configuration.acceptedTypes.isEmpty ? "" : "\(summary.skippedByType) skipped by type, ")
+                 + "\(summary.queued) queued; \(summary.retries) retries")
+        if summary.chains.count > 1 {
+            for chain in summary.chains {
+                io.print("  relay chain \(chain.chain) (\(chain.relays)): \(chain.up ? "up" : "down"), \(chain.pages) pages, "
+                         + "\(chain.relayFailures) relay failures")
+            }
+        }
+    }
+
+    /// "chain 1 up 40 pages, chain 2 down (3 failures)" for the progress line.
+    private static func chainsLine(_ chains: [RelayChainHealth]) -> String {
+        chains.map { "chain \($0.chain) " + ($0.up ? "up \($0.pages) pages" : "down (\($0.relayFailures) failures)") }.joined(separator: ", ")
     }
 
     /// Rewrites one progress line on the terminal twice a second.
@@ -226,7 +268,7 @@ struct CrawlCommand: Subcommand {
                 let rate = now.seconds > 0 ? Double(now.pagesThisRun) / now.seconds : 0
                 io.progress("\r\u{1B}[K  \(now.fetched) pages, \(now.queued) queued, \(now.inFlight) in flight, \(now.failed) errors, "
                             + String(format: "%.1f pages/s", rate)
-                            + (now.relayChains > 1 ? ", relay chains \(now.relayChainsUp)/\(now.relayChains) up" : ""))
+                            + (now.chains.count > 1 ? "; " + chainsLine(now.chains) : ""))
             }
         }
     }
@@ -272,7 +314,19 @@ extension CrawlCommand {
             case "--retries": configuration.retry.maximumRetries = try Self.count(&scanner, minimum: 0)
             case "--ignore-robots": configuration.obeyRobots = false
             case "--no-sitemaps": configuration.followsSitemaps = false
-            case "--keep-cookies": configuration.keepsCookies = true
+            case "--session-scope":
+                let text = try scanner.value()
+                guard let scope = CrawlSessionScope(rawValue: text) else {
+                    throw UsageError("--session-scope must be page, host or crawl, not \"\(text)\"")
+                }
+                configuration.sessionScope = scope
+            case "--accept-type":
+                let text = try scanner.value()
+                let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+                guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty, !text.contains(";"), !text.contains(" ") else {
+                    throw UsageError("--accept-type needs a media type such as text/html or text/*, not \"\(text)\"")
+                }
+                configuration.acceptedTypes.append(text.lowercased())
             default: return false
             }
             return true

@@ -16,8 +16,12 @@ struct RelayOptions {
       --relay-cacert FILE      PEM CA file to verify the preceding --relay's certificate
       --relay-pin sha256//B64  trust the preceding --relay by its public key (SHA-256 of the SPKI,
                                base64, as curl's --pinnedpubkey); repeatable
-      --relay-protocol P       for the preceding --relay: auto (default: ALPN h2 or http/1.1, the
-                               relay picks), h1, h2 (fail if not offered) or h3 (QUIC; hop 1 or behind h3)
+      --relay-protocol P       for the preceding --relay: auto (default: on hop 1 QUIC (HTTP/3)
+                               raced with TCP after 0.3 s, the first to connect is used; TCP by
+                               ALPN h2 or http/1.1), h1, h2 (fail if not offered) or h3 (QUIC
+                               only; hop 1 or behind h3)
+      --relay-h3 URL           a separate HTTP/3 endpoint for the preceding --relay, tried first;
+                               the --relay URL is its TCP (HTTP/2) fallback
       --cacert FILE            PEM CA file to verify origin certificates (default: system store)
       --match-domain D         relay only D and its subdomains (repeatable; default: everything)
       --exclude-domain D       never relay D and its subdomains (repeatable; wins over match)
@@ -36,6 +40,7 @@ struct RelayOptions {
                                file or fetched from a URL (e.g. https://gw/.well-known/ohttp-gateway):
                                through the --relay chain, or without one only from the OHTTP
                                relay's own host (it sees your address anyway)
+    \(NameResolutionOptions.help)
     """
     }
 
@@ -45,6 +50,7 @@ struct RelayOptions {
         var caFile: String?
         var pins: [Data] = []
         var relayProtocol: RelayProtocol = .automatic
+        var http3URL: URL?
     }
 
     private var hops: [PendingHop] = []
@@ -54,11 +60,14 @@ struct RelayOptions {
     var connectTimeout: Double?
     var maximumTime: Double?
     var idleTimeout: Double?
-    var profilePath: String?
+    var profilePaths: [String] = []
+    /// Whether `--profile` may be repeated (crawl: each profile is a relay chain of the pool).
+    var allowsSeveralProfiles = false
     var profileCAFile: String?
     var directAddresses: [String: String] = [:]
     var ohttpRelay: URL?
     var ohttpKeys: String?
+    var nameResolution = NameResolutionOptions()
 
     /// Consumes the current option if it is a relay option; returns false otherwise.
     mutating func parse(_ scanner: inout ArgumentScanner) throws -> Bool {
@@ -97,6 +106,13 @@ struct RelayOptions {
                 throw UsageError("--relay-protocol must be auto, h1, h2 or h3, not \"\(text)\"")
             }
             hops[hops.count - 1].relayProtocol = value
+        case "--relay-h3":
+            let text = try scanner.value()
+            guard !hops.isEmpty else { throw UsageError("--relay-h3 must follow the --relay it applies to") }
+            guard let url = URL(string: text), url.scheme?.lowercased() == "https", url.host?.isEmpty == false else {
+                throw UsageError("--relay-h3 needs an https URL such as https://relay.example:443, not \"\(text)\"")
+            }
+            hops[hops.count - 1].http3URL = url
         case "--cacert":
             let path = try scanner.value()
             try Self.requireReadable(path, option: "--cacert")
@@ -109,7 +125,10 @@ struct RelayOptions {
         case "--profile":
             let path = try scanner.value()
             try Self.requireReadable(path, option: "--profile")
-            profilePath = path
+            guard profilePaths.isEmpty || allowsSeveralProfiles else {
+                throw UsageError("--profile is given once here (relayfetch crawl takes several, one relay chain each)")
+            }
+            profilePaths.append(path)
         case "--profile-cacert":
             let path = try scanner.value()
             try Self.requireReadable(path, option: "--profile-cacert")
@@ -131,16 +150,31 @@ struct RelayOptions {
                 throw UsageError("--resolve needs HOST:PORT:ADDRESS, not \"\(text)\"")
             }
             directAddresses["\(parts[0].lowercased()):\(port)"] = parts[2]
-        default: return false
+        default: return try nameResolution.parse(&scanner)
         }
         return true
     }
 
     /// Whether these options name relays (hops, a profile or an OHTTP relay) rather than none.
-    var namesRelays: Bool { !hops.isEmpty || profilePath != nil || ohttpRelay != nil }
+    var namesRelays: Bool { !hops.isEmpty || !profilePaths.isEmpty || ohttpRelay != nil }
+
+    /// One set of options per profile named (each alone, with everything else these have), or
+    /// these options when they name one profile or none.
+    var splitByProfile: [RelayOptions] {
+        guard profilePaths.count > 1 else { return [self] }
+        return profilePaths.map { path in
+            var single = self
+            single.profilePaths = [path]
+            return single
+        }
+    }
 
     /// Refuses combinations that make no sense; call after parsing.
     func validate() throws {
+        try nameResolution.validate()
+        if let hop = hops.first(where: { $0.http3URL != nil && $0.relayProtocol != .automatic }) {
+            throw UsageError("--relay-h3 \(hop.http3URL!.absoluteString) needs --relay-protocol auto for its --relay")
+        }
         if (ohttpRelay == nil) != (ohttpKeys == nil) {
             throw UsageError("--ohttp-relay and --ohttp-keys go together")
         }
@@ -149,11 +183,11 @@ struct RelayOptions {
             throw UsageError("--ohttp-keys \(ohttpKeys) would be fetched directly, telling \(keysURL.host ?? "its host") your address: "
                              + "add a --relay chain to fetch it through, fetch it from the OHTTP relay's own host, or give a file")
         }
-        if ohttpRelay != nil && profilePath != nil { throw UsageError("use either --profile or --ohttp-relay, not both") }
-        if profilePath != nil && !hops.isEmpty {
+        if ohttpRelay != nil && !profilePaths.isEmpty { throw UsageError("use either --profile or --ohttp-relay, not both") }
+        if !profilePaths.isEmpty && !hops.isEmpty {
             throw UsageError("use either --profile or --relay, not both")
         }
-        if profilePath != nil && !(matchDomains.isEmpty && excludedDomains.isEmpty) {
+        if !profilePaths.isEmpty && !(matchDomains.isEmpty && excludedDomains.isEmpty) {
             throw UsageError("--match-domain and --exclude-domain apply to --relay; a profile has its own domains")
         }
     }
@@ -162,15 +196,16 @@ struct RelayOptions {
     /// its warnings through `warn`.
     func sessionConfiguration(warn: (String) -> Void = { _ in }) async throws -> Session.Configuration {
         var configuration = Session.Configuration.ephemeral
-        if let profilePath {
+        for profilePath in profilePaths {
             let profile = try ManagedRelayProfileReader.read(contentsOf: URL(fileURLWithPath: profilePath), signerCAFile: profileCAFile)
             for warning in profile.warnings { warn("relayfetch: warning: \(profilePath): \(warning)") }
-            configuration.proxyConfigurations = profile.proxyConfigurations
+            configuration.proxyConfigurations += profile.proxyConfigurations
         }
         configuration.directHostAddresses = directAddresses
+        configuration.privacyContext = try nameResolution.privacyContext()
         if !hops.isEmpty {
             var proxy = ProxyConfiguration(relayHops: hops.map {
-                var hop = ProxyConfiguration.RelayHop(http2RelayEndpoint: $0.url,
+                var hop = ProxyConfiguration.RelayHop(http3RelayEndpoint: $0.http3URL, http2RelayEndpoint: $0.url,
                                                       tlsOptions: .init(certificateAuthorityFile: $0.caFile, pinnedPublicKeySHA256: $0.pins),
                                                       additionalHTTPHeaderFields: $0.headers)
                 hop.relayProtocol = $0.relayProtocol

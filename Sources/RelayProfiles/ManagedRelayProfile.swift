@@ -57,12 +57,16 @@ public struct ManagedRelay: Sendable {
     public let pinnedPublicKeySHA256: [Data]
     /// The identity from the PKCS#12 payload named by `PayloadCertificateUUID`.
     public let identity: ClientIdentity?
+    /// `DNSOverHTTPSURL`: a DoH resolver reached through this relay.
+    public let dnsOverHTTPSURL: URL?
 
     public var relayHop: ProxyConfiguration.RelayHop {
         var options = ProxyConfiguration.TLSOptions(pinnedPublicKeySHA256: pinnedPublicKeySHA256)
         options.clientIdentity = identity?.tlsIdentity
-        return ProxyConfiguration.RelayHop(http3RelayEndpoint: http3RelayURL, http2RelayEndpoint: http2RelayURL,
-                                           tlsOptions: options, additionalHTTPHeaderFields: additionalHTTPHeaderFields)
+        var hop = ProxyConfiguration.RelayHop(http3RelayEndpoint: http3RelayURL, http2RelayEndpoint: http2RelayURL,
+                                              tlsOptions: options, additionalHTTPHeaderFields: additionalHTTPHeaderFields)
+        hop.dnsOverHTTPSURL = dnsOverHTTPSURL
+        return hop
     }
 }
 

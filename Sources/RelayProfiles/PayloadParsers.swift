@@ -70,8 +70,9 @@ enum PayloadParsers {
             }
             identity = found
         }
+        let doh = try node.child("DNSOverHTTPSURL").map { item throws(ProfileError) in try relayURL(item).url }
         return ManagedRelay(http3RelayURL: http3, http2RelayURL: http2?.url, http2RelayTemplate: http2?.template,
-                            additionalHTTPHeaderFields: headers, pinnedPublicKeySHA256: pins, identity: identity)
+                            additionalHTTPHeaderFields: headers, pinnedPublicKeySHA256: pins, identity: identity, dnsOverHTTPSURL: doh)
     }
 
     /// A relay URL: https, with a host; or an RFC 9298 URI template over one.

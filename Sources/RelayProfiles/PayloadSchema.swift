@@ -50,7 +50,7 @@ enum PayloadSchema {
     ]) { $1 }
     static let relay: [String: PlistType] = [
         "HTTP3RelayURL": .string, "HTTP2RelayURL": .string, "AdditionalHTTPHeaderFields": .dictionary,
-        "PayloadCertificateUUID": .string, "RawPublicKeys": .array,
+        "PayloadCertificateUUID": .string, "RawPublicKeys": .array, "DNSOverHTTPSURL": .string,
     ]
     static let pkcs12 = commonPayload.merging([
         "PayloadContent": .data, "Password": .string, "PayloadCertificateFileName": .string,

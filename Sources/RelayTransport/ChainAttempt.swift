@@ -28,6 +28,26 @@ final class ChainAttempt {
         return HopDescription(index: index, endpoint: relay.authority, protocolName: name)
     }
 
+    /// A copy with the same hops, reports and current hop, for the other side of a race.
+    func copy() -> ChainAttempt {
+        let other = ChainAttempt(hops: hops, started: started)
+        other.adopt(self)
+        return other
+    }
+
+    /// Takes the hops and reports of `other`, the side of a race that won.
+    func adopt(_ other: ChainAttempt) {
+        hops = other.hops
+        currentHop = other.currentHop
+        reports = other.reports
+        reused = other.reused
+    }
+
+    /// Points hop `index`'s QUIC side at `port` on the same host (from the relay's Alt-Svc).
+    func useHTTP3Port(_ port: UInt16, hop index: Int) {
+        hops[index - 1].port = port
+    }
+
     /// Replaces hop `index` (1-based) by its TCP fallback endpoint.
     func fallBack(hop index: Int) {
         guard let fallback = hops[index - 1].fallback else { return }

@@ -14,6 +14,8 @@ struct ConnectResponseParser {
     /// Larger response heads are refused rather than buffered.
     static let maxHeadSize = 64 * 1024
     private var buffer: [UInt8] = []
+    /// The final answer's `Alt-Svc` field, once established.
+    private(set) var altSvc: String?
 
     mutating func feed(_ bytes: [UInt8]) -> Verdict {
         buffer.append(contentsOf: bytes)
@@ -35,7 +37,11 @@ struct ConnectResponseParser {
                 buffer = rest  // interim response: skip it and wait for the final one
                 continue
             }
-            if (200..<300).contains(status) { return .established(status: status, leftover: rest) }
+            if (200..<300).contains(status) {
+                altSvc = head.split(separator: "\r\n").dropFirst().first { $0.lowercased().hasPrefix("alt-svc:") }
+                    .map { String($0.dropFirst("alt-svc:".count)).trimmingCharacters(in: .whitespaces) }
+                return .established(status: status, leftover: rest)
+            }
             return .refused(status: status, reason: reason)
         }
     }

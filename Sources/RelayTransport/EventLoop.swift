@@ -124,14 +124,14 @@ public final class EventLoop: @unchecked Sendable {
 
     /// Runs `action` on the loop after `seconds`; returns an id for `cancelTimer`.
     @discardableResult
-    func schedule(after seconds: Double, _ action: @escaping () -> Void) -> UInt64 {
+    public func schedule(after seconds: Double, _ action: @escaping () -> Void) -> UInt64 {
         nextTimerID += 1
         let deadline = Self.nowNanos() + UInt64(max(0, seconds) * 1e9)
         timers.append((deadline, nextTimerID, action))
         return nextTimerID
     }
 
-    func cancelTimer(_ id: UInt64) {
+    public func cancelTimer(_ id: UInt64) {
         timers.removeAll { $0.id == id }
     }
 

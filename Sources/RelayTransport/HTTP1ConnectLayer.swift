@@ -1,6 +1,6 @@
 /// Opens a tunnel through an HTTP/1.1 relay with CONNECT (RFC 9110 §9.3.6), then passes bytes on.
 /// The target travels unresolved in the request: the relay, never we, resolves its name.
-public final class HTTP1ConnectLayer: TransportLayer, TransportLayerDelegate {
+public final class HTTP1ConnectLayer: TransportLayer, TransportLayerDelegate, ConnectAnswer {
     public let hop: HopDescription
     public weak var delegate: TransportLayerDelegate?
     private let lower: TransportLayer
@@ -28,6 +28,8 @@ public final class HTTP1ConnectLayer: TransportLayer, TransportLayerDelegate {
         self.completion = completion
         lower.send(ConnectRequest.head(authority: authority, headers: headers))
     }
+
+    var altSvc: String? { parser.altSvc }
 
     public func send(_ bytes: [UInt8]) { lower.send(bytes) }
     public func close() { lower.close() }

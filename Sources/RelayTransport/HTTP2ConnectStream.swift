@@ -1,7 +1,7 @@
 /// One CONNECT tunnel on an HTTP/2 relay connection (RFC 9113 §8.5): a byte stream for the
 /// layer above. A 2xx response opens it; other statuses, RST_STREAM and GOAWAY become typed
 /// errors naming the hop.
-final class HTTP2ConnectStream: TransportLayer {
+final class HTTP2ConnectStream: TransportLayer, ConnectAnswer {
     let authority: String
     let headers: [(String, String)]
     var hop: HopDescription { connection.hop }
@@ -11,6 +11,7 @@ final class HTTP2ConnectStream: TransportLayer {
     private let nextHop: HopDescription?
     private var completion: ((Result<Void, RelayError>) -> Void)?
     private var status = 0
+    private(set) var altSvc: String?
     private var open = false
     private var ended = false
     private var outgoing: [UInt8] = []
@@ -57,6 +58,7 @@ final class HTTP2ConnectStream: TransportLayer {
     }
 
     func receivedStatus(_ status: Int) { self.status = status }
+    func receivedAltSvc(_ value: String) { altSvc = value }
 
     func headersComplete() {
         guard !open, completion != nil, status >= 200 else { return }  // 1xx: wait for the final status

@@ -258,8 +258,11 @@ private func h2OnHeader(_ session: OpaquePointer?, _ frame: UnsafePointer<nghttp
                         _ value: UnsafePointer<UInt8>?, _ valueLength: Int, _ flags: UInt8, _ user: UnsafeMutableRawPointer?) -> Int32 {
     guard let frame, let name, let value, let stream = connection(user).stream(frame.pointee.hd.stream_id) else { return 0 }
     let headerName = String(decoding: UnsafeBufferPointer(start: name, count: nameLength), as: UTF8.self)
+    let text = String(decoding: UnsafeBufferPointer(start: value, count: valueLength), as: UTF8.self)
     if headerName == ":status" {
-        stream.receivedStatus(Int(String(decoding: UnsafeBufferPointer(start: value, count: valueLength), as: UTF8.self)) ?? 0)
+        stream.receivedStatus(Int(text) ?? 0)
+    } else if headerName == "alt-svc" {
+        stream.receivedAltSvc(text)
     }
     return 0
 }

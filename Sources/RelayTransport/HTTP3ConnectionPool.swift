@@ -10,16 +10,19 @@ final class HTTP3ConnectionPool {
     private var connections: [RelayEndpoint: HTTP3RelayConnection] = [:]
     private var establishing: [RelayEndpoint: (connection: HTTP3RelayConnection, waiters: [Waiter])] = [:]
     private var idleTimers: [RelayEndpoint: UInt64] = [:]
+    private let resolver: HostResolver?
 
-    init(loop: EventLoop, idleTimeout: Double) {
+    init(loop: EventLoop, idleTimeout: Double, resolver: HostResolver?) {
         self.loop = loop
         self.idleTimeout = idleTimeout
+        self.resolver = resolver
     }
 
-    /// An open connection to `relay`: the pooled one, or a new one (`opened` is called when one is
-    /// started). `completion` runs once, on the loop; `reused` is false only for the tunnel that
-    /// started the connection.
-    func connection(to relay: RelayEndpoint, hop: HopDescription, handshakeTimeout: Double = 10, opened: () -> Void,
+    /// An open connection to `relay`: the pooled one, or a new one (`opened` is called when a new
+    /// one has completed its handshake: a QUIC attempt nothing answered opened no connection).
+    /// `completion` runs once, on the loop; `reused` is false only for the tunnel that started
+    /// the connection.
+    func connection(to relay: RelayEndpoint, hop: HopDescription, handshakeTimeout: Double = 10, opened: @escaping () -> Void,
                     completion: @escaping Waiter) {
         if let connection = connections[relay] {
             if connection.isUsable {
@@ -34,16 +37,16 @@ final class HTTP3ConnectionPool {
         }
         let connection: HTTP3RelayConnection
         do {
-            connection = try HTTP3RelayConnection(loop: loop, relay: relay, hop: hop, handshakeTimeout: handshakeTimeout)
+            connection = try HTTP3RelayConnection(loop: loop, relay: relay, hop: hop, handshakeTimeout: handshakeTimeout, resolver: resolver)
         } catch {
             return completion(.failure(RelayError(hop: hop, cause: .tls(error.reason))))
         }
-        opened()
         establishing[relay] = (connection, [completion])
         connection.connect { [weak self] result in
             guard let self, let waiters = self.establishing.removeValue(forKey: relay)?.waiters else { return }
             switch result {
             case .success:
+                opened()
                 self.adopt(connection, for: relay)
                 for (index, waiter) in waiters.enumerated() { waiter(.success((connection, index > 0))) }
             case .failure(let error):

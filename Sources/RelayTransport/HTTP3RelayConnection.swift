@@ -28,10 +28,10 @@ final class HTTP3RelayConnection: QUICApplication {
 
     /// `path` carries the QUIC packets: nil for UDP to the relay, or a CONNECT-UDP stream through the hop before.
     init(loop: EventLoop, relay: RelayEndpoint, hop: HopDescription, handshakeTimeout: Double = 10,
-         path: QUICDatagramPath? = nil) throws(TLSSetupError) {
+         path: QUICDatagramPath? = nil, resolver: HostResolver? = nil) throws(TLSSetupError) {
         self.hop = hop
         quic = try QUICConnection(loop: loop, host: relay.host, port: relay.port, trust: relay.trust, alpn: "h3", hop: hop,
-                                  handshakeTimeout: handshakeTimeout, path: path)
+                                  handshakeTimeout: handshakeTimeout, path: path, resolver: resolver)
         quic.application = self
     }
 

@@ -16,6 +16,7 @@ final class QUICConnection {
     private let port: UInt16
     private let alpn: String
     private let handshakeTimeout: Double
+    private let resolver: HostResolver?
     private let socket: QUICDatagramPath
     private let tls: QUICTLSSession
     private(set) var conn: OpaquePointer?  // ngtcp2_conn
@@ -38,8 +39,9 @@ final class QUICConnection {
 
     /// `path` carries the packets; nil for a UDP socket to the relay (`host` resolved on `connect`).
     init(loop: EventLoop, host: String, port: UInt16, trust: TLSTrust, alpn: String, hop: HopDescription,
-         handshakeTimeout: Double = 10, path datagramPath: QUICDatagramPath? = nil) throws(TLSSetupError) {
+         handshakeTimeout: Double = 10, path datagramPath: QUICDatagramPath? = nil, resolver: HostResolver? = nil) throws(TLSSetupError) {
         self.loop = loop
+        self.resolver = resolver
         self.host = host
         self.port = port
         self.hop = hop
@@ -74,16 +76,12 @@ final class QUICConnection {
             loop.execute { [self] in if !closed { start(to: Data()) } }
             return
         }
-        let host = host, port = port
-        // getaddrinfo blocks, so it runs off the loop; only the relay's own name is resolved here.
-        DispatchQueue.global().async { [self] in
-            let result = TCPLayer.resolve(host: host, port: port)
-            loop.execute { [self] in
-                guard !closed else { return }
-                switch result {
-                case .success(let addresses): start(to: addresses[0])
-                case .failure(let why): fail(RelayError(hop: hop, cause: .resolveFailed(why.reason)))
-                }
+        // Only the relay's own name is resolved here.
+        AddressLookup.resolve(host: host, port: port, resolver: resolver, loop: loop) { [self] result in
+            guard !closed else { return }
+            switch result {
+            case .success(let addresses): start(to: addresses[0])
+            case .failure(let why): fail(RelayError(hop: hop, cause: .resolveFailed(why.reason)))
             }
         }
     }

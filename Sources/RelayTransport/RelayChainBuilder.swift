@@ -15,17 +15,24 @@ public final class RelayChainBuilder {
     /// HTTP/3 connections to hops beyond the first, inside CONNECT-UDP streams: one per tunnel.
     private var tunneledHTTP3: [ObjectIdentifier: HTTP3RelayConnection] = [:]
 
-    /// First-hop HTTP/3 endpoints that could not be reached this session (their fallback is used).
-    private var http3Unreachable: Set<String> = []
-    private let http3AttemptTimeout: Double
+    /// HTTP/3 endpoints whose TCP fallback won the last race this session (QUIC unreachable or
+    /// slower than the head start): later tunnels go straight to the fallback.
+    private var tcpPreferred: Set<String> = []
+    /// HTTP/3 ports that first hops' TCP endpoints named in their CONNECT answers (Alt-Svc).
+    private var altServices = AltServiceMemory()
+    private let http3HeadStart: Double
+    /// Resolves relay host names in place of the system resolver (nil: getaddrinfo).
+    private let resolver: HostResolver?
 
     /// - Parameter idleTimeout: seconds an HTTP/2 or HTTP/3 relay connection with no tunnels stays open.
-    /// - Parameter http3AttemptTimeout: seconds to wait for QUIC before using a hop's TCP fallback.
-    public init(loop: EventLoop, idleTimeout: Double = 60, http3AttemptTimeout: Double = 1) {
+    /// - Parameter http3HeadStart: seconds QUIC runs alone before a hop's TCP fallback is raced against it.
+    /// - Parameter resolver: resolves the first hop's host name (nil: the system resolver).
+    public init(loop: EventLoop, idleTimeout: Double = 60, http3HeadStart: Double = 0.3, resolver: HostResolver? = nil) {
         self.loop = loop
-        self.http3AttemptTimeout = http3AttemptTimeout
+        self.http3HeadStart = http3HeadStart
+        self.resolver = resolver
         pool = RelayConnectionPool(loop: loop, idleTimeout: idleTimeout)
-        http3Pool = HTTP3ConnectionPool(loop: loop, idleTimeout: idleTimeout)
+        http3Pool = HTTP3ConnectionPool(loop: loop, idleTimeout: idleTimeout, resolver: resolver)
     }
 
     /// How many connections this builder has opened to each hop (by 1-based index), for tests
@@ -47,12 +54,17 @@ public final class RelayChainBuilder {
                       completion: @escaping (Result<(TransportLayer, [HopReport]), RelayError>) -> Void) {
         precondition(!hops.isEmpty, "a relayed tunnel needs at least one hop")
         let attempt = ChainAttempt(hops: hops, started: EventLoop.nowNanos())
-        // A first hop whose QUIC endpoint failed before in this session goes straight to its
+        // A first hop whose QUIC endpoint lost the race before in this session goes straight to its
         // fallback; HTTP/3 beyond the first hop is reached by CONNECT-UDP through an HTTP/3 hop
         // only, so behind a TCP hop (one that fell back, too) it uses its fallback.
+        // A first hop whose TCP side answered with Alt-Svc h3 on another port is tried there.
+        if let fallback = hops[0].fallback, hops[0].relayProtocol == .http3, fallback.host == hops[0].host, fallback.port == hops[0].port,
+           let port = altServices.http3Port(for: hops[0].authority) {
+            attempt.useHTTP3Port(port, hop: 1)
+        }
         for index in hops.indices where attempt.hops[index].relayProtocol == .http3 && attempt.hops[index].fallback != nil {
             let behindTCP = index > 0 && attempt.hops[index - 1].relayProtocol != .http3
-            if behindTCP || http3Unreachable.contains(hops[index].authority) { attempt.fallBack(hop: index + 1) }
+            if behindTCP || tcpPreferred.contains(attempt.hops[index].authority) { attempt.fallBack(hop: index + 1) }
         }
         let timer = loop.schedule(after: connectTimeout) {
             attempt.finish(.failure(RelayError(hop: attempt.currentHop, cause: .timeout)))
@@ -150,41 +162,86 @@ public final class RelayChainBuilder {
         }
     }
 
-    /// HTTP/3 to hop `count`, or, when QUIC cannot connect within `http3AttemptTimeout` (UDP
-    /// blocked, nothing answering), the hop's TCP fallback endpoint; the failure is remembered
-    /// for the session. Refusals (407, TLS trust, pins) never fall back.
+    /// HTTP/3 to hop `count` raced against its TCP fallback, Happy Eyeballs style: QUIC starts
+    /// first, TCP after `http3HeadStart` (at once when QUIC fails to reach the relay), and the
+    /// first tunnel up carries the traffic. Which one won is remembered for the session; a QUIC
+    /// connection that comes up late makes later tunnels prefer QUIC again. Refusals (407, TLS
+    /// trust, pins) never fall back. A first hop known by name whose HTTPS record lists no h3 goes
+    /// straight to TCP.
     private func openHTTP3TunnelWithFallback(through count: Int, to target: TunnelTarget, attempt: ChainAttempt, nextHop: HopDescription?,
                                              completion: @escaping (Result<TransportLayer, RelayError>) -> Void) {
         let relay = attempt.hops[count - 1]
         guard relay.fallback != nil else {
             return openHTTP3Tunnel(through: count, to: target, attempt: attempt, nextHop: nextHop, completion: completion)
         }
-        var settled = false
-        let fallBack = { [self] in
-            http3Unreachable.insert(relay.authority)
-            attempt.fallBack(hop: count)
-            openTunnel(through: count, to: target, attempt: attempt, completion: completion)
+        guard count == 1, let resolver, SocketAddress.literal(relay.host, port: relay.port) == nil else {
+            return raceHTTP3(through: count, to: target, attempt: attempt, nextHop: nextHop, completion: completion)
         }
-        let timer = loop.schedule(after: http3AttemptTimeout) {
-            guard !settled else { return }
-            settled = true
-            fallBack()
-        }
-        openHTTP3Tunnel(through: count, to: target, attempt: attempt, nextHop: nextHop) { [self] result in
-            guard !settled else {
-                if case .success(let late) = result { late.close() }  // the fallback already carries this tunnel
-                return
-            }
-            settled = true
-            loop.cancelTimer(timer)
-            switch result {
-            case .failure(let error) where Self.isUnreachable(error.cause): fallBack()
-            default: completion(result)
+        // The relay's HTTPS record, asked with its addresses: one without h3 means TCP only, and
+        // its port is where QUIC is tried.
+        resolver.serviceHint(host: relay.host) { [self] result in
+            loop.execute { [self] in
+                switch result {
+                case .failure(let why):  // told as the hop the user named, not as its QUIC side
+                    let named = attempt.copy()
+                    named.fallBack(hop: count)
+                    completion(.failure(RelayError(hop: named.description(ofHop: count, negotiated: nil), cause: .resolveFailed(why.reason))))
+                case .success(let hint):
+                    if let port = hint?.port, port != relay.port, relay.fallback == RelayFallback(host: relay.host, port: relay.port) { attempt.useHTTP3Port(port, hop: count) }
+                    if hint?.offersHTTP3 == false || tcpPreferred.contains(attempt.hops[count - 1].authority) {
+                        tcpPreferred.insert(attempt.hops[count - 1].authority)
+                        attempt.fallBack(hop: count)
+                        openTunnel(through: count, to: target, attempt: attempt, completion: completion)
+                    } else {
+                        raceHTTP3(through: count, to: target, attempt: attempt, nextHop: nextHop, completion: completion)
+                    }
+                }
             }
         }
     }
 
-    private static func isUnreachable(_ cause: RelayError.Cause) -> Bool {
+    private func raceHTTP3(through count: Int, to target: TunnelTarget, attempt: ChainAttempt, nextHop: HopDescription?,
+                           completion: @escaping (Result<TransportLayer, RelayError>) -> Void) {
+        let relay = attempt.hops[count - 1]
+        let race = HappyEyeballsRace(completion: completion)
+        // The TCP side runs on a copy of the attempt with this hop swapped for its fallback, so
+        // the QUIC side's hops stay as they are until one side has won.
+        let tcpAttempt = attempt.copy()
+        tcpAttempt.fallBack(hop: count)
+        let startTCP = { [self] in
+            guard race.startSecond() else { return }
+            openTunnel(through: count, to: target, attempt: tcpAttempt) { [self] result in
+                if case .success = result, !race.isSettled {
+                    tcpPreferred.insert(relay.authority)
+                    attempt.adopt(tcpAttempt)
+                }
+                race.secondFinished(result)
+            }
+        }
+        let timer = loop.schedule(after: http3HeadStart) { startTCP() }
+        openHTTP3Tunnel(through: count, to: target, attempt: attempt, nextHop: nextHop) { [self] result in
+            switch result {
+            case .success:
+                tcpPreferred.remove(relay.authority)  // QUIC answers: later tunnels use it
+                loop.cancelTimer(timer)
+                race.firstFinished(result, retryable: false)
+            case .failure(let error) where error.cause.isResolveFailure && relay.fallback?.host == relay.host:
+                // TCP would ask for the same name: the race ends here, told as the hop the user named.
+                loop.cancelTimer(timer)
+                race.firstFinished(.failure(RelayError(hop: tcpAttempt.description(ofHop: count, negotiated: nil), cause: error.cause)), retryable: false)
+            case .failure(let error):
+                let unreachable = Self.isUnreachable(error.cause) || error.cause.isResolveFailure  // another host
+                if unreachable {
+                    tcpPreferred.insert(relay.authority)
+                    loop.cancelTimer(timer)
+                    startTCP()
+                }
+                race.firstFinished(result, retryable: unreachable)
+            }
+        }
+    }
+
+    private static func isUnreachable(_ cause: RelayError.Cause) -> Bool {  // by QUIC; TCP may still get through
         switch cause {
         case .connectionRefused, .connectFailed, .connectionLost, .timeout, .closedDuringSetup: return true
         default: return false
@@ -200,7 +257,7 @@ public final class RelayChainBuilder {
         let hop = HTTP3RelayConnection.hopDescription(index: index, relay: relay)
         attempt.currentHop = hop
         if index == 1 {
-            http3Pool.connection(to: relay, hop: hop, opened: { pool.countConnection(toHop: 1) }) { result in
+            http3Pool.connection(to: relay, hop: hop, opened: { [pool] in pool.countConnection(toHop: 1) }) { result in
                 if case .success(let (_, reused)) = result { attempt.note(hop: 1, protocolName: hop.protocolName, reused: reused) }
                 completion(result.map(\.connection))
             }
@@ -269,6 +326,7 @@ public final class RelayChainBuilder {
             switch result {
             case .success:
                 attempt.recordOpen(hop: index, description: layer.hop)
+                if index == 1, let value = (layer as? ConnectAnswer)?.altSvc { self.altServices.remember(value, from: attempt.hops[0]) }
                 completion(.success(layer))
             case .failure(let error):
                 layer.close()
@@ -322,7 +380,7 @@ public final class RelayChainBuilder {
         }
         if index == 1 {
             attempt.currentHop = hop
-            let tcp = TCPLayer(loop: loop, host: relay.host, port: relay.port, hop: hop)
+            let tcp = TCPLayer(loop: loop, host: relay.host, port: relay.port, hop: hop, resolver: resolver)
             tcp.connect { result in withTransport(result.map { tcp }) }
         } else {
             openTunnel(through: index - 1, to: TunnelTarget(host: relay.host, port: relay.port), attempt: attempt, completion: withTransport)

@@ -11,6 +11,7 @@ public final class TCPLayer: TransportLayer {
     private let loop: EventLoop
     private let host: String
     private let port: UInt16
+    private let resolver: HostResolver?
     private var fd: Int32 = -1
     private var outbox = ByteQueue()
     /// Whether the socket is watched for writability (after connecting: only while bytes wait).
@@ -24,27 +25,25 @@ public final class TCPLayer: TransportLayer {
     private var established = false
     private var connectCompletion: ((Result<Void, RelayError>) -> Void)?
 
-    public init(loop: EventLoop, host: String, port: UInt16, hop: HopDescription) {
+    /// `resolver` resolves `host` when it is a name (nil: the system's resolver).
+    public init(loop: EventLoop, host: String, port: UInt16, hop: HopDescription, resolver: HostResolver? = nil) {
         self.loop = loop
         self.host = host
         self.port = port
         self.hop = hop
+        self.resolver = resolver
     }
 
     deinit { if fd >= 0 { Glibc.close(fd) } }
 
     public func connect(_ completion: @escaping (Result<Void, RelayError>) -> Void) {
         connectCompletion = completion
-        let host = host, port = port
-        // getaddrinfo blocks, so it runs off the loop; only the relay's own name is ever resolved here.
-        DispatchQueue.global().async { [self] in
-            let result = Self.resolve(host: host, port: port)
-            loop.execute { [self] in
-                guard !closed else { return }
-                switch result {
-                case .success(let addresses): attempt(addresses[...])
-                case .failure(let why): finishConnect(.failure(RelayError(hop: hop, cause: .resolveFailed(why.reason))))
-                }
+        // Only the relay's own name is ever resolved here.
+        AddressLookup.resolve(host: host, port: port, resolver: resolver, loop: loop) { [self] result in
+            guard !closed else { return }
+            switch result {
+            case .success(let addresses): attempt(addresses[...])
+            case .failure(let why): finishConnect(.failure(RelayError(hop: hop, cause: .resolveFailed(why.reason))))
             }
         }
     }
@@ -177,28 +176,4 @@ public final class TCPLayer: TransportLayer {
     private static func cause(_ code: Int32) -> RelayError.Cause {
         code == ECONNREFUSED ? .connectionRefused : .connectFailed(String(cString: strerror(code)))
     }
-
-    /// Resolves `host` to socket addresses (IP literals without a lookup).
-    static func resolve(host: String, port: UInt16) -> Result<[Data], ResolveFailure> {
-        var hints = addrinfo()
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        var list: UnsafeMutablePointer<addrinfo>?
-        let rc = getaddrinfo(host, String(port), &hints, &list)
-        guard rc == 0, let first = list else {
-            return .failure(ResolveFailure(reason: "\(host): \(String(cString: gai_strerror(rc)))"))
-        }
-        defer { freeaddrinfo(first) }
-        var addresses: [Data] = []
-        var cursor: UnsafeMutablePointer<addrinfo>? = first
-        while let entry = cursor {
-            addresses.append(Data(bytes: entry.pointee.ai_addr, count: Int(entry.pointee.ai_addrlen)))
-            cursor = entry.pointee.ai_next
-        }
-        return addresses.isEmpty ? .failure(ResolveFailure(reason: "\(host): no addresses")) : .success(addresses)
-    }
-}
-
-/// A relay host name that did not resolve.
-struct ResolveFailure: Error {
-    let reason: String
 }

@@ -119,19 +119,6 @@ final class CrawlEndToEndTests: XCTestCase {
         XCTAssertTrue(try missing.requests().contains { $0.path == "/private/secret.html" })
     }
 
-    /// Pages share no cookies by default: every response sets one and no request carries one;
-    /// with `keepsCookies` the same crawl sends them back (the control).
-    func testPagesShareNoCookiesUnlessAsked() async throws {
-        func carriesCookie(_ request: CrawlSite.Request) -> Bool { request.headerLines.contains { $0.lowercased().hasPrefix("cookie:") } }
-        let site = try CrawlSite(pages: 10, serverArguments: ["--set-cookie"])
-        _ = try await CrawlTestHarness.crawl([site.origin + "/"])
-        XCTAssertEqual(try site.pageFetchCounts().count, try site.expectedPaths().count)
-        XCTAssertFalse(try site.requests().contains(where: carriesCookie))
-        let shared = try CrawlSite(pages: 10, serverArguments: ["--set-cookie"])
-        _ = try await CrawlTestHarness.crawl([shared.origin + "/"]) { $0.keepsCookies = true }
-        XCTAssertTrue(try shared.requests().contains(where: carriesCookie))
-    }
-
     /// --max-pages and --max-depth, counted at the origin.
     func testPageAndDepthLimits() async throws {
         let site = try CrawlSite(pages: 50)
@@ -143,5 +130,34 @@ final class CrawlEndToEndTests: XCTestCase {
         XCTAssertEqual(Set(try shallow.pageFetchCounts().keys),
                        ["/", "/pages/page-0.html", "/pages/page-1.html", "/pages/page-2.html", "/files/data.txt", "/sitemap.xml"],
                        "the sitemap robots.txt names is one step from the seed; what it lists is two")
+    }
+
+    /// With only text/html accepted, a 32 MiB binary seed and the site's text/plain file are
+    /// recorded as skipped by type: status and type known, no body, no digest. The origin's log
+    /// shows the binary's response was cut off (the client stopped reading after its header);
+    /// the sitemaps are still read, so every HTML page is found.
+    func testResponsesOfOtherTypesAreSkippedWithoutReadingTheirBodies() async throws {
+        let site = try CrawlSite(pages: 10)
+        let big = site.root.appendingPathComponent("files/big.bin")
+        try Data(count: 32 << 20).write(to: big)
+        let (records, progress) = try await CrawlTestHarness.crawl([site.origin + "/", site.origin + "/files/big.bin"]) {
+            $0.acceptedTypes = ["text/html"]
+        }
+        let skipped = records.filter { $0.outcome == .skippedByType }
+        XCTAssertEqual(Set(skipped.map(\.url)), [site.origin + "/files/big.bin", site.origin + "/files/data.txt"])
+        for record in skipped {
+            XCTAssertEqual(record.status, 200)
+            XCTAssertEqual(record.bytes, 0)
+            XCTAssertNil(record.contentDigest)
+        }
+        XCTAssertEqual(skipped.first { $0.url.hasSuffix("big.bin") }?.contentType, "application/octet-stream")
+        // The origin notices when the relay closes its side, which may come a moment later.
+        let deadline = Date().addingTimeInterval(10)
+        while try site.abortedTargets().isEmpty, Date() < deadline { try await Task.sleep(nanoseconds: 50_000_000) }
+        XCTAssertEqual(try site.abortedTargets(), ["/files/big.bin"], "the client stopped reading")
+        XCTAssertEqual(progress.skippedByType, 2)
+        XCTAssertEqual(Set(try site.pageFetchCounts().keys), Set(try site.expectedPaths() + ["/files/big.bin"]), "sitemaps were still read")
+        XCTAssertEqual(progress.bytesThisRun, records.map(\.bytes).reduce(0, +))
+        XCTAssertLessThan(progress.bytesThisRun, 1 << 20)
     }
 }

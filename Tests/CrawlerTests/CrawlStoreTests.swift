@@ -41,9 +41,60 @@ final class CrawlStoreTests: XCTestCase {
         XCTAssertEqual(try reopened.urls(in: .queued), ["https://a.test/2"])
     }
 
+    func testSkippedByTypeIsFinalAndCountsAsAPage() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("crawl-store-\(UUID().uuidString).db").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        try Self.checkSkippedByTypeIsFinal(first: SQLiteCrawlStore(path: path), reopened: { try SQLiteCrawlStore(path: path) })
+    }
+
+    /// For either store: a URL completed as skipped by type counts toward the limits, with no
+    /// bytes, and stays done for a resumed run (or another worker) rather than coming back.
+    static func checkSkippedByTypeIsFinal(first: any CrawlStore, reopened: () throws -> any CrawlStore) throws {
+        try first.enqueue([("https://a.test/big.bin", "a.test", 0), ("https://a.test/", "a.test", 0)])
+        let binary = try XCTUnwrap(try first.claim(now: 0, busyHosts: [], perHost: 2, delay: 0))
+        let other = binary.url == "https://a.test/" ? "https://a.test/big.bin" : "https://a.test/"
+        try first.complete(binary, state: .skippedByType, status: 200, bytes: 0, digest: nil, error: nil, links: [], now: 0)
+        XCTAssertEqual(try first.counts(), [.skippedByType: 1, .queued: 1])
+        XCTAssertEqual(try first.pagesClaimedOrDone(), 1)
+        XCTAssertEqual(try first.fetchedBytes(), 0)
+        let second = try reopened()
+        XCTAssertEqual(try second.recoverClaims(), 0)
+        XCTAssertEqual(try second.urls(in: .skippedByType), [binary.url])
+        XCTAssertEqual(try second.claim(now: 0, busyHosts: [], perHost: 2, delay: 0)?.url, other, "not claimed again")
+        XCTAssertNil(try second.claim(now: 0, busyHosts: [], perHost: 2, delay: 0))
+    }
+
+    /// A store written before --accept-type existed had every type accepted: it agrees with a
+    /// run that accepts every type, and not with one that narrows them.
+    func testStoresOlderThanAcceptTypeAgreeWithEveryTypeAccepted() throws {
+        var configuration = CrawlConfiguration(scope: try CrawlScope())
+        var older = Dictionary(uniqueKeysWithValues: CrawlOptions(configuration: configuration, scope: configuration.scope).values.map { ($0.name, $0.value) })
+        older["accept-type"] = nil
+        XCTAssertEqual(CrawlOptions(configuration: configuration, scope: configuration.scope).differences(from: older), [])
+        configuration.acceptedTypes = ["text/html"]
+        XCTAssertEqual(CrawlOptions(configuration: configuration, scope: configuration.scope).differences(from: older),
+                       ["accept-type: stored (not set), now \"text/html\""])
+    }
+
     func testUnopenableStoreNamesThePath() {
         XCTAssertThrowsError(try SQLiteCrawlStore(path: "/nonexistent-dir/crawl.db")) { error in
             XCTAssertTrue("\(error)".contains("/nonexistent-dir/crawl.db"), "\(error)")
         }
+    }
+}
+
+/// The bounded set of recent links in front of the store's seen set.
+final class RecentURLsTests: XCTestCase {
+    func testHoldsTheLastURLsUpToItsCapacity() {
+        var recent = RecentURLs(capacity: 2)
+        recent.insert("a")
+        recent.insert("b")
+        recent.insert("a")  // already held: not moved, not counted twice
+        XCTAssertTrue(recent.contains("a") && recent.contains("b"))
+        recent.insert("c")
+        XCTAssertFalse(recent.contains("a"), "the oldest went out")
+        XCTAssertTrue(recent.contains("b") && recent.contains("c"))
+        recent.insert("d")
+        XCTAssertEqual(["b", "c", "d"].map(recent.contains), [false, true, true])
     }
 }

@@ -23,9 +23,18 @@ struct CrawlTestHarness {
     /// The same through a pool of chains, one session each.
     static func crawl(_ seeds: [String], chains: [[ProxyConfiguration.RelayHop]], store: (any CrawlStore)? = nil, chainBackoff: Double = 1,
                       configure: (inout CrawlConfiguration) -> Void = { _ in }) async throws -> ([CrawlRecord], CrawlProgress) {
-        let sessions = try chains.map { hops in
-            var sessionConfiguration = TestServers.configuration(hops: hops)
+        try await crawl(seeds, sessionConfigurations: chains.map { TestServers.configuration(hops: $0) }, store: store,
+                        chainBackoff: chainBackoff, configure: configure)
+    }
+
+    /// The same with a session made from each configuration (redirects then turned off).
+    static func crawl(_ seeds: [String], sessionConfigurations: [Session.Configuration], store: (any CrawlStore)? = nil,
+                      chainBackoff: Double = 1,
+                      configure: (inout CrawlConfiguration) -> Void = { _ in }) async throws -> ([CrawlRecord], CrawlProgress) {
+        let sessions = try sessionConfigurations.map { configuration in
+            var sessionConfiguration = configuration
             sessionConfiguration.maximumRedirects = 0
+            sessionConfiguration.allowsDirectConnections = false
             return try Session(configuration: sessionConfiguration)
         }
         defer { sessions.forEach { $0.invalidate() } }

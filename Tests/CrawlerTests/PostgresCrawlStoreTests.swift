@@ -41,6 +41,10 @@ final class PostgresCrawlStoreTests: XCTestCase {
         XCTAssertEqual(try database.query("SELECT count(*) FROM pg_tables WHERE tablename LIKE 'crawl_%'"), ["3"])
     }
 
+    func testSkippedByTypeIsFinalAndCountsAsAPage() throws {
+        try CrawlStoreTests.checkSkippedByTypeIsFinal(first: store(), reopened: { try self.store() })
+    }
+
     func testSeenSetAndCountsAcrossConnections() throws {
         let first = try store(), second = try store()
         XCTAssertEqual(try first.enqueue([("https://a.test/", "a.test", 0), ("https://a.test/x", "a.test", 1)]), 2)

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import RelayFetch
 import RelayFetchTestSupport
 @testable import Crawler
 
@@ -34,5 +35,37 @@ final class RelayPoolEndToEndTests: XCTestCase {
         XCTAssertEqual(try site.requests().count, 0, "nothing reached the origin")
         _ = try await CrawlTestHarness.crawl([site.origin + "/"]) { $0.maximumPages = 1 }
         XCTAssertGreaterThan(try site.requests().count, 0, "the origin's log is live")
+    }
+
+    /// A host that no chain's domains cover is not fetched at all, though a session would fetch
+    /// it directly: the IP-literal seed names the same origin (its certificate has the address),
+    /// so a direct fetch would show in its log as a request from 127.0.0.1 for Host 127.0.0.21.
+    func testHostNoChainCoversIsNeverFetchedDirectly() async throws {
+        let site = try CrawlSite(pages: 5)
+        let literal = "https://127.0.0.21:\(site.server.port)"
+        var covered = ProxyConfiguration(relayHops: CrawlTestHarness.relayA)
+        covered.matchDomains = ["origin.test"]
+        var configuration = TestServers.configuration(hops: CrawlTestHarness.relayA)
+        configuration.proxyConfigurations = [covered]
+        let (records, progress) = try await CrawlTestHarness.crawl([site.origin + "/", literal + "/pages/page-1.html"],
+                                                                   sessionConfigurations: [configuration])
+        let refused = try XCTUnwrap(records.first { $0.url.hasPrefix(literal) })
+        XCTAssertEqual(refused.outcome, .failed)
+        XCTAssertEqual(refused.attempts, 1, "not retried: no chain will ever cover it")
+        XCTAssertTrue(refused.error?.contains("no relay chain covers 127.0.0.21") == true, refused.error ?? "")
+        let requests = try site.requests()
+        XCTAssertEqual(Set(requests.map(\.path)).subtracting(["/robots.txt"]), Set(try site.expectedPaths()), "the covered host was crawled")
+        XCTAssertEqual(Set(requests.map(\.peer)), ["127.0.0.11"], "every request came through relay A")
+        XCTAssertFalse(requests.contains { $0.headerLines.contains { $0.lowercased().hasPrefix("host: 127.0.0.21") } })
+        XCTAssertEqual(progress.chains.map(\.pages), [try site.expectedPaths().count])
+    }
+
+    func testSessionsThatMayConnectDirectlyAreRefused() throws {
+        let session = try Session(configuration: TestServers.configuration(hops: CrawlTestHarness.relayA))
+        defer { session.invalidate() }
+        XCTAssertThrowsError(try Crawler(configuration: CrawlConfiguration(scope: try CrawlScope()), session: session,
+                                         store: try SQLiteCrawlStore(path: nil))) { error in
+            XCTAssertTrue("\(error)".contains("allowsDirectConnections = false"), "\(error)")
+        }
     }
 }

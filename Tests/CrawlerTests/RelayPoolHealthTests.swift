@@ -31,4 +31,15 @@ final class RelayPoolHealthTests: XCTestCase {
         XCTAssertEqual(pool.nextRecovery(after: 6), 7, "a success resets the backoff")
         XCTAssertEqual(pool.chain(for: "a", now: 7), 0)
     }
+
+    func testOnlyCandidateChainsCarryAHost() {
+        var pool = RelayPoolHealth(chainCount: 3, baseBackoff: 1)
+        XCTAssertEqual(pool.chain(for: "a", now: 0, candidates: [2]), 2)
+        XCTAssertEqual(pool.chain(for: "b", now: 0, candidates: [1, 2]), 1, "the candidate with fewest hosts")
+        pool.failed(2, now: 1)
+        XCTAssertNil(pool.chain(for: "a", now: 1.5, candidates: [2]), "its only candidate is down: it waits")
+        XCTAssertNil(pool.chain(for: "c", now: 1.5, candidates: []), "no candidate at all")
+        XCTAssertEqual(pool.states(at: 1.5).map(\.up), [true, true, false])
+        XCTAssertEqual(pool.states(at: 1.5).map(\.failures), [0, 0, 1])
+    }
 }

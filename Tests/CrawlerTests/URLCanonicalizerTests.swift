@@ -60,4 +60,52 @@ final class URLCanonicalizerTests: XCTestCase {
         XCTAssertEqual(URLCanonicalizer.removingDotSegments("/a/b/c/./../../g"), "/a/g")
         XCTAssertEqual(URLCanonicalizer.removingDotSegments("mid/content=5/../6"), "mid/6")
     }
+
+    /// RFC 3986 section 5.4's examples, normal and abnormal, resolved on text (fragments are
+    /// dropped on the way in).
+    func testReferenceResolutionFollowsRFC3986Examples() {
+        let base = URLReference("http://a/b/c/d;p?q")
+        let cases: [(String, String)] = [
+            ("g:h", "g:h"), ("g", "http://a/b/c/g"), ("./g", "http://a/b/c/g"), ("g/", "http://a/b/c/g/"), ("/g", "http://a/g"),
+            ("//g", "http://g"), ("?y", "http://a/b/c/d;p?y"), ("g?y", "http://a/b/c/g?y"), ("#s", "http://a/b/c/d;p?q"),
+            ("g#s", "http://a/b/c/g"), ("g?y#s", "http://a/b/c/g?y"), (";x", "http://a/b/c/;x"), ("g;x", "http://a/b/c/g;x"),
+            ("", "http://a/b/c/d;p?q"), (".", "http://a/b/c/"), ("./", "http://a/b/c/"), ("..", "http://a/b/"), ("../", "http://a/b/"),
+            ("../g", "http://a/b/g"), ("../..", "http://a/"), ("../../", "http://a/"), ("../../g", "http://a/g"),
+            ("../../../g", "http://a/g"), ("../../../../g", "http://a/g"), ("/./g", "http://a/g"), ("/../g", "http://a/g"),
+            ("g.", "http://a/b/c/g."), (".g", "http://a/b/c/.g"), ("g..", "http://a/b/c/g.."), ("..g", "http://a/b/c/..g"),
+            ("./../g", "http://a/b/g"), ("./g/.", "http://a/b/c/g/"), ("g/./h", "http://a/b/c/g/h"), ("g/../h", "http://a/b/c/h"),
+            ("g;x=1/./y", "http://a/b/c/g;x=1/y"), ("g;x=1/../y", "http://a/b/c/y"), ("g?y/./x", "http://a/b/c/g?y/./x"),
+            (" \tg\n/h ", "http://a/b/c/g/h"),
+        ]
+        for (reference, expected) in cases {
+            let target = URLReference(reference).resolved(against: base)
+            var text = target.scheme.map { String($0) + ":" } ?? ""
+            if let authority = target.authority { text += "//" + authority }
+            text += target.path
+            if let query = target.query { text += "?" + query }
+            XCTAssertEqual(text, expected, reference)
+        }
+    }
+
+    /// Links resolved and made canonical on text, with their hosts; malformed hosts and ports refused.
+    func testLinksResolvedAndMadeCanonicalOnText() {
+        let canonicalizer = URLCanonicalizer(strippedQueryParameters: ["utm_source"])
+        let base = "https://Example.com/dir/page.html?x=1"
+        let cases: [(String, String?, String?)] = [
+            ("other.html#top", "https://example.com/dir/other.html", "example.com"),
+            ("../a b.html?utm_source=x&k=v", "https://example.com/a%20b.html?k=v", "example.com"),
+            ("//CDN.example.net:443/x/./y", "https://cdn.example.net/x/y", "cdn.example.net"),
+            ("http://[::1]:8080/p", "http://[::1]:8080/p", "::1"),
+            ("mailto:a@example.com", nil, nil),
+            ("javascript:void(0)", nil, nil),
+            ("https://bad host/", nil, nil),
+            ("https://example.com:99999/", nil, nil),
+            ("https://example.com:/a", "https://example.com/a", "example.com"),
+        ]
+        for (reference, url, host) in cases {
+            let result = canonicalizer.canonical(reference, relativeTo: base)
+            XCTAssertEqual(result?.url, url, reference)
+            XCTAssertEqual(result?.host, host, reference)
+        }
+    }
 }

@@ -26,6 +26,8 @@ final class CrawlCommandTests: XCTestCase {
             (["crawl", "https://origin.test/", "--max-bytes", "lots"], "--max-bytes needs a positive number of bytes"),
             (["crawl", "--seeds", "/nonexistent-seeds.txt"], "--seeds /nonexistent-seeds.txt: no such readable file"),
             (["crawl", "https://origin.test/", "--frobnicate"], "unknown option --frobnicate for crawl"),
+            (["crawl", "https://origin.test/", "--accept-type", "html"], "--accept-type needs a media type such as text/html"),
+            (["crawl", "https://origin.test/", "--session-scope", "tab"], "--session-scope must be page, host or crawl, not \"tab\""),
             (["crawl", "https://origin.test/", "--chain", "--relay", "https://r"], "with --chain, the first chain needs relays too"),
             (["crawl", "https://origin.test/", "--relay", "https://r", "--chain", "--max-pages", "3"],
              "only relay options may follow --chain, not --max-pages"),
@@ -119,7 +121,8 @@ final class CrawlCommandTests: XCTestCase {
     }
 
     /// Two chains from the command line, the first with a dead relay: the host moves to the
-    /// second, which carries every page; the JSON summary counts the chains.
+    /// second, which carries every page; the JSON summary counts the chains and says how each
+    /// fared.
     func testChainsFromTheCommandLine() async throws {
         let site = try CrawlSite(pages: 5)
         let run = await CommandRun.run(["crawl", site.origin + "/", "--json", "--strip-query-param", "utm_source", "--relay", TestServers.deadRelayURL.absoluteString,
@@ -130,6 +133,11 @@ final class CrawlCommandTests: XCTestCase {
         XCTAssertEqual(summary["relayChainsUp"] as? Int, 1)
         XCTAssertEqual(summary["fetched"] as? Int, try site.expectedPaths().count)
         XCTAssertEqual(Set(try site.requests().map(\.peer)), ["127.0.0.11"])
+        let chains = try XCTUnwrap(summary["chains"] as? [[String: Any]], "each chain's health")
+        XCTAssertEqual(chains.map { $0["up"] as? Bool }, [false, true])
+        XCTAssertEqual(chains.map { $0["relayFailures"] as? Int }, [1, 0])
+        XCTAssertEqual(chains.map { $0["pages"] as? Int }, [0, try site.expectedPaths().count])
+        XCTAssertEqual(chains.map { $0["hosts"] as? Int }, [0, 1], "the host moved to the live chain")
     }
 
     /// Fail closed from the command line: relay down, exit 1, nothing at the origin (which the

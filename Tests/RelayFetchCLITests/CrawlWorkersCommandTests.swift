@@ -133,6 +133,9 @@ final class CrawlWorkersCommandTests: XCTestCase {
         let other = await CommandRun.run(base + ["--deny", "private"])
         XCTAssertEqual(other.status, 1)
         XCTAssertTrue(other.stderr.contains("deny: stored none, now \"private\""), other.stderr)
+        let typed = await CommandRun.run(base + ["--accept-type", "text/html"])
+        XCTAssertEqual(typed.status, 1)
+        XCTAssertTrue(typed.stderr.contains("accept-type: stored none, now \"text/html\""), typed.stderr)
         let same = await CommandRun.run(base)
         XCTAssertEqual(same.status, 0, same.stderr)
     }

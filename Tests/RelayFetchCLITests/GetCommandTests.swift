@@ -146,11 +146,15 @@ final class GetChainCommandTests: XCTestCase {
                                            "--relay", TestServers.http2RelayAURL.absoluteString, "--relay-pin", pin,
                                            "--relay-header", "Proxy-Authorization: \(TestServers.relayToken)"])
         XCTAssertEqual(pinned.status, 0, pinned.stderr)
-        let wrongPin = await CommandRun.run(["get", "https://origin.test/", "--cacert", TestServers.caFile,
-                                             "--relay", TestServers.http2RelayAURL.absoluteString,
-                                             "--relay-pin", "sha256//" + Data(repeating: 1, count: 32).base64EncodedString()])
-        XCTAssertEqual(wrongPin.status, 1)
-        XCTAssertTrue(wrongPin.stderr.contains("hop 1 (127.0.0.11:4433, HTTPS): the relay's public key matches none of the pinned keys"), wrongPin.stderr)
+        // A wrong pin over TCP (h2), and over QUIC (auto: relay A serves HTTP/3 on this port); a
+        // pin mismatch is a refusal, never a reason to try the other transport.
+        for (relayProtocol, hop) in [("h2", "hop 1 (127.0.0.11:4433, HTTPS)"), ("auto", "hop 1 (127.0.0.11:4433, QUIC, HTTP/3 CONNECT)")] {
+            let wrongPin = await CommandRun.run(["get", "https://origin.test/", "--cacert", TestServers.caFile,
+                                                 "--relay", TestServers.http2RelayAURL.absoluteString, "--relay-protocol", relayProtocol,
+                                                 "--relay-pin", "sha256//" + Data(repeating: 1, count: 32).base64EncodedString()])
+            XCTAssertEqual(wrongPin.status, 1)
+            XCTAssertTrue(wrongPin.stderr.contains("\(hop): the relay's public key matches none of the pinned keys"), wrongPin.stderr)
+        }
         let h2OnSquid = await CommandRun.run(["get", "https://origin.test/", "--cacert", TestServers.caFile] + [
             "--relay", TestServers.relayURL.absoluteString, "--relay-protocol", "h2", "--relay-cacert", TestServers.caFile])
         XCTAssertEqual(h2OnSquid.status, 1)

@@ -54,7 +54,7 @@ extension ProcessLevelPrivacyTests {
         let (status, output, trace) = try traced(["page", "https://origin.test:\(origin.port)/moved?\(marker)", "--har", har.path, "--warc", warc.path]
                                                  + CommandRun.relayArguments)
         XCTAssertEqual(status, 0, output)
-        assertDialledOnly([.init(kind: .tcp, address: "127.0.0.11:3129")], in: trace)
+        assertDialledOnly(Self.relayA, in: trace)
         let writes = trace.fileWrites
         XCTAssertEqual(writes.count, 2, "\(writes)")
         XCTAssertTrue(writes.contains { $0.contains("\"\(har.path)\"") } && writes.contains { $0.contains("\"\(warc.path)\"") }, "\(writes)")

@@ -11,8 +11,21 @@ extension ProcessLevelPrivacyTests {
         XCTAssertEqual(status, 0, output)
         XCTAssertTrue(output.contains("crawled 27 pages"), output)
         XCTAssertEqual(trace.fileWrites, [], "the crawl touched the disk")
-        assertDialledOnly([.init(kind: .tcp, address: "127.0.0.11:3129")], in: trace)
+        assertDialledOnly(Self.relayA, in: trace)
         XCTAssertEqual(Set(try site.requests().map(\.peer)), ["127.0.0.11"])
+    }
+
+    /// With requisites, host-scoped sessions and a requisite on a host the chain does not cover
+    /// (the origin's IP literal): still nothing on disk, and the only socket dialled is relay A's.
+    func testCrawlWithRequisitesWritesNothingAndNeverDialsTheUncoveredHost() throws {
+        let site = try CrawlSite(pages: 3)
+        try site.addPageWithRequisites()
+        let (status, output, trace) = try traced(["crawl", site.origin + "/req/index.html", "--requisites", "--session-scope", "host",
+                                                  "--max-depth", "0", "--match-domain", "origin.test"] + CommandRun.relayArguments)
+        XCTAssertEqual(status, 0, output)
+        XCTAssertEqual(trace.fileWrites, [], "the crawl touched the disk")
+        assertDialledOnly(Self.relayA, in: trace)
+        XCTAssertEqual(Set(try site.requests().map(\.path)), ["/robots.txt", "/req/index.html", "/req/style.css", "/req/img.png", "/req/bg.png"])
     }
 
     /// The positive control: with --store the database (and its WAL) is written, and nothing else.
@@ -37,7 +50,7 @@ extension ProcessLevelPrivacyTests {
         let (status, output, trace) = try traced(["crawl", site.origin + "/", "--store", database.url] + CommandRun.relayArguments)
         XCTAssertEqual(status, 0, output)
         XCTAssertEqual(trace.fileWrites, [], "the crawl touched the disk")
-        assertDialledOnly([.init(kind: .tcp, address: "127.0.0.11:3129"), .init(kind: .tcp, address: "127.0.0.40:5432")], in: trace)
+        assertDialledOnly(Self.relayA.union([.init(kind: .tcp, address: "127.0.0.40:5432")]), in: trace)
         XCTAssertEqual(Set(try site.requests().map(\.peer)), ["127.0.0.11"])
 
         let downDatabase = try PostgresTestDatabase()

@@ -20,7 +20,7 @@ extension ProcessLevelPrivacyTests {
         let (status, output, trace) = try traced(["oauth", scenario.path] + CommandRun.twoHopRelayArguments)
         XCTAssertEqual(status, 0, output)
         XCTAssertTrue(output.contains("PASS traced login"), output)
-        assertDialledOnly([.init(kind: .tcp, address: "127.0.0.11:3129")], in: trace)
+        assertDialledOnly(Self.relayA, in: trace)
         XCTAssertFalse(trace.calls.contains { $0.contains("htons(\(port))") }, "the redirect URI's port was dialled")
         XCTAssertEqual(trace.fileWrites, [], "the flow wrote to disk")
     }

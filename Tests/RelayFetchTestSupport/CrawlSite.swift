@@ -29,6 +29,21 @@ public final class CrawlSite {
         try String(contentsOf: root.appendingPathComponent("expected.txt"), encoding: .utf8).split(separator: "\n").map(String.init)
     }
 
+    /// Adds /req/index.html: a page with a style sheet (style.css, 32 bytes, which names
+    /// bg.png), an image (img.png) and an image on the origin's IP literal (direct.png), which a
+    /// chain for origin.test only does not cover; each image is 1000 bytes.
+    public func addPageWithRequisites() throws {
+        let folder = root.appendingPathComponent("req")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let html = """
+            <!doctype html><html><head><link rel="stylesheet" href="style.css"></head>
+            <body><img src="img.png"><img src="https://127.0.0.21:\(server.port)/req/direct.png"></body></html>
+            """
+        try Data(html.utf8).write(to: folder.appendingPathComponent("index.html"))
+        try Data("body { background: url(bg.png) }".utf8).write(to: folder.appendingPathComponent("style.css"))
+        for image in ["img.png", "bg.png", "direct.png"] { try Data(count: 1000).write(to: folder.appendingPathComponent(image)) }
+    }
+
     /// One request the origin logged.
     public struct Request {
         public let time: Double
@@ -49,6 +64,14 @@ public final class CrawlSite {
             guard fields.count >= 7, fields[0] == "REQUEST", let time = Double(fields[1]), let active = Int(fields[2]) else { return nil }
             return Request(time: time, inProgress: active, peer: fields[3], method: fields[4], target: fields[5],
                            headerLines: fields[6].components(separatedBy: "|"))
+        }
+    }
+
+    /// The targets whose responses the client stopped reading before their end.
+    public func abortedTargets() throws -> [String] {
+        try server.events().compactMap { line in
+            let fields = line.components(separatedBy: "\t")
+            return fields.count >= 4 && fields[0] == "ABORTED" ? fields[3] : nil
         }
     }
 

@@ -51,4 +51,28 @@ final class DataStoreSharingTests: XCTestCase {
         let line = try TestServers.logLines(TestServers.originALog, containing: "\(marker)-second").first
         XCTAssertEqual(line?[OriginLogField.cookie.rawValue], "session=s3cr3t; theme=dark")
     }
+
+    /// A session sharing another's connections has its own store: the cookie the first got is
+    /// not sent by the sharer. Both go through the first's one relay connection, and the sharer
+    /// going away (invalidated, released) leaves the first working.
+    func testSharingConnectionsKeepsTheStoreApart() async throws {
+        let first = try Session(configuration: TestServers.configuration(hops: [TestServers.relayHop()]))
+        defer { first.invalidate() }
+        let marker = TestServers.marker("sharing")
+        _ = try await first.data(from: URL(string: "https://origin.test/cookies/set?\(marker)")!)
+        do {
+            let sharer = first.sharingConnections(dataStore: .nonPersistent())
+            XCTAssertFalse(sharer.dataStore === first.dataStore)
+            _ = try await sharer.data(from: URL(string: "https://origin.test/echo-headers?\(marker)-sharer")!)
+            sharer.invalidate()
+        }
+        _ = try await first.data(from: URL(string: "https://origin.test/echo-headers?\(marker)-first")!)
+        let cookieOf: (String) throws -> String? = { tag in
+            try TestServers.logLines(TestServers.originALog, containing: "\(marker)-\(tag)").first?[OriginLogField.cookie.rawValue]
+        }
+        XCTAssertEqual(try cookieOf("sharer"), "-", "the sharer's store is its own")
+        XCTAssertEqual(try cookieOf("first"), "session=s3cr3t; theme=dark", "the first still works, with its cookies")
+        let opened = await first.relayConnectionsOpened()
+        XCTAssertEqual(opened, [1: 1], "one relay connection carried all three")
+    }
 }

@@ -39,6 +39,31 @@ final class FailClosedTests: XCTestCase {
         XCTAssertEqual(try TestServers.logLines(TestServers.originBLog, containing: marker).count, 0, "origin B was reached")
     }
 
+    /// With `allowsDirectConnections` off, a host no configuration covers is refused, not
+    /// fetched directly: origin B's address (reachable directly, as proven after) never sees it.
+    func testUncoveredHostIsRefusedWhenDirectConnectionsAreNotAllowed() async throws {
+        let marker = TestServers.marker("nodirect")
+        var proxy = ProxyConfiguration(relayHops: [TestServers.relayHop()])
+        proxy.matchDomains = ["origin.test"]
+        var configuration = TestServers.configuration(hops: [])
+        configuration.proxyConfigurations = [proxy]
+        configuration.allowsDirectConnections = false
+        let session = try Session(configuration: configuration)
+        defer { session.invalidate() }
+        let url = URL(string: "https://\(TestServers.originBAddress)/index.html?\(marker)")!
+        do {
+            _ = try await session.data(from: url)
+            XCTFail("\(url) must not load directly")
+        } catch let error as FetchError {
+            guard case .notRelayed(let host) = error.code else { return XCTFail("\(error)") }
+            XCTAssertEqual(host, TestServers.originBAddress)
+        }
+        _ = try await session.data(from: URL(string: "https://origin.test/index.html?\(marker)-covered")!)
+        try await TestServers.proveDirectlyReachable(TestServers.originBAddress)
+        XCTAssertEqual(try TestServers.logLines(TestServers.originBLog, containing: marker).count, 0, "origin B was reached")
+        XCTAssertEqual(try TestServers.logLines(TestServers.originALog, containing: "\(marker)-covered").first?.first, "127.0.0.11")
+    }
+
     /// A relay that accepts TCP but never answers: the chain gives up at the connect timeout.
     func testSilentRelayTimesOutWithinTheConnectTimeout() async throws {
         let listener = try SilentSocket(.tcp, host: "127.0.0.14")

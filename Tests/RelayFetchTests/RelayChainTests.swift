@@ -166,19 +166,6 @@ final class RelayChainTests: XCTestCase {
         }
     }
 
-    func testAutomaticProtocolPicksHTTP2WhenOffered() async throws {
-        let tunnel = "\tCONNECT\torigin.test:443\t"
-        let tunnelsBefore = try TestServers.logLines(TestServers.http2RelayALog, containing: tunnel).count
-        let session = try Session(configuration: TestServers.configuration(hops: [TestServers.relayHop(url: TestServers.http2RelayAURL)]))
-        defer { session.invalidate() }
-        let reports = ReportCollector()
-        session.onTunnelOpen { reports.add($0) }
-        _ = try await session.data(from: URL(string: "https://origin.test/")!)
-        let tunnels = try TestServers.waitForLogLines(TestServers.http2RelayALog, containing: tunnel, skipping: tunnelsBefore)
-        XCTAssertEqual(tunnels.values(HTTP2RelayLogField.alpn), ["h2"], "the relay's log: one CONNECT, over ALPN h2")
-        XCTAssertEqual(reports.all.first?.hop.protocolName, "HTTPS, HTTP/2 CONNECT", "and the client reports what the relay logged")
-    }
-
     func testPinnedPublicKeyTrustsTheRelayWithoutItsCA() async throws {
         let digest = try TestServers.relayPublicKeySHA256()
         for (pins, shouldWork) in [([digest], true), ([Data(repeating: 7, count: 32)], false)] {

@@ -101,7 +101,7 @@ final class HTTP3ChainTests: XCTestCase {
         let marker = TestServers.marker("h3fb2")
         let started = Date()
         let (tunnel, reports) = try session.tunnel(through: [HTTP3RelayTests.relay(), hop2]).get()
-        XCTAssertGreaterThan(Date().timeIntervalSince(started), 0.9, "QUIC to hop 2 was tried first")
+        XCTAssertGreaterThan(Date().timeIntervalSince(started), 0.29, "QUIC to hop 2 was tried first, with its head start (0.3 s)")
         XCTAssertEqual(reports.last?.hop.endpoint, "127.0.0.12:4433")
         XCTAssertEqual(reports.last?.hop.protocolName, "HTTPS, HTTP/2 CONNECT")
         XCTAssertTrue(session.fetch(over: tunnel, path: "/index.html?\(marker)").contains("relayfetch sample site"))

@@ -8,6 +8,11 @@ Behaviours:
   --delay-ms N      every response waits N ms first (so concurrent requests overlap in the log)
   --robots-status N /robots.txt answers N with an empty body instead of the file
   --set-cookie      every response sets a cookie naming its path (crawl=<path>)
+  --cookie-domain D with --set-cookie, the cookie is for domain D (Domain=D) and named after the
+                    host that set it (from-<host with . and : as ->=<path>), so a request that
+                    carries it shows which host's response set it
+A client that goes away while a response is being sent is logged as
+"ABORTED<TAB>unix time<TAB>peer address<TAB>target" (its body was not read to the end).
 Queries are ignored when finding the file; missing files get 404. In .txt and .xml files
 "@ORIGIN@" becomes https:// and the request's Host; FILE.gz, when only FILE exists, is FILE
 (so substituted) gzipped, as application/gzip.
@@ -27,6 +32,7 @@ def extra(parser):
     parser.add_argument("--delay-ms", type=int, default=0)
     parser.add_argument("--robots-status", type=int, default=0)
     parser.add_argument("--set-cookie", action="store_true")
+    parser.add_argument("--cookie-domain")
 
 
 args = common.arguments("static crawl-test origin", extra)
@@ -37,9 +43,13 @@ in_progress = [0]
 flaky_seen = set()
 
 
-def respond(conn, status, reason, body, content_type="text/plain", extra_headers=b"", path=""):
-    if args.set_cookie:
-        extra_headers += b"Set-Cookie: crawl=%s; Path=/\r\n" % path.replace(";", "").encode()
+def respond(conn, status, reason, body, content_type="text/plain", extra_headers=b"", path="", host=""):
+    value = path.replace(";", "").encode()
+    if args.set_cookie and args.cookie_domain:
+        name = "from-" + host.replace(".", "-").replace(":", "-")
+        extra_headers += b"Set-Cookie: %s=%s; Domain=%s; Path=/\r\n" % (name.encode(), value, args.cookie_domain.encode())
+    elif args.set_cookie:
+        extra_headers += b"Set-Cookie: crawl=%s; Path=/\r\n" % value
     conn.sendall(b"HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %d\r\n%s\r\n"
                  % (status, reason.encode(), content_type.encode(), len(body), extra_headers) + body)
 
@@ -73,7 +83,7 @@ def serve_one(conn, method, target, host):
         body = body.replace(b"@ORIGIN@", b"https://" + host.encode())
     if zipped:
         body, content_type = gzip.compress(body), "application/gzip"
-    respond(conn, 200, "OK", body if method != "HEAD" else b"", content_type, path=path)
+    respond(conn, 200, "OK", body if method != "HEAD" else b"", content_type, path=path, host=host)
 
 
 def handle(conn, address):
@@ -96,6 +106,9 @@ def handle(conn, address):
                 time.sleep(args.delay_ms / 1000.0)
             host = next((line.split(":", 1)[1].strip() for line in lines[1:] if line.lower().startswith("host:")), "origin.test")
             serve_one(conn, method, target, host)
+        except OSError:  # the peer went away mid-response (a broken pipe, a reset, a TLS error)
+            log("ABORTED", "%.3f" % time.time(), address[0], target)
+            return
         finally:
             with lock:
                 in_progress[0] -= 1

@@ -1,0 +1,60 @@
+"""A relay front whose UDP is dropped, as on a network that blocks QUIC: TCP connections to
+--host:PORT are forwarded byte for byte to --target (relay A's nghttpx, which speaks HTTP/2 and
+HTTP/1.1), while datagrams to the same UDP port are read and dropped, never answered. Logs
+"CONNECTION" per TCP client and "DROPPED<TAB>bytes" per datagram.
+"""
+import socket
+import threading
+
+import hostile_common as common
+
+
+def extra(parser):
+    parser.add_argument("--target", default="127.0.0.11:4433")
+
+
+args = common.arguments("UDP-dropping relay front", extra)
+log = common.EventLog(args.log)
+target_host, target_port = args.target.rsplit(":", 1)
+
+
+def pipe(source, sink):
+    try:
+        while True:
+            data = source.recv(65536)
+            if not data:
+                break
+            sink.sendall(data)
+    except OSError:
+        pass
+    finally:
+        for sock in (source, sink):
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+
+def handle(conn, _address):
+    log("CONNECTION")
+    upstream = socket.create_connection((target_host, int(target_port)), 5)
+    upstream.settimeout(None)
+    threading.Thread(target=pipe, args=(upstream, conn), daemon=True).start()
+    pipe(conn, upstream)
+
+
+def drop_datagrams(udp):
+    while True:
+        data, _ = udp.recvfrom(65536)
+        log("DROPPED", len(data))
+
+
+# The TCP listener picks the port; the UDP socket takes the same number before READY is printed.
+listener = common.listen(args)
+port = listener.getsockname()[1]
+listener.close()
+args.port = port
+udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+udp.bind((args.host, port))
+threading.Thread(target=drop_datagrams, args=(udp,), daemon=True).start()
+common.serve(args, handle)

@@ -1,0 +1,44 @@
+import Foundation
+import RelayFetch
+
+/// How far one set of cookies and cached responses reaches in a crawl.
+public enum CrawlSessionScope: String, Sendable, CaseIterable {
+    /// A fresh ephemeral store for every page (and for each host's robots.txt): nothing a
+    /// page's responses set is ever sent with another page.
+    case page
+    /// One store per host, kept for the crawl: a host's cookies come back to it, never to
+    /// another host.
+    case host
+    /// The relay chain's one store for every page (cookies still go to their own hosts only,
+    /// by RFC 6265).
+    case crawl
+}
+
+/// The session each exchange of a page is made with, as the crawl's session scope says: a
+/// session that shares its relay chain's tunnels and connections (no new relay connection per
+/// page) with a data store of the scope's own. Stores of the host scope live as long as the crawl.
+final class PageSessions: @unchecked Sendable {
+    let scope: CrawlSessionScope
+    private let lock = NSLock()
+    private var hostStores: [String: WebsiteDataStore] = [:]
+
+    init(scope: CrawlSessionScope) { self.scope = scope }
+
+    /// The session for a page of `host` (or its robots.txt) carried by `chain`.
+    func session(for host: String, on chain: Session) -> Session {
+        switch scope {
+        case .crawl: return chain
+        case .page: return chain.sharingConnections(dataStore: .nonPersistent())
+        case .host: return chain.sharingConnections(dataStore: store(for: host))
+        }
+    }
+
+    private func store(for host: String) -> WebsiteDataStore {
+        lock.withLock {
+            if let store = hostStores[host] { return store }
+            let store = WebsiteDataStore.nonPersistent()
+            hostStores[host] = store
+            return store
+        }
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+
+/// A session's resolved names, in memory only and never written anywhere: each answer is kept
+/// for its TTL (capped at a day), and empty answers for 30 seconds. Thread-safe.
+public final class DNSCache: @unchecked Sendable {
+    private struct Key: Hashable {
+        let name: String
+        let type: DNSRecordType
+    }
+    private struct Entry {
+        let records: [DNSRecord]
+        let expires: Double
+    }
+
+    private let lock = NSLock()
+    private var entries: [Key: Entry] = [:]
+    private let clock: @Sendable () -> Double
+    /// How long an answer with no records (the name has no such type) is kept.
+    public static let emptyAnswerSeconds: UInt32 = 30
+
+    /// `clock` gives monotonic seconds (tests pass their own).
+    public init(clock: @escaping @Sendable () -> Double = { DNSCache.monotonicSeconds() }) {
+        self.clock = clock
+    }
+
+    /// The cached records of `type` for `name`, or nil when none are cached or they expired.
+    public func lookup(_ name: String, type: DNSRecordType) -> [DNSRecord]? {
+        let key = Key(name: DNSMessage.normalized(name), type: type)
+        let now = clock()
+        return lock.withLock {
+            guard let entry = entries[key] else { return nil }
+            guard entry.expires > now else {
+                entries[key] = nil
+                return nil
+            }
+            return entry.records
+        }
+    }
+
+    /// Keeps `records` for `ttl` seconds (nothing for a TTL of 0).
+    public func store(_ records: [DNSRecord], for name: String, type: DNSRecordType, ttl: UInt32) {
+        let seconds = records.isEmpty ? min(ttl, Self.emptyAnswerSeconds) : min(ttl, 86_400)
+        guard seconds > 0 else { return }
+        let key = Key(name: DNSMessage.normalized(name), type: type)
+        let expires = clock() + Double(seconds)
+        lock.withLock { entries[key] = Entry(records: records, expires: expires) }
+    }
+
+    /// Forgets every answer.
+    public func flush() {
+        lock.withLock { entries.removeAll() }
+    }
+
+    @Sendable public static func monotonicSeconds() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+}

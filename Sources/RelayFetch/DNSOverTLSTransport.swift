@@ -1,0 +1,136 @@
+import Foundation
+import NameResolution
+import RelayTransport
+
+/// DNS over TLS (RFC 7858): one TLS connection to port 853 of the resolver's pinned address
+/// (verified as its name, ALPN "dot"), kept for the session and reopened when it ends. Queries
+/// are pipelined on it, each with a two-byte length and an ID of its own, and answers are
+/// matched by ID in whatever order they come (RFC 7766 §6.2.1.1). State is confined to the
+/// session's event loop.
+final class DNSOverTLSTransport: DNSTransport, @unchecked Sendable {
+    private let host: String
+    private let port: UInt16
+    private let addresses: [String]
+    private let trust: TLSTrust
+    private let loop: EventLoop
+    private let timeout: Double
+
+    // Loop thread only.
+    private var connection: TLSClientConnection?
+    private var connected = false
+    private var addressIndex = 0
+    private var unsent: [[UInt8]] = []
+    private var pending: [UInt16: (continuation: CheckedContinuation<[UInt8], Error>, timer: UInt64)] = [:]
+    private var nextID: UInt16 = 1
+    private var received: [UInt8] = []
+
+    init(host: String, port: UInt16, addresses: [String], trust: TLSTrust, loop: EventLoop, timeout: Double) {
+        self.host = host
+        self.port = port
+        self.addresses = addresses
+        self.trust = trust
+        self.loop = loop
+        self.timeout = timeout
+    }
+
+    var resolverDescription: String { "DNS-over-TLS resolver \(host):\(port)" }
+
+    func exchange(_ query: [UInt8]) async throws -> [UInt8] {
+        try await withCheckedThrowingContinuation { continuation in
+            if !loop.execute({ self.submit(query, continuation) }) {
+                continuation.resume(throwing: FetchError(.transfer("the session was invalidated")))
+            }
+        }
+    }
+
+    private func submit(_ query: [UInt8], _ continuation: CheckedContinuation<[UInt8], Error>) {
+        guard query.count >= 12, query.count <= 0xFFFF else {
+            return continuation.resume(throwing: FetchError(.nameResolution("a DNS query of \(query.count) bytes")))
+        }
+        let id = nextID
+        nextID = nextID == .max ? 1 : nextID + 1
+        var message = query
+        message[0] = UInt8(id >> 8)
+        message[1] = UInt8(id & 0xFF)
+        let timer = loop.schedule(after: timeout) { [weak self] in self?.finish(id, .failure(FetchError(.nameResolution("\(self?.resolverDescription ?? "DNS-over-TLS resolver") timed out")))) }
+        pending[id] = (continuation, timer)
+        let framed = [UInt8(message.count >> 8), UInt8(message.count & 0xFF)] + message
+        if connected, let connection {
+            connection.send(framed)
+        } else {
+            unsent.append(framed)
+            if connection == nil { open() }
+        }
+    }
+
+    private func open() {
+        let address = addresses[addressIndex % addresses.count]
+        let description = HopDescription(index: 0, endpoint: "\(address):\(port)", protocolName: "DNS over TLS")
+        let made: TLSClientConnection
+        do {
+            made = try TLSClientConnection(loop: loop, address: address, port: port, serverName: host, trust: trust, alpn: ["dot"],
+                                           description: description)
+        } catch {
+            return failAll(FetchError(.nameResolution("\(resolverDescription): \(error)")))
+        }
+        connection = made
+        made.onReceive = { [weak self] bytes in self?.receive(bytes) }
+        made.onEnd = { [weak self, weak made] error in
+            guard let self, self.connection === made else { return }
+            self.dropConnection(FetchError(.nameResolution("\(self.resolverDescription) closed the connection" + (error.map { ": \($0)" } ?? ""))))
+        }
+        made.connect { [weak self, weak made] result in
+            guard let self, self.connection === made else { return }
+            switch result {
+            case .success:
+                self.connected = true
+                for framed in self.unsent { made?.send(framed) }
+                self.unsent.removeAll()
+            case .failure(let error):
+                self.connection = nil
+                self.addressIndex += 1
+                // The next address, once per address; then every waiting query fails.
+                if self.addressIndex % self.addresses.count != 0 {
+                    self.open()
+                } else {
+                    self.failAll(FetchError(.nameResolution("\(self.resolverDescription): \(error)")))
+                }
+            }
+        }
+    }
+
+    /// Splits the stream into length-prefixed answers and hands each to its query.
+    private func receive(_ bytes: [UInt8]) {
+        received += bytes
+        while received.count >= 2 {
+            let length = Int(received[0]) << 8 | Int(received[1])
+            guard received.count >= 2 + length else { return }
+            var answer = Array(received[2..<2 + length])
+            received.removeFirst(2 + length)
+            guard answer.count >= 2 else { continue }
+            let id = UInt16(answer[0]) << 8 | UInt16(answer[1])
+            answer[0] = 0  // the resolver above asked with ID 0
+            answer[1] = 0
+            finish(id, .success(answer))
+        }
+    }
+
+    private func finish(_ id: UInt16, _ result: Result<[UInt8], Error>) {
+        guard let entry = pending.removeValue(forKey: id) else { return }
+        loop.cancelTimer(entry.timer)
+        entry.continuation.resume(with: result)
+    }
+
+    private func dropConnection(_ error: Error) {
+        connection?.close()
+        connection = nil
+        connected = false
+        received.removeAll()
+        failAll(error)
+    }
+
+    private func failAll(_ error: Error) {
+        unsent.removeAll()
+        for id in Array(pending.keys) { finish(id, .failure(error)) }
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import NameResolution
+
+/// How a session resolves the names it dials itself (the first relay's host, hosts excluded from
+/// relaying, an OHTTP relay), shaped like Apple's `NWParameters.PrivacyContext`. Names behind a
+/// relay are never resolved locally, with or without one.
+///
+/// Answers are cached in memory by each session on its own, never on disk; `flushCache()`
+/// empties the caches of every session made with this context.
+public final class PrivacyContext: @unchecked Sendable {
+    public let description: String
+    private let lock = NSLock()
+    private var required = false
+    private var configured: ResolverConfiguration?
+    private var caches: [WeakCache] = []
+
+    private struct WeakCache {
+        weak var cache: DNSCache?
+    }
+
+    public init(description: String = "relayfetch") {
+        self.description = description
+    }
+
+    /// With `require` true, names resolve only through `fallbackResolver`: its failure (or its
+    /// absence) is an error, never a fall back to the system's plain-text resolver. With `require`
+    /// false, `fallbackResolver` is used first and the system resolver when it fails.
+    public func requireEncryptedNameResolution(_ require: Bool, fallbackResolver: ResolverConfiguration?) {
+        lock.withLock {
+            required = require
+            configured = fallbackResolver
+        }
+    }
+
+    /// Forgets the resolved names of every session made with this context.
+    public func flushCache() {
+        lock.withLock { caches.compactMap(\.cache) }.forEach { $0.flush() }
+    }
+
+    public var requiresEncryptedNameResolution: Bool { lock.withLock { required } }
+    public var resolver: ResolverConfiguration? { lock.withLock { configured } }
+
+    /// A new cache for one session, flushed by `flushCache()` while the session lives.
+    func makeCache() -> DNSCache {
+        let cache = DNSCache()
+        lock.withLock {
+            caches.removeAll { $0.cache == nil }
+            caches.append(WeakCache(cache: cache))
+        }
+        return cache
+    }
+}

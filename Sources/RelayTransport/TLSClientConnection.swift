@@ -1,0 +1,44 @@
+/// A TLS connection over TCP to a server that is not a relay, such as a DNS-over-TLS resolver:
+/// the same TCP and TLS layers the chain builder uses, dialled at an address the caller gives
+/// (no name is resolved for it). All methods and callbacks run on the loop.
+public final class TLSClientConnection: TransportLayerDelegate {
+    private let loop: EventLoop
+    private let tcp: TCPLayer
+    private let tls: TLSLayer
+    /// Bytes from the server, as they arrive.
+    public var onReceive: (([UInt8]) -> Void)?
+    /// The server ended the stream (nil) or the connection failed.
+    public var onEnd: ((RelayError?) -> Void)?
+
+    /// - Parameters:
+    ///   - address: an IP literal to connect to.
+    ///   - serverName: the name to verify and send as SNI (or an IP literal to verify).
+    public init(loop: EventLoop, address: String, port: UInt16, serverName: String, trust: TLSTrust, alpn: [String],
+                description: HopDescription) throws(TLSSetupError) {
+        self.loop = loop
+        tcp = TCPLayer(loop: loop, host: address, port: port, hop: description)
+        tls = try TLSLayer(over: tcp, context: TLSContext(trust: trust), serverName: serverName, alpn: alpn, hop: description)
+        tls.delegate = self
+    }
+
+    /// Connects TCP, then runs the TLS handshake; `completion` once, on the loop.
+    public func connect(_ completion: @escaping (Result<Void, RelayError>) -> Void) {
+        tcp.connect { [self] result in
+            switch result {
+            case .failure(let error): completion(.failure(error))
+            case .success:
+                tls.connect(completion)
+            }
+        }
+    }
+
+    public var negotiatedALPN: String? { tls.negotiatedALPN }
+
+    public func send(_ bytes: [UInt8]) { tls.send(bytes) }
+
+    public func close() { tls.close() }
+
+    public func layerDidReceive(_ bytes: [UInt8]) { onReceive?(bytes) }
+    public func layerDidReceiveEOF() { onEnd?(nil) }
+    public func layerDidFail(_ error: RelayError) { onEnd?(error) }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import XCTest
+import RelayFetchTestSupport
+
+/// Encrypted name resolution under strace: with --require-encrypted-dns and a DoH resolver, the
+/// names relayfetch resolves itself (the first relay's, an excluded host's, the OHTTP relay's) go
+/// only to the resolver, and no port-53 packet, /etc/hosts, nsswitch.conf or resolv.conf read
+/// shows up; the resolver's log shows who asked what.
+extension ProcessLevelPrivacyTests {
+    private var encryptedDNS: [String] {
+        ["--doh", EncryptedDNSServer.dohURL.absoluteString, "--dns-server-address", EncryptedDNSServer.address, "--require-encrypted-dns"]
+    }
+
+    /// Relay A by a name only the encrypted resolver knows, with its token and the test CA.
+    private var relayAByName: [String] {
+        ["--relay", "https://relay.test:3129", "--relay-header", "Proxy-Authorization: \(TestServers.relayToken)",
+         "--relay-cacert", TestServers.caFile, "--cacert", TestServers.caFile]
+    }
+
+    private static var doh: SystemCallTrace.Dial { SystemCallTrace.Dial(kind: .tcp, address: "\(EncryptedDNSServer.address):443") }
+
+    /// The names `run` asked the resolver for, from its log.
+    private func namesAsked(_ dns: EncryptedDNSServer, during run: () throws -> Void) throws -> Set<String> {
+        let before = try dns.questions().count
+        try run()
+        return Set(try dns.questions(after: before, atLeast: 2).map { "\($0[DNSQuestionField.service.rawValue]) \($0[DNSQuestionField.name.rawValue])" })
+    }
+
+    func testRelayNameIsResolvedOnlyOverDoH() throws {
+        let dns = try EncryptedDNSServer.shared()
+        let marker = TestServers.marker("strace-doh")
+        let asked = try namesAsked(dns) {
+            let (status, output, trace) = try traced(["get", "https://origin.test/index.html?\(marker)", "-o", "/dev/null"] + relayAByName + encryptedDNS)
+            XCTAssertEqual(status, 0, output)
+            assertDialledOnly(Self.relayA.union([Self.doh]), in: trace)
+        }
+        XCTAssertEqual(asked, ["doh relay.test"])
+        XCTAssertEqual(try TestServers.logLines(TestServers.originALog, containing: marker).first?.first, "127.0.0.11")
+    }
+
+    func testExcludedHostAndOHTTPRelayAreResolvedOnlyOverDoH() throws {
+        let dns = try EncryptedDNSServer.shared()
+        let excluded = TestServers.marker("strace-doh-excluded")
+        var asked = try namesAsked(dns) {
+            let (status, output, trace) = try traced(["get", "https://origin.test/index.html?\(excluded)", "-o", "/dev/null", "--exclude-domain", "origin.test"]
+                                                     + relayAByName + encryptedDNS)
+            XCTAssertEqual(status, 0, output)
+            assertDialledOnly([Self.doh, .init(kind: .tcp, address: "127.0.0.21:443")], in: trace)
+        }
+        XCTAssertEqual(asked, ["doh origin.test"])
+        XCTAssertEqual(try TestServers.logLines(TestServers.originALog, containing: excluded).first?.first, "127.0.0.1", "reached directly")
+
+        let oblivious = TestServers.marker("strace-doh-ohttp")
+        asked = try namesAsked(dns) {
+            let (status, output, trace) = try traced(["get", "https://origin.test/index.html?\(oblivious)", "-o", "/dev/null", "--cacert", TestServers.caFile,
+                                                      "--ohttp-relay", "https://ohttp-relay.test/relay", "--ohttp-keys", TestServers.ohttpKeysFile.path]
+                                                     + encryptedDNS)
+            XCTAssertEqual(status, 0, output)
+            assertDialledOnly([Self.doh, .init(kind: .tcp, address: "127.0.0.30:443")], in: trace)
+        }
+        XCTAssertEqual(asked, ["doh ohttp-relay.test"])
+        XCTAssertEqual(try TestServers.logLines(TestServers.originALog, containing: oblivious).first?.first, "127.0.0.32", "the gateway fetched it")
+    }
+
+    func testRelayNameIsResolvedOnlyOverObliviousDoH() throws {
+        let dns = try EncryptedDNSServer.shared()
+        let marker = TestServers.marker("strace-odoh")
+        let asked = try namesAsked(dns) {
+            let (status, output, trace) = try traced(["get", "https://origin.test/index.html?\(marker)", "-o", "/dev/null"] + relayAByName
+                                                     + ["--odoh-relay", EncryptedDNSServer.odohRelayURL.absoluteString,
+                                                        "--odoh-target", EncryptedDNSServer.odohTargetURL.absoluteString,
+                                                        "--dns-server-address", EncryptedDNSServer.relayAddress, "--require-encrypted-dns"])
+            XCTAssertEqual(status, 0, output)
+            assertDialledOnly(Self.relayA.union([.init(kind: .tcp, address: "\(EncryptedDNSServer.relayAddress):443")]), in: trace)
+        }
+        XCTAssertEqual(asked, ["odoh-relay odoh-target.test", "odoh-config -", "odoh relay.test"])
+        XCTAssertEqual(try TestServers.logLines(TestServers.originALog, containing: marker).first?.first, "127.0.0.11")
+    }
+
+    /// The control: without an encrypted resolver the same relay name goes to the system
+    /// resolver, and the trace sees it (so the checks above can fail).
+    func testWithoutEncryptedDNSTheTraceSeesTheSystemResolver() throws {
+        let (status, _, trace) = try traced(["get", "https://origin.test/index.html", "-o", "/dev/null", "--connect-timeout", "3"] + relayAByName)
+        XCTAssertEqual(status, 1, "relay.test is unknown to the system resolver")
+        XCTAssertFalse(trace.resolverActivity.isEmpty, "the trace shows no name resolution")
+    }
+}
