@@ -62,7 +62,7 @@ final class ProcessLevelPrivacyTests: XCTestCase {
         let (status, text, trace) = try traced(["get", origin.url(size: 64 << 20).absoluteString, "-o", output.path] + CommandRun.relayArguments)
         XCTAssertEqual(status, 0, text)
         assertWritesOnly(output, in: trace)
-        assertDialledOnly([.init(kind: .tcp, address: "127.0.0.11:3129")], in: trace)
+        assertDialledOnly(Self.relayA, in: trace)
         XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: output.path)[.size] as? Int, 64 << 20)
     }
 
