@@ -12,7 +12,7 @@ final class GetCommandTests: XCTestCase {
         XCTAssertEqual(run.status, 0, run.stderr)
         XCTAssertTrue(run.stdoutText.contains("<title>relayfetch sample site</title>"))
         XCTAssertEqual(run.stderr, "")
-        XCTAssertEqual(try TestServers.logLines(TestServers.originALog, containing: marker).first?.first, "127.0.0.11")
+        XCTAssertEqual(try TestServers.waitForLogLines(TestServers.originALog, containing: marker, skipping: 0).first?.first, "127.0.0.11")
     }
 
     func testIncludeVerboseAndOutputFile() async throws {
@@ -120,7 +120,7 @@ final class GetChainCommandTests: XCTestCase {
         XCTAssertTrue(run.stderr.contains("* route: https://127.0.0.11:4433 -> https://127.0.0.12:3129 -> origin2.test"), run.stderr)
         XCTAssertTrue(run.stderr.contains("* hop 1 (127.0.0.11:4433, HTTPS, HTTP/2 CONNECT): tunnel open after"), run.stderr)
         XCTAssertTrue(run.stderr.contains("* hop 2 (127.0.0.12:3129, HTTPS, HTTP/1.1 CONNECT): tunnel open after"), run.stderr)
-        XCTAssertEqual(try TestServers.logLines(TestServers.originBLog, containing: marker).first?.first, "127.0.0.12")
+        XCTAssertEqual(try TestServers.waitForLogLines(TestServers.originBLog, containing: marker, skipping: 0).first?.first, "127.0.0.12")
     }
 
     func testHTTP3RelayFromTheCommandLine() async {
@@ -134,7 +134,7 @@ final class GetChainCommandTests: XCTestCase {
         ])
         XCTAssertEqual(run.status, 0, run.stderr)
         XCTAssertTrue(run.stderr.contains("* hop 1 (127.0.0.11:4433, QUIC, HTTP/3 CONNECT): tunnel open after"), run.stderr)
-        XCTAssertEqual(try TestServers.logLines(TestServers.originALog, containing: marker).first?.first, "127.0.0.11")
+        XCTAssertEqual(try TestServers.waitForLogLines(TestServers.originALog, containing: marker, skipping: 0).first?.first, "127.0.0.11")
         XCTAssertGreaterThanOrEqual(tunnelsBefore, 0, "the HTTP/3 relay's log is missing")
         XCTAssertFalse(try TestServers.waitForLogLines(TestServers.http3RelayALog, containing: tunnel, skipping: max(0, tunnelsBefore)).isEmpty,
                        "the HTTP/3 relay's log has a new tunnel to origin.test")

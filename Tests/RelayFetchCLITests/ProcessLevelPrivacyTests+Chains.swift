@@ -17,7 +17,7 @@ extension ProcessLevelPrivacyTests {
                                                  + hop(TestServers.http2RelayBURL.absoluteString, "h2", token: TestServers.relayBToken))
         XCTAssertEqual(status, 0, output)
         assertDialledOnly([.init(kind: .tcp, address: "127.0.0.11:4433")], in: trace)
-        XCTAssertEqual(try TestServers.logLines(TestServers.originALog, containing: marker).first?.first, "127.0.0.12", "the request went through B")
+        XCTAssertEqual(try TestServers.waitForLogLines(TestServers.originALog, containing: marker, skipping: 0).first?.first, "127.0.0.12", "the request went through B")
     }
 
     func testHTTP3ChainSendsOnlyUDPToTheFirstRelay() throws {
@@ -27,7 +27,7 @@ extension ProcessLevelPrivacyTests {
                                                  + hop("https://127.0.0.12:4433", "h3", token: TestServers.relayBToken))
         XCTAssertEqual(status, 0, output)
         assertDialledOnly([.init(kind: .udp, address: "127.0.0.11:4433")], in: trace)
-        XCTAssertEqual(try TestServers.logLines(TestServers.originALog, containing: marker).first?.first, "127.0.0.12", "the request went through B")
+        XCTAssertEqual(try TestServers.waitForLogLines(TestServers.originALog, containing: marker, skipping: 0).first?.first, "127.0.0.12", "the request went through B")
     }
 
     func testObliviousHTTPDialsOnlyTheOHTTPRelay() throws {
@@ -37,7 +37,7 @@ extension ProcessLevelPrivacyTests {
                                                   "--ohttp-keys", TestServers.ohttpKeysFile.path])
         XCTAssertEqual(status, 0, output)
         assertDialledOnly([.init(kind: .tcp, address: "127.0.0.30:443")], in: trace)
-        XCTAssertEqual(try TestServers.logLines(TestServers.originALog, containing: marker).first?.first, "127.0.0.32", "the gateway fetched it")
+        XCTAssertEqual(try TestServers.waitForLogLines(TestServers.originALog, containing: marker, skipping: 0).first?.first, "127.0.0.32", "the gateway fetched it")
     }
 
     /// A page that arrives through a redirect, with a stylesheet and images from another host
@@ -62,7 +62,7 @@ extension ProcessLevelPrivacyTests {
         // Positive controls: the redirects were followed and every third-party request arrived, via the relay.
         XCTAssertEqual(try origin.events().map { $0.components(separatedBy: "\t").last ?? "" },
                        ["/moved?\(marker)", "/page.html?\(marker)", "/to-third-party.svg?\(marker)"])
-        let thirdParty = try TestServers.logLines(TestServers.originBLog, containing: marker)
+        let thirdParty = try TestServers.waitForLogLines(TestServers.originBLog, containing: marker, skipping: 0, count: 4)
         XCTAssertEqual(Set(thirdParty.map { "\($0[OriginLogField.host.rawValue]) \($0[OriginLogField.uri.rawValue])" }),
                        ["origin2.test /style.css?\(marker)", "origin2.test /logo.svg?\(marker)", "127.0.0.22 /bg.svg?\(marker)",
                         "origin2.test /logo.svg?\(marker)-redirected"])

@@ -35,7 +35,7 @@ extension ProcessLevelPrivacyTests {
             assertDialledOnly(Self.relayA.union([Self.doh]), in: trace)
         }
         XCTAssertEqual(asked, ["doh relay.test"])
-        XCTAssertEqual(try TestServers.logLines(TestServers.originALog, containing: marker).first?.first, "127.0.0.11")
+        XCTAssertEqual(try TestServers.waitForLogLines(TestServers.originALog, containing: marker, skipping: 0).first?.first, "127.0.0.11")
     }
 
     func testExcludedHostAndOHTTPRelayAreResolvedOnlyOverDoH() throws {
@@ -48,7 +48,7 @@ extension ProcessLevelPrivacyTests {
             assertDialledOnly([Self.doh, .init(kind: .tcp, address: "127.0.0.21:443")], in: trace)
         }
         XCTAssertEqual(asked, ["doh origin.test"])
-        XCTAssertEqual(try TestServers.logLines(TestServers.originALog, containing: excluded).first?.first, "127.0.0.1", "reached directly")
+        XCTAssertEqual(try TestServers.waitForLogLines(TestServers.originALog, containing: excluded, skipping: 0).first?.first, "127.0.0.1", "reached directly")
 
         let oblivious = TestServers.marker("strace-doh-ohttp")
         asked = try namesAsked(dns) {
@@ -59,7 +59,7 @@ extension ProcessLevelPrivacyTests {
             assertDialledOnly([Self.doh, .init(kind: .tcp, address: "127.0.0.30:443")], in: trace)
         }
         XCTAssertEqual(asked, ["doh ohttp-relay.test"])
-        XCTAssertEqual(try TestServers.logLines(TestServers.originALog, containing: oblivious).first?.first, "127.0.0.32", "the gateway fetched it")
+        XCTAssertEqual(try TestServers.waitForLogLines(TestServers.originALog, containing: oblivious, skipping: 0).first?.first, "127.0.0.32", "the gateway fetched it")
     }
 
     func testRelayNameIsResolvedOnlyOverObliviousDoH() throws {
@@ -74,7 +74,7 @@ extension ProcessLevelPrivacyTests {
             assertDialledOnly(Self.relayA.union([.init(kind: .tcp, address: "\(EncryptedDNSServer.relayAddress):443")]), in: trace)
         }
         XCTAssertEqual(asked, ["odoh-relay odoh-target.test", "odoh-config -", "odoh relay.test"])
-        XCTAssertEqual(try TestServers.logLines(TestServers.originALog, containing: marker).first?.first, "127.0.0.11")
+        XCTAssertEqual(try TestServers.waitForLogLines(TestServers.originALog, containing: marker, skipping: 0).first?.first, "127.0.0.11")
     }
 
     /// The control: without an encrypted resolver the same relay name goes to the system

@@ -43,7 +43,7 @@ final class ProcessLevelPrivacyTests: XCTestCase {
         let (status, output, trace) = try traced(["get", "https://origin.test/index.html?\(marker)", "-o", "/dev/null"] + CommandRun.relayArguments)
         XCTAssertEqual(status, 0, output)
         assertDialledOnly(Self.relayA, in: trace)
-        XCTAssertEqual(try TestServers.logLines(TestServers.originALog, containing: marker).first?.first, "127.0.0.11")
+        XCTAssertEqual(try TestServers.waitForLogLines(TestServers.originALog, containing: marker, skipping: 0).first?.first, "127.0.0.11")
     }
 
     func testNothingIsWrittenToDiskButTheRequestedOutput() throws {

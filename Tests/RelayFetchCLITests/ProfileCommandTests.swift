@@ -111,7 +111,7 @@ final class ObliviousCommandTests: XCTestCase {
                                             "--ohttp-keys", keys, "--cacert", TestServers.caFile, "-i"] + chain)
             XCTAssertEqual(run.status, 0, run.stderr)
             XCTAssertTrue(run.stdoutText.hasPrefix("OHTTP 200\r\n"), run.stdoutText)
-            XCTAssertEqual(try TestServers.logLines(TestServers.originALog, containing: marker).first?.first, "127.0.0.32")
+            XCTAssertEqual(try TestServers.waitForLogLines(TestServers.originALog, containing: marker, skipping: 0).first?.first, "127.0.0.32")
         }
         // The discovery request reached the gateway through relay A.
         let gatewayTunnels = try TestServers.waitForLogLines(TestServers.relayLog, containing: "127.0.0.31:8081", skipping: earlierGatewayTunnels)

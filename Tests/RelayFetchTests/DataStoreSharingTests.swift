@@ -26,7 +26,7 @@ final class DataStoreSharingTests: XCTestCase {
         _ = try await third.data(from: URL(string: "https://origin.test/echo-headers?\(marker)-third")!)
 
         let cookieOf: (String) throws -> String? = { tag in
-            try TestServers.logLines(TestServers.originALog, containing: "\(marker)-\(tag)").first?[OriginLogField.cookie.rawValue]
+            try TestServers.waitForLogLines(TestServers.originALog, containing: "\(marker)-\(tag)", skipping: 0).first?[OriginLogField.cookie.rawValue]
         }
         XCTAssertEqual(try cookieOf("first"), "session=s3cr3t; theme=dark", "the first session sends what it was given")
         XCTAssertEqual(try cookieOf("second"), "-", "the second session, from the same configuration value, sends no cookie")
@@ -48,7 +48,7 @@ final class DataStoreSharingTests: XCTestCase {
         let third = try Session(configuration: first.configuration)
         defer { third.invalidate() }
         _ = try await third.data(from: URL(string: "https://origin.test/echo-headers?\(marker)-third")!)
-        let line = try TestServers.logLines(TestServers.originALog, containing: "\(marker)-second").first
+        let line = try TestServers.waitForLogLines(TestServers.originALog, containing: "\(marker)-second", skipping: 0).first
         XCTAssertEqual(line?[OriginLogField.cookie.rawValue], "session=s3cr3t; theme=dark")
     }
 
@@ -68,7 +68,7 @@ final class DataStoreSharingTests: XCTestCase {
         }
         _ = try await first.data(from: URL(string: "https://origin.test/echo-headers?\(marker)-first")!)
         let cookieOf: (String) throws -> String? = { tag in
-            try TestServers.logLines(TestServers.originALog, containing: "\(marker)-\(tag)").first?[OriginLogField.cookie.rawValue]
+            try TestServers.waitForLogLines(TestServers.originALog, containing: "\(marker)-\(tag)", skipping: 0).first?[OriginLogField.cookie.rawValue]
         }
         XCTAssertEqual(try cookieOf("sharer"), "-", "the sharer's store is its own")
         XCTAssertEqual(try cookieOf("first"), "session=s3cr3t; theme=dark", "the first still works, with its cookies")

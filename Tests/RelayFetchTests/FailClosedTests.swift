@@ -61,7 +61,7 @@ final class FailClosedTests: XCTestCase {
         _ = try await session.data(from: URL(string: "https://origin.test/index.html?\(marker)-covered")!)
         try await TestServers.proveDirectlyReachable(TestServers.originBAddress)
         XCTAssertEqual(try TestServers.logLines(TestServers.originBLog, containing: marker).count, 0, "origin B was reached")
-        XCTAssertEqual(try TestServers.logLines(TestServers.originALog, containing: "\(marker)-covered").first?.first, "127.0.0.11")
+        XCTAssertEqual(try TestServers.waitForLogLines(TestServers.originALog, containing: "\(marker)-covered", skipping: 0).first?.first, "127.0.0.11")
     }
 
     /// A relay that accepts TCP but never answers: the chain gives up at the connect timeout.

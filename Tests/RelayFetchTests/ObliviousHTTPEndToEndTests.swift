@@ -27,7 +27,7 @@ final class ObliviousHTTPEndToEndTests: XCTestCase {
         XCTAssertEqual(response.httpVersion, "OHTTP")
         XCTAssertTrue(String(decoding: body, as: UTF8.self).contains("<title>relayfetch sample site</title>"))
 
-        XCTAssertEqual(try TestServers.logLines(TestServers.originALog, containing: marker).map(\.first), ["127.0.0.32"], "the origin sees the gateway")
+        XCTAssertEqual(try TestServers.waitForLogLines(TestServers.originALog, containing: marker, skipping: 0).map(\.first), ["127.0.0.32"], "the origin sees the gateway")
         let gateway = try TestServers.logLines(TestServers.ohttpGatewayLog, containing: marker)
         XCTAssertEqual(gateway.count, 1)
         XCTAssertEqual(gateway.first?[1], "127.0.0.30", "the gateway sees the relay, never the client")

@@ -35,7 +35,7 @@ final class RelayChainTests: XCTestCase {
         XCTAssertEqual(response.relayHops, ["127.0.0.11:4433", "127.0.0.12:4433"])
         XCTAssertEqual(toA.count, 1, "the kernel: one connection to A")
         // The origin sees B only, and neither hop's token.
-        let origin = try TestServers.logLines(TestServers.originALog, containing: marker)
+        let origin = try TestServers.waitForLogLines(TestServers.originALog, containing: marker, skipping: 0)
         XCTAssertEqual(origin.first?[OriginLogField.remoteAddress.rawValue], "127.0.0.12")
         XCTAssertEqual(origin.first?[OriginLogField.proxyAuthorization.rawValue], "-")
         XCTAssertFalse(String(decoding: body, as: UTF8.self).contains("Bearer"), "the origin saw a hop's token")
@@ -109,7 +109,7 @@ final class RelayChainTests: XCTestCase {
             let (body, response) = try await session.data(from: URL(string: "https://origin2.test/big?\(marker)")!)
             XCTAssertEqual(response.statusCode, 200)
             XCTAssertEqual(body.count, 1 << 20, "1 MiB through \(hops.count) hops needs flow control to work")
-            XCTAssertEqual(try TestServers.logLines(TestServers.originBLog, containing: marker).first?.first, egress)
+            XCTAssertEqual(try TestServers.waitForLogLines(TestServers.originBLog, containing: marker, skipping: 0).first?.first, egress)
         }
     }
 

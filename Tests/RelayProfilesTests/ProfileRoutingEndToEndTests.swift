@@ -49,8 +49,8 @@ final class ProfileRoutingEndToEndTests: XCTestCase {
 
         XCTAssertEqual(relayed.relayHops, ["127.0.0.11:3129"])
         XCTAssertEqual(direct.relayHops, [])
-        XCTAssertEqual(try TestServers.logLines(TestServers.originALog, containing: marker).first?.first, "127.0.0.11")
-        XCTAssertEqual(try TestServers.logLines(TestServers.originBLog, containing: marker).first?.first, "127.0.0.1")
+        XCTAssertEqual(try TestServers.waitForLogLines(TestServers.originALog, containing: marker, skipping: 0).first?.first, "127.0.0.11")
+        XCTAssertEqual(try TestServers.waitForLogLines(TestServers.originBLog, containing: marker, skipping: 0).first?.first, "127.0.0.1")
         XCTAssertFalse(try TestServers.waitForLogLines(TestServers.relayLog, containing: "internal.test:443", skipping: relayedBefore).isEmpty)
         XCTAssertTrue(try TestServers.logLines(TestServers.relayLog, containing: "public.test").isEmpty, "public.test never reaches the relay")
     }
@@ -69,7 +69,7 @@ final class ProfileRoutingEndToEndTests: XCTestCase {
         }
         let (_, direct) = try await session.data(from: URL(string: "https://public.test/index.html?\(marker)")!)
         XCTAssertEqual(direct.statusCode, 200)
-        XCTAssertEqual(try TestServers.logLines(TestServers.originBLog, containing: marker).first?.first, "127.0.0.1")
+        XCTAssertEqual(try TestServers.waitForLogLines(TestServers.originBLog, containing: marker, skipping: 0).first?.first, "127.0.0.1")
         try await TestServers.proveDirectlyReachable(TestServers.originAAddress, as: "internal.test")
         XCTAssertEqual(try TestServers.logLines(TestServers.originALog, containing: marker).count, 0, "internal.test went direct")
     }

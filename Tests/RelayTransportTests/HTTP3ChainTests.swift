@@ -28,7 +28,7 @@ final class HTTP3ChainTests: XCTestCase {
         let response = session.fetch(over: tunnel, path: "/index.html?\(marker)")
         XCTAssertTrue(response.hasPrefix("HTTP/1.1 200"), response)
         XCTAssertTrue(response.contains("<title>relayfetch sample site</title>"), response)
-        XCTAssertEqual(try TestServers.logLines(TestServers.originALog, containing: marker).first?.first, "127.0.0.12")
+        XCTAssertEqual(try TestServers.waitForLogLines(TestServers.originALog, containing: marker, skipping: 0).first?.first, "127.0.0.12")
 
         let linesA = try TestServers.http3RelayLines(Self.relayALog, skipping: linesBeforeA,
                                                      from: try TestServers.ownSockets(.udp, to: "127.0.0.11:4433"))
@@ -105,7 +105,7 @@ final class HTTP3ChainTests: XCTestCase {
         XCTAssertEqual(reports.last?.hop.endpoint, "127.0.0.12:4433")
         XCTAssertEqual(reports.last?.hop.protocolName, "HTTPS, HTTP/2 CONNECT")
         XCTAssertTrue(session.fetch(over: tunnel, path: "/index.html?\(marker)").contains("relayfetch sample site"))
-        XCTAssertEqual(try TestServers.logLines(TestServers.originALog, containing: marker).first?.first, "127.0.0.12")
+        XCTAssertEqual(try TestServers.waitForLogLines(TestServers.originALog, containing: marker, skipping: 0).first?.first, "127.0.0.12")
     }
 
     func testCapsuleCodecRoundTripsAcrossSplitsAndSkipsOtherCapsules() throws {

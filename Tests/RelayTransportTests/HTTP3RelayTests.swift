@@ -29,7 +29,7 @@ final class HTTP3RelayTests: XCTestCase {
         let response = session.fetch(over: tunnel, path: "/index.html?\(marker)")
         XCTAssertTrue(response.hasPrefix("HTTP/1.1 200"), response)
         XCTAssertTrue(response.contains("<title>relayfetch sample site</title>"), response)
-        XCTAssertEqual(try TestServers.logLines(TestServers.originALog, containing: marker).first?.first, "127.0.0.11")
+        XCTAssertEqual(try TestServers.waitForLogLines(TestServers.originALog, containing: marker, skipping: 0).first?.first, "127.0.0.11")
         let ours = try TestServers.ownSockets(.udp, to: "127.0.0.11:4433")
         let connects = try TestServers.http3RelayLines(Self.relayLog, skipping: linesBefore, from: ours)
         XCTAssertEqual(connects.values(HTTP3RelayLogField.authority), ["origin.test:443"], "the HTTP/3 relay carried the tunnel: \(ours)")
@@ -125,7 +125,7 @@ final class HTTP3RelayTests: XCTestCase {
         let (tunnel, reports) = try session.tunnel(through: [Self.relay(), relayB]).get()
         XCTAssertEqual(reports.map(\.hop.protocolName), ["QUIC, HTTP/3 CONNECT", "HTTPS, HTTP/2 CONNECT"])
         XCTAssertTrue(session.fetch(over: tunnel, path: "/index.html?\(marker)").contains("relayfetch sample site"))
-        XCTAssertEqual(try TestServers.logLines(TestServers.originALog, containing: marker).first?.first, "127.0.0.12")
+        XCTAssertEqual(try TestServers.waitForLogLines(TestServers.originALog, containing: marker, skipping: 0).first?.first, "127.0.0.12")
     }
 
     func testRelayWithNothingListeningFailsNamingHop1() throws {

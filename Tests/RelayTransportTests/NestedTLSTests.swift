@@ -45,7 +45,7 @@ final class NestedTLSTests: XCTestCase {
         let response = String(decoding: collector.received, as: UTF8.self)
         XCTAssertTrue(response.hasPrefix("HTTP/1.1 200"), response)
         XCTAssertTrue(response.contains("relayfetch sample site"))
-        XCTAssertEqual(try TestServers.logLines(TestServers.originALog, containing: marker).first?.first, "127.0.0.11")
+        XCTAssertEqual(try TestServers.waitForLogLines(TestServers.originALog, containing: marker, skipping: 0).first?.first, "127.0.0.11")
     }
 
     func testOriginCertificateFromAnUntrustedCAFailsTheHandshake() throws {
