@@ -236,7 +236,8 @@ struct CrawlCommand: Subcommand {
         }
         report(summary, io: io)
         if let error = summary.relayWaitError {
-            io.log("relayfetch: error: \(summary.failedWaitingForRelays) URLs failed waiting for a relay chain; last: \(error)")
+            let count = summary.failedWaitingForRelays
+            io.log("relayfetch: error: \(count) \(count == 1 ? "URL" : "URLs") failed waiting for a relay chain; last: \(error)")
             return 1
         }
         return summary.pagesThisRun > 0 && summary.fetched == 0 ? 1 : 0

@@ -140,14 +140,19 @@ final class CrawlCommandTests: XCTestCase {
         XCTAssertEqual(chains.map { $0["hosts"] as? Int }, [0, 1], "the host moved to the live chain")
     }
 
-    /// Fail closed from the command line: relay down, exit 1, nothing at the origin (which the
+    /// Fail closed from the command line: relay down for good, exit 1 once the relay wait is
+    /// over, with an error naming the chain and its failure; nothing at the origin (which the
     /// same command through a live relay does reach).
     func testRelayDownExitsOneAndNothingReachesTheOrigin() async throws {
         let site = try CrawlSite(pages: 3)
-        let dead = await CommandRun.run(["crawl", site.origin + "/", "--retries", "0", "--relay", TestServers.deadRelayURL.absoluteString,
+        let dead = await CommandRun.run(["crawl", site.origin + "/", "--retries", "0", "--relay-wait", "1", "--relay", TestServers.deadRelayURL.absoluteString,
                                          "--relay-cacert", TestServers.caFile, "--cacert", TestServers.caFile])
         XCTAssertEqual(dead.status, 1, dead.stdoutText + dead.stderr)
         XCTAssertTrue(dead.stdoutText.contains("0 fetched, 1 failed"), dead.stdoutText)
+        XCTAssertTrue(dead.stdoutText.contains("; 1 failed waiting for relays"), dead.stdoutText)
+        XCTAssertTrue(dead.stderr.contains("relayfetch: error: 1 URL failed waiting for a relay chain; last: no relay chain came back within 1 s "
+                                           + "(--relay-wait): every relay chain for origin.test is down (chain 1 (127.0.0.13:3129): hop 1 (127.0.0.13:3129"),
+                      dead.stderr)
         XCTAssertEqual(try site.requests().count, 0)
         let live = await CommandRun.run(["crawl", site.origin + "/", "--max-pages", "1"] + CommandRun.relayArguments)
         XCTAssertEqual(live.status, 0, live.stderr)
