@@ -159,6 +159,26 @@ final class CrawlCommandTests: XCTestCase {
         XCTAssertGreaterThan(try site.requests().count, 0)
     }
 
+    /// A relay that is down for the first 3 s (late_relay.py on 127.0.0.104, then forwarding to
+    /// relay A's plain port): on a terminal the progress line counts the URLs waiting for it; with
+    /// one retry allowed the crawl still fetches every page, once, through squid only, and exits 0.
+    func testURLsWaitingForARelayShowInProgressAndAreFetchedWhenItComesBack() throws {
+        let site = try CrawlSite(pages: 8)
+        let relay = try HostileServer(script: "late_relay.py", host: "127.0.0.104", arguments: ["--down-for", "3"])
+        let arguments = [CommandRun.executable, "crawl", site.origin + "/", "--strip-query-param", "utm_source", "--retries", "1", "--relay", "http://127.0.0.104:\(relay.port)",
+                         "--relay-header", "Proxy-Authorization: \(TestServers.relayToken)", "--cacert", TestServers.caFile]
+        let terminal = try TestServers.run(["/usr/bin/script", "-qfec", arguments.map { "'\($0)'" }.joined(separator: " "), "/dev/null"])
+        XCTAssertEqual(terminal.status, 0, terminal.output)
+        XCTAssertTrue(terminal.output.contains(" waiting for relays, "), terminal.output)
+        XCTAssertTrue(terminal.output.contains(" 0 failed, "), terminal.output)
+        XCTAssertFalse(terminal.output.contains("failed waiting for relays"), terminal.output)
+        let counts = try site.pageFetchCounts()
+        XCTAssertEqual(Set(counts.keys), Set(try site.expectedPaths()))
+        XCTAssertEqual(counts.values.filter { $0 != 1 }, [], "each page once")
+        XCTAssertEqual(Set(try site.requests().map(\.peer)), ["127.0.0.11"], "only through the relay")
+        XCTAssertEqual(try relay.events().first, "LISTENING")
+    }
+
     /// A progress line while crawling on a terminal (under `script`), none when piped.
     func testProgressOnATerminalOnly() throws {
         let site = try CrawlSite(pages: 30, serverArguments: ["--delay-ms", "50"])
