@@ -48,7 +48,7 @@ struct PageWorker: Sendable {
                 (rules, isNew) = try await robots.rules(for: url) { [sessions, host = entry.host] in sessions.session(for: host, on: chainSession) }
             } catch {
                 await pool.report(chain: chain, relayFailure: "\(error)")
-                try await retryOrWait(entry, error: "robots.txt: \(error)")
+                try await retryOrWait(entry, error: "robots.txt: \(error)", mayWait: !Self.targetUnreachable(error))
                 return
             }
             if isNew, configuration.followsSitemaps { try await enqueueSitemaps(rules.sitemaps, base: url, depth: entry.depth) }
@@ -72,7 +72,7 @@ struct PageWorker: Sendable {
             (body, response) = try await session.data(for: request)
         } catch {
             await pool.report(chain: chain, relayFailure: (error as? FetchError)?.relayError.map { "\($0)" })
-            try await retryOrWait(entry, error: "\(error)")
+            try await retryOrWait(entry, error: "\(error)", mayWait: !Self.targetUnreachable(error))
             return
         }
         await pool.report(chain: chain, relayFailure: nil)
@@ -127,9 +127,10 @@ struct PageWorker: Sendable {
 
     /// After a failed fetch: when it left every chain for the host resting (a relay failed and
     /// no other chain can take over), the URL waits for a chain like one that found them all
-    /// down; otherwise it is tried again after a backoff or, out of retries, recorded as failed.
-    private func retryOrWait(_ entry: CrawlStore.Entry, error: String) async throws {
-        if await pool.allDown(for: entry.host) {
+    /// down, unless not `mayWait`; otherwise it is tried again after a backoff or, out of
+    /// retries, recorded as failed.
+    private func retryOrWait(_ entry: CrawlStore.Entry, error: String, mayWait: Bool) async throws {
+        if mayWait, await pool.allDown(for: entry.host) {
             try await waitForRelays(entry)
         } else if entry.attempts < configuration.retry.maximumRetries {
             let wait = configuration.retry.delay(retry: entry.attempts + 1, retryAfter: nil, jitter: Double.random(in: 0..<1))
@@ -156,6 +157,15 @@ struct PageWorker: Sendable {
         // of the wait (the URL then fails on time).
         let recovery = await pool.secondsUntilRecovery()
         try await coordinator.waitForRelays(entry, after: min(left, max(0.01, recovery)), error: reason)
+    }
+
+    /// Whether the last relay answered that it could not reach the page's host (502, 503 or 504
+    /// to CONNECT): the relays work, the host does not, so each such try counts as an attempt
+    /// and the URL does not wait for relays (a dead host would otherwise wait the whole relay
+    /// wait). A relay that cannot reach the next relay is the chain's failure.
+    static func targetUnreachable(_ error: any Error) -> Bool {
+        guard case .tunnelRefused(let status, _)? = (error as? FetchError)?.relayError?.cause else { return false }
+        return (502...504).contains(status)
     }
 
     /// 2 rather than 2.0; 1.5 stays 1.5.

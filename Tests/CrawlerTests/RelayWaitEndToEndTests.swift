@@ -55,6 +55,25 @@ final class RelayWaitEndToEndTests: XCTestCase {
         XCTAssertEqual(try database.query("SELECT count(*) FROM crawl_pages WHERE state IN (0, 1, 3)"), ["0"], "none queued, claimed or failed")
     }
 
+    /// A host the relay cannot reach (squid answers CONNECT with 503) is not a relay outage: its
+    /// URL spends its retries and fails at once rather than waiting the relay wait, while the
+    /// site's pages are all fetched.
+    func testAHostTheRelayCannotReachSpendsItsRetriesInsteadOfWaiting() async throws {
+        let site = try CrawlSite(pages: 5)
+        let deadHost = "https://origin.test:1/"
+        let started = Date()
+        let (records, _) = try await CrawlTestHarness.crawl([deadHost, site.origin + "/"], chains: [CrawlTestHarness.relayA], chainBackoff: 0.2) {
+            $0.retry.maximumRetries = 1
+            $0.relayWait = 60
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(started), 20, "did not wait the relay wait")
+        let dead = try XCTUnwrap(records.first { $0.url == deadHost })
+        XCTAssertEqual(dead.outcome, .failed)
+        XCTAssertEqual(dead.attempts, 2, "tried, then retried once")
+        XCTAssertTrue(dead.error?.contains("relay refused the tunnel: 50") == true, dead.error ?? "")
+        XCTAssertEqual(Set(try site.pageFetchCounts().keys), Set(try site.expectedPaths()))
+    }
+
     /// The relay never comes back: after the relay wait the seed fails naming the chain and its
     /// failure, and nothing reached the origin (whose log is then shown to be live).
     private func checkNeverBack(store: any CrawlStore, address: String) async throws {
