@@ -107,8 +107,26 @@ public enum TestServers {
         process.standardError = pipe
         try process.run()
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        return (exitStatus(of: process), String(decoding: data, as: UTF8.self))
+    }
+
+    /// The exit status of a child whose output has ended. Foundation's `waitUntilExit` can miss a
+    /// child's end and block forever (seen after a script that starts daemons, the whole suite stuck
+    /// behind a zombie), so this polls, and reaps the child itself once a second has gone by.
+    static func exitStatus(of process: Process) -> Int32 {
+        let start = Date()
+        while process.isRunning {
+            if Date().timeIntervalSince(start) > 1 {
+                var status: Int32 = 0
+                let pid = process.processIdentifier
+                if waitpid(pid, &status, WNOHANG) == pid {
+                    let signal = status & 0x7f
+                    return signal == 0 ? (status >> 8) & 0xff : 128 + signal
+                }
+            }
+            usleep(10_000)
+        }
+        return process.terminationStatus
     }
 }
 
