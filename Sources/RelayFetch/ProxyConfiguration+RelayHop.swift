@@ -63,7 +63,7 @@ extension ProxyConfiguration {
 extension ProxyConfiguration.RelayHop {
     /// The transport's view of this hop; throws for URLs a relay cannot have. With the automatic
     /// protocol HTTP/3 is tried first: on the HTTP/3 endpoint, with the HTTP/2 endpoint as its
-    /// fallback, or (first hop, https) on the one endpoint over QUIC and TCP at once.
+    /// fallback, or (an https hop) on the one endpoint over QUIC and TCP at once.
     func endpoint(index: Int) throws(FetchError) -> RelayEndpoint {
         guard let url = endpointURL else {
             throw FetchError(.invalidRelay(index: index, reason: "the hop has no endpoint URL"))
@@ -85,10 +85,10 @@ extension ProxyConfiguration.RelayHop {
                 endpoint.port = quicPort
                 endpoint.relayProtocol = .http3
             }
-        } else if secure && index == 1 {
-            // HTTP/3 first on the first hop's own host and port, TCP (h2 or http/1.1) raced
-            // after a head start. Later hops are reached inside the tunnel of the hop before,
-            // where QUIC needs CONNECT-UDP: they stay on TCP unless told otherwise.
+        } else if secure {
+            // HTTP/3 first on the hop's own host and port, TCP (h2 or http/1.1) raced after a
+            // head start. A later hop's QUIC runs inside CONNECT-UDP through the hop before, so
+            // behind a hop that speaks TCP it goes straight to its TCP side.
             endpoint.fallback = RelayFallback(host: host, port: port)
             endpoint.relayProtocol = .http3
         }

@@ -225,6 +225,13 @@ public final class RelayChainBuilder {
                 tcpPreferred.remove(relay.authority)  // QUIC answers: later tunnels use it
                 loop.cancelTimer(timer)
                 race.firstFinished(result, retryable: false)
+            case .failure(let error) where (1..<count).contains(error.hop.index):
+                // QUIC did not reach the hop before, whose own race runs on the TCP side: nothing
+                // was learnt about this hop.
+                let retryable = Self.isUnreachable(error.cause) || error.cause.isResolveFailure
+                loop.cancelTimer(timer)
+                if retryable { startTCP() }
+                race.firstFinished(result, retryable: retryable)
             case .failure(let error) where error.cause.isResolveFailure && relay.fallback?.host == relay.host:
                 // TCP would ask for the same name: the race ends here, told as the hop the user named.
                 loop.cancelTimer(timer)
