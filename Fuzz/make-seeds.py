@@ -160,3 +160,14 @@ seed("dns-message", "https-alpn", dns_response("relay.test", 65, [dns_record(b"\
     b"\x00\x01\x00" + b"\x00\x01\x00\x06\x02h3\x02h2" + b"\x00\x03\x00\x02\x11\x51" + b"\x00\x04\x00\x04\x7f\x00\x00\x0b")]))
 seed("dns-message", "nxdomain", dns_response("unknown.test", 1, [], rcode=3))
 seed("dns-message", "pointer-loop", b"\x00\x00\x81\x80\x00\x01\x00\x00\x00\x00\x00\x00\xc0\x0c\x00\x01\x00\x01")
+
+
+# The style cascade: the browser-mode sample's sheets, and selectors, media queries and values alone.
+for path in ["Samples/site/browser/main.css", "Samples/site/browser/frame.css", "Samples/site/full/css/main.css"]:
+    copy("style-cascade", path, path.replace("Samples/site/", "").replace("/", "-"))
+seed("style-cascade", "selectors.txt", "div:is(.a, #top) > p.note:nth-child(2n+1 of .note) ~ span:not([hidden]):has(> b), ul li::before")
+seed("style-cascade", "media.txt", "screen and (min-width: 600px) and (not (hover: none)), (400px <= width < 700px), print")
+seed("style-cascade", "nested.css", '@media (min-width: 1px) { @supports (display: grid) { .box { background: image-set("a.png" 1x, url(b.png) 2x) } } }\n'
+     '@font-face { font-family: X; src: local(Y), url(x.woff2) format("woff2"); unicode-range: U+00??, U+0400-04FF }\n'
+     'body { font: italic bold 12px/1.5 X, serif; --v: url(v.png) } li { list-style: square url(l.png) } p::after { content: "\\f015" attr(class); background: var(--v) }')
+seed("style-cascade", "srcset.txt", "a.png 400w, b.png 800w, data:image/png;base64,AAA, c.png 2x")

@@ -29,13 +29,14 @@ declare -A sources=(
     [profile]="ProfileFuzzer.swift"
     [offline-path]="OfflinePathFuzzer.swift OfflinePathMapping.swift"
     [dns-message]="DNSMessageFuzzer.swift"
+    [style-cascade]="StyleCascadeFuzzer.swift"
 )
 # Extra libFuzzer options per target. The profile reader's property-list parser (Foundation's)
 # leaks a little on every call, so libFuzzer's per-input leak check there would cost 98% of the
 # time and find only that; leaks are checked in every other target.
 declare -A options=([profile]="-detect_leaks=0")
 declare -A asan_options=([profile]="detect_leaks=0")  # nor at exit
-all_targets=(connect-response capsule bhttp ohttp-keys cookie html-urls css-urls profile offline-path dns-message)
+all_targets=(connect-response capsule bhttp ohttp-keys cookie html-urls css-urls profile offline-path dns-message style-cascade)
 
 usage() { sed -n '2,14s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 limit=(-max_total_time=30)

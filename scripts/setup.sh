@@ -18,6 +18,9 @@ apt_packages=(
   strace iproute2 procps
   # pre-compressed bodies (brotli, zstd) that the origins serve to test decoding
   brotli zstd
+  # real documentation sites for the page-fidelity suite (Benchmarks/fidelity): Sphinx with the
+  # Read the Docs, Alabaster and Django themes, MkDocs, Doxygen
+  python-cryptography-doc python-attr-doc python-requests-doc python-django-doc mkdocs-doc doxygen-doc
   # Debian's Python for the venv of PyPI test servers (the OHTTP gateway, the HTTP/3 relay)
   python3 python3-venv
 )
@@ -110,5 +113,23 @@ install_python_packages() {
   log "python: installed ${#python_packages[@]} PyPI packages in $venv"
 }
 
+# Javadoc sites for the page-fidelity suite: their packages depend on the whole JDK's documentation
+# (openjdk-17-doc, 270 MB), so only the package itself is downloaded (apt-get download) and
+# unpacked into .build/fidelity-debs, where Benchmarks/fidelity/sites.txt serves it from.
+unpacked_debs=(libjsoup-java-doc)
+install_unpacked_debs() {
+  local dir=$repo/.build/fidelity-debs pkg
+  for pkg in "${unpacked_debs[@]}"; do
+    [[ -f $dir/$pkg/.unpacked ]] && continue
+    log "apt: downloading $pkg (unpacked into $dir/$pkg, not installed)"
+    rm -rf "${dir:?}/$pkg" && mkdir -p "$dir/$pkg"
+    (cd "$dir" && apt-get download -qq "$pkg")
+    dpkg-deb -x "$dir/${pkg}"_*.deb "$dir/$pkg"
+    rm -f "$dir/${pkg}"_*.deb
+    touch "$dir/$pkg/.unpacked"
+  done
+}
+
 install_apt_packages
 install_python_packages
+install_unpacked_debs

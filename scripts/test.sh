@@ -25,7 +25,14 @@ if ! bash scripts/test-servers.sh status >/dev/null 2>&1; then
     bash scripts/test-servers.sh start
     started_servers=1
 fi
-stop_servers() { [[ $started_servers -eq 1 ]] && bash scripts/test-servers.sh stop || true; }
+# The page-fidelity suite's nginx and relay (Benchmarks/fidelity) start with its test; stop them
+# after the run unless they were up before it.
+fidelity_was_running=0
+bash Benchmarks/fidelity/servers.sh status >/dev/null 2>&1 && fidelity_was_running=1
+stop_servers() {
+    [[ $fidelity_was_running -eq 1 ]] || bash Benchmarks/fidelity/servers.sh stop >/dev/null 2>&1 || true
+    [[ $started_servers -eq 1 ]] && bash scripts/test-servers.sh stop || true
+}
 trap stop_servers EXIT
 
 echo "test: running swift test"

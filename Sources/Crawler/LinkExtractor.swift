@@ -2,34 +2,43 @@ import Foundation
 import HeadlessPage
 
 /// The links a crawler follows from an HTML page: `a` and `area` hrefs, frames and iframes, and
-/// the canonical link, as written, with the document's base URL to resolve them against.
-/// Parsed with HeadlessPage's `HTMLDocument` (libxml2).
+/// the canonical link, as written, with the document's base URL to resolve them against. Read
+/// by `HTMLLinkScanner` in one pass; a page it declines (links beyond ASCII, a UTF-16 or UTF-32
+/// page) is parsed with HeadlessPage's `HTMLDocument` (libxml2).
 enum LinkExtractor {
     static func links(in body: Data, url: URL, contentType: String?) -> (base: String, references: [String]) {
+        let charset = charset(of: contentType)
+        let asciiCompatible = charset.map { !$0.contains("16") && !$0.contains("32") } ?? true
+        let scanned = asciiCompatible ? body.withUnsafeBytes(HTMLLinkScanner.scan) : nil
+        let (baseHref, references) = scanned ?? parsed(body, url: url, charset: charset)
         var base = url.absoluteString
-        guard let document = HTMLDocument(data: body, url: url, charset: charset(of: contentType)) else { return (base, []) }
-        if let href = document.xpath("//base[@href]").first?.attribute("href") {
-            let resolved = URLReference(href).resolved(against: URLReference(base))
-            if let scheme = resolved.scheme, resolved.authority != nil {
-                base = "\(scheme)://\(resolved.authority!)\(resolved.path)" + (resolved.query.map { "?" + $0 } ?? "")
+        if let baseHref {
+            let resolved = URLReference(baseHref).resolved(against: URLReference(base))
+            if let scheme = resolved.scheme, let authority = resolved.authority {
+                base = "\(scheme)://\(authority)\(resolved.path)" + (resolved.query.map { "?" + $0 } ?? "")
             }
         }
-        var found: [String] = []
-        for element in document.xpath("//a[@href] | //area[@href] | //iframe[@src] | //frame[@src] | //link[@href]") {
-            let reference: String?
+        // A fragment alone is a place in this page, not a link to follow.
+        let followed = references.filter { reference in
+            reference.utf8.contains { $0 > 0x20 } && reference.utf8.first { $0 > 0x20 } != UInt8(ascii: "#")
+        }
+        return (base, followed)
+    }
+
+    /// The base href and the links, from libxml2's parse of the whole document.
+    static func parsed(_ body: Data, url: URL, charset: String?) -> (base: String?, references: [String]) {
+        guard let document = HTMLDocument(data: body, url: url, charset: charset) else { return (nil, []) }
+        let base = document.xpath("//base[@href]").first?.attribute("href")
+        let references = document.xpath("//a[@href] | //area[@href] | //iframe[@src] | //frame[@src] | //link[@href]").compactMap { element -> String? in
             switch element.name {
-            case "iframe", "frame": reference = element.attribute("src")
+            case "iframe", "frame": return element.attribute("src")
             case "link":
                 let rel = (element.attribute("rel") ?? "").lowercased().split(whereSeparator: { $0.isWhitespace })
-                reference = rel.contains("canonical") ? element.attribute("href") : nil
-            default: reference = element.attribute("href")
+                return rel.contains("canonical") ? element.attribute("href") : nil
+            default: return element.attribute("href")
             }
-            // A fragment alone is a place in this page, not a link to follow.
-            guard let reference, reference.utf8.contains(where: { $0 > 0x20 }), reference.utf8.first(where: { $0 > 0x20 }) != UInt8(ascii: "#")
-            else { continue }
-            found.append(reference)
         }
-        return (base, found)
+        return (base, references)
     }
 
     /// The URLs a sitemap lists (`urlset`) or the sitemaps a sitemap index names

@@ -106,7 +106,9 @@ struct PageWorker: Sendable {
     /// The page's requisites, loaded through `session` (its chain, its scope's store) a few at a
     /// time; none when the body is not HTML after all.
     private func requisites(of body: Data, response: HTTPResponse, session: Session) async -> [PageResource] {
-        var options = PageLoader.Options()
+        // Complete mode: an archive keeps what any viewport or medium needs (scripts, every
+        // srcset candidate, print sheets), as `--requisites` promises.
+        var options = PageLoader.Options.complete
         options.keepBodies = configuration.keepBodies
         options.maximumConcurrentRequests = 6
         options.maximumConcurrentRequestsPerOrigin = configuration.perHostConcurrency

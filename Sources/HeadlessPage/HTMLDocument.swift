@@ -55,11 +55,13 @@ public final class HTMLDocument: @unchecked Sendable {
         return (0..<Int(set.pointee.nodeNr)).compactMap { table[$0] }.map { HTMLElement(node: $0, document: self) }
     }
 
-    /// Elements matching a simple CSS selector: tag, #id, .class, [attr], [attr=value], and
-    /// descendant combinations of those (e.g. `div.main a[href]`).
+    /// Elements matching a CSS selector list (Selectors Level 4: combinators, attribute
+    /// selectors, `:not()`, `:is()`, `:where()`, `:has()`, structural pseudo-classes; dynamic
+    /// ones such as `:hover` never match), in tree order; empty for an invalid selector.
     public func select(_ selector: String) -> [HTMLElement] {
-        guard let parsed = CSSSelector(selector) else { return [] }
-        return elements.filter { parsed.matches($0) }
+        guard let list = SelectorList(selector) else { return [] }
+        let snapshot = DocumentSnapshot(self)
+        return snapshot.nodes.indices.filter { list.matches($0, in: snapshot) }.map { snapshot.elements[$0] }
     }
 
     /// The title text, if any.

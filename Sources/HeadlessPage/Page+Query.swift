@@ -14,15 +14,8 @@ extension Page {
         return forms[index]
     }
 
-    /// Elements matching a selector list: the simple selectors `HTMLDocument.select` takes,
-    /// separated by commas, each element once, in tree order.
-    public func select(_ selector: String) -> [HTMLElement] {
-        let parts = CSSSelectorList.split(selector)
-        if parts.count == 1 { return document.select(parts[0]) }
-        var matched = Set<UnsafeMutableRawPointer>()
-        for part in parts { for element in document.select(part) { matched.insert(element.identity) } }
-        return document.elements.filter { matched.contains($0.identity) }
-    }
+    /// Elements matching a selector list (see `HTMLDocument.select`), each once, in tree order.
+    public func select(_ selector: String) -> [HTMLElement] { document.select(selector) }
 
     /// The body's text, whitespace collapsed (what a test reads to expect a message).
     public var text: String {
@@ -38,33 +31,5 @@ extension Page {
     public var baseURL: URL {
         document.elements.first { $0.name == "base" && $0.attribute("href") != nil }
             .flatMap { URL(string: $0.attribute("href")!, relativeTo: url)?.absoluteURL } ?? url
-    }
-}
-
-/// Splits a selector list at commas outside brackets and quotes.
-enum CSSSelectorList {
-    static func split(_ text: String) -> [String] {
-        var parts: [String] = []
-        var current = ""
-        var quote: Character?
-        var depth = 0
-        for character in text {
-            if let open = quote {
-                if character == open { quote = nil }
-            } else if character == "\"" || character == "'" {
-                quote = character
-            } else if character == "[" {
-                depth += 1
-            } else if character == "]" {
-                depth -= 1
-            } else if character == ",", depth == 0 {
-                parts.append(current.trimmingCharacters(in: .whitespaces))
-                current = ""
-                continue
-            }
-            current.append(character)
-        }
-        parts.append(current.trimmingCharacters(in: .whitespaces))
-        return parts.filter { !$0.isEmpty }
     }
 }

@@ -19,6 +19,8 @@ public struct PageResource: Sendable {
     public var timings = HTTPTimings()
     /// The relay hops that carried it, nearest the client first (empty when direct).
     public var relayChain: [String] = []
+    /// When this exchange opened its tunnel, each hop's timing (empty on a reused connection).
+    public var relayHopTimings: [RelayHopTiming] = []
     public var error: String?
     /// The body, kept when an archive needs it.
     public var body: Data?

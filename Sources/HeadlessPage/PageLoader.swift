@@ -38,8 +38,35 @@ public final class PageLoader: @unchecked Sendable {
         public var pageTimeout: Double = 60
         /// Seconds one subresource may take.
         public var resourceTimeout: Double = 30
+        /// What to load: what a browser loads for `viewport` (the default), or everything any
+        /// viewport or medium could need (offline copies and archives).
+        public var mode: LoadMode = .browser
+        /// The screen browser mode loads for (1280x800 at device pixel ratio 1 by default).
+        public var viewport = Viewport()
         public init() {}
+
+        /// The defaults in complete mode.
+        public static var complete: Options {
+            var options = Options()
+            options.mode = .complete
+            return options
+        }
     }
+
+    /// Which subresources a load fetches.
+    public enum LoadMode: Sendable, Equatable {
+        /// What Chromium with JavaScript off requests for the viewport: style sheets (also
+        /// alternate and non-matching ones, which it fetches at low priority) and their imports;
+        /// images and fonts only where the cascade applies them to rendered boxes; one `srcset`
+        /// / `<picture>` candidate per image; `/favicon.ico` when the page names no icon; no
+        /// scripts; lazy images load (lazy loading needs scripting).
+        case browser
+        /// Every URL the page could need in any viewport or medium: every srcset and picture
+        /// candidate, every font source, print sheets, all CSS images, scripts.
+        case complete
+    }
+
+    var scanMode: ScanMode { options.mode == .complete ? .complete : .browser(options.viewport) }
 
     public let session: Session
     public let options: Options
@@ -66,11 +93,11 @@ public final class PageLoader: @unchecked Sendable {
             let budget = ByteBudget(limit: options.maximumPageBytes)
             let scheduler = SubresourceScheduler(loader: self, pageURL: target, deadline: deadline, budget: budget, progress: progress)
             let defaultPolicy = options.referrerPolicy
-            let scanner = StreamingScanner { references, url, policy in
+            let scanner = StreamingScanner(mode: scanMode) { references, url, policy in
                 scheduler.submit(references.map { SubresourceJob(reference: $0, referrer: url, policy: policy ?? defaultPolicy) })
             }
             var main = PageResource(url: target, kind: .other, referrer: nil, startedAt: Date())
-            var request = HTTPRequest(url: target, headerFields: [("Accept", "text/html,application/xhtml+xml,*/*;q=0.8")])
+            var request = HTTPRequest(url: target, headerFields: FetchDestination.document.headerFields(for: target, initiator: nil))
             request.timeout = deadline.timeIntervalSinceNow
             request.byteBudget = budget
             let (data, response) = try await session.data(for: request) { scanner.feed($1, from: $0) }
@@ -81,7 +108,7 @@ public final class PageLoader: @unchecked Sendable {
             // The complete document may name what the streaming pass could not see yet (the
             // last chunk, or a page whose charset the header gave): submit it too; seen URLs are
             // skipped, and the pass stops once a limit is reached.
-            Self.submitSubresources(of: document, url: response.url, defaultPolicy: defaultPolicy, to: scheduler)
+            submitSubresources(of: document, url: response.url, defaultPolicy: defaultPolicy, to: scheduler)
             let resources = await scheduler.finish()
             if refreshes < options.maximumMetaRefreshes, let next = MetaRefresh.target(in: document, base: response.url) {
                 refreshes += 1
@@ -96,15 +123,23 @@ public final class PageLoader: @unchecked Sendable {
     }
 
     /// Hands every subresource `document` (at `url`) names to `scheduler`, in batches, until a
-    /// limit stops it.
-    static func submitSubresources(of document: HTMLDocument, url: URL, defaultPolicy: ReferrerPolicy, to scheduler: SubresourceScheduler) {
+    /// limit stops it. In browser mode, also `/favicon.ico` when the page names no icon, and the
+    /// document for its styles to be applied once its sheets have loaded.
+    func submitSubresources(of document: HTMLDocument, url: URL, defaultPolicy: ReferrerPolicy, to scheduler: SubresourceScheduler) {
         let policy = SubresourceScanner.metaPolicy(in: document) ?? defaultPolicy
         var batch: [SubresourceJob] = []
-        SubresourceScanner.scan(document, baseURL: url) { reference in
+        let scanned = SubresourceScanner.scanner(document, baseURL: url, mode: scanMode) { reference in
             batch.append(SubresourceJob(reference: reference, referrer: url, policy: policy))
             guard batch.count == 256 else { return true }
             defer { batch.removeAll(keepingCapacity: true) }
             return scheduler.submit(batch)
+        }
+        if options.mode == .browser {
+            // Chromium asks for the origin's /favicon.ico once the page loaded, when it names no icon.
+            if !scanned.namesIcon, let favicon = URL(string: "/favicon.ico", relativeTo: url)?.absoluteURL {
+                batch.append(SubresourceJob(reference: SubresourceReference(url: favicon, kind: .icon), referrer: url, policy: policy))
+            }
+            scheduler.addStyledDocument(document, baseURL: scanned.base, referrer: url, policy: policy, viewport: options.viewport)
         }
         scheduler.submit(batch)
     }
@@ -128,6 +163,7 @@ extension PageResource {
         duration = Date().timeIntervalSince(startedAt)
         timings = response.timings
         relayChain = response.relayHops
+        relayHopTimings = response.relayHopTimings
         if keepBody { self.body = body }
     }
 }

@@ -16,10 +16,12 @@ final class StreamingScanner: @unchecked Sendable {
     private var url: URL?
     private var stopped = false
     private let found: ([SubresourceReference], URL, ReferrerPolicy?) -> Bool
+    private let mode: ScanMode
 
     /// `found` receives each chunk's new references with the document URL and the policy of
     /// the document's referrer meta so far; it returns false to stop scanning (a limit was hit).
-    init(found: @escaping ([SubresourceReference], URL, ReferrerPolicy?) -> Bool) {
+    init(mode: ScanMode = .complete, found: @escaping ([SubresourceReference], URL, ReferrerPolicy?) -> Bool) {
+        self.mode = mode
         self.found = found
     }
 
@@ -31,7 +33,7 @@ final class StreamingScanner: @unchecked Sendable {
                 url = source
                 parser = HTMLStreamParser(url: source, charset: nil)
                 document = nil
-                scanner = SubresourceScanner(documentURL: source)
+                scanner = SubresourceScanner(documentURL: source, mode: mode)
                 cursor = nil
                 pendingStyles = []
                 stopped = false

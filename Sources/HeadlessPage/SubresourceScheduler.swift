@@ -27,9 +27,26 @@ final class SubresourceScheduler: @unchecked Sendable {
     private var discovered = 0
     private var bytes = 0
     private var active = 0
+    /// Style sheets and frames in flight: what a document's styles wait for.
+    private var activeStyleInputs = 0
     private var closed = false
+    /// What the waiter in `idle` waits for: only the style inputs, or everything.
+    private var idleWantsStylesOnly = false
     private var reached: [PageLimit] = []
     private var idle: CheckedContinuation<Void, Never>?
+    /// Browser mode: fetched style sheets by requested URL, and documents whose styles still
+    /// have to be applied (the page, then its frames) once every sheet they need has loaded.
+    private var sheets: [URL: DocumentStyleSheets.Loaded] = [:]
+    private var unstyled: [StyledDocument] = []
+
+    private struct StyledDocument {
+        let document: HTMLDocument
+        let baseURL: URL
+        let referrer: URL
+        let policy: ReferrerPolicy
+        let viewport: Viewport
+        let frameDepth: Int
+    }
 
     /// The page's bytes, shared by the page's own request and every subresource.
     let budget: ByteBudget
@@ -70,6 +87,7 @@ final class SubresourceScheduler: @unchecked Sendable {
                 discovered += 1
             }
             active += new.count
+            activeStyleInputs += new.filter { Self.isStyleInput($0) }.count
             return (new, discovered < options.maximumSubresources && !budget.isExhausted)
         }
         for job in fresh {
@@ -78,7 +96,7 @@ final class SubresourceScheduler: @unchecked Sendable {
                 let more = await load(job)
                 await limits.release(job.reference.url)
                 submit(more)
-                jobDone()
+                jobDone(job)
             }
         }
         return open
@@ -91,25 +109,73 @@ final class SubresourceScheduler: @unchecked Sendable {
 
     private func noteLocked(_ limit: PageLimit) { lock.withLock { note(limit) } }
 
+    /// Browser mode: applies the document's style sheets once they have loaded (in `finish`).
+    func addStyledDocument(_ document: HTMLDocument, baseURL: URL, referrer: URL, policy: ReferrerPolicy, viewport: Viewport, frameDepth: Int = 0) {
+        lock.withLock {
+            unstyled.append(StyledDocument(document: document, baseURL: baseURL, referrer: referrer, policy: policy,
+                                           viewport: viewport, frameDepth: frameDepth))
+        }
+    }
+
     /// Waits until everything submitted (and everything it led to) has loaded; no more
-    /// submissions are expected. Returns the resources in the order they finished.
+    /// submissions are expected. In browser mode, each document's styles are then applied and
+    /// the images and fonts they need loaded in turn. Returns the resources in the order they finished.
+    /// Styles are applied as soon as every style sheet and frame has loaded, not after the
+    /// images the HTML named, which load meanwhile.
     func finish() async -> [PageResource] {
-        await withCheckedContinuation { continuation in
-            let done: Bool = lock.withLock {
-                closed = true
-                if active == 0 { return true }
-                idle = continuation
-                return false
-            }
-            if done { continuation.resume() }
+        while true {
+            await waitUntilIdle(stylesOnly: true)
+            if submitStyleJobs() { continue }
+            await waitUntilIdle(stylesOnly: false)
+            if !submitStyleJobs() { break }
         }
         return lock.withLock { finished }
     }
 
-    private func jobDone() {
+    /// Submits what the cascade of each document not yet styled needs; false when there was none.
+    private func submitStyleJobs() -> Bool {
+        let (documents, loaded) = lock.withLock { () -> ([StyledDocument], [URL: DocumentStyleSheets.Loaded]) in
+            defer { unstyled.removeAll() }
+            return (unstyled, sheets)
+        }
+        for document in documents { submit(styleJobs(document, loaded: loaded)) }
+        return !documents.isEmpty
+    }
+
+    private static func isStyleInput(_ job: SubresourceJob) -> Bool { job.reference.kind == .stylesheet || job.reference.kind == .frame }
+
+    /// The images and fonts a document's cascade needs, referred by the sheet that names them.
+    private func styleJobs(_ styled: StyledDocument, loaded: [URL: DocumentStyleSheets.Loaded]) -> [SubresourceJob] {
+        let media = MediaQuery(viewport: styled.viewport)
+        let sheets = DocumentStyleSheets(media: media, loaded: loaded, importDepth: loader.options.importDepth)
+            .sheets(of: styled.document, baseURL: styled.baseURL)
+        let needs = StyleResolver(sheets: sheets, viewport: styled.viewport).needs(of: styled.document, baseURL: styled.baseURL)
+        func job(_ need: StyleResolver.Need, _ kind: SubresourceKind) -> SubresourceJob {
+            let fromSheet = need.base != styled.baseURL
+            return SubresourceJob(reference: SubresourceReference(url: need.url, kind: kind), referrer: fromSheet ? need.base : styled.referrer,
+                                  policy: fromSheet ? loader.options.referrerPolicy : styled.policy, frameDepth: styled.frameDepth)
+        }
+        return needs.fonts.map { job($0, .font) } + needs.images.map { job($0, .image) }
+    }
+
+    private func waitUntilIdle(stylesOnly: Bool) async {
+        await withCheckedContinuation { continuation in
+            let done: Bool = lock.withLock {
+                closed = true
+                if (stylesOnly ? activeStyleInputs : active) == 0 { return true }
+                idle = continuation
+                idleWantsStylesOnly = stylesOnly
+                return false
+            }
+            if done { continuation.resume() }
+        }
+    }
+
+    private func jobDone(_ job: SubresourceJob) {
         let waiter: CheckedContinuation<Void, Never>? = lock.withLock {
             active -= 1
-            guard active == 0, closed, let waiter = idle else { return nil }
+            if Self.isStyleInput(job) { activeStyleInputs -= 1 }
+            guard closed, (idleWantsStylesOnly ? activeStyleInputs : active) == 0, let waiter = idle else { return nil }
             idle = nil
             return waiter
         }
@@ -120,7 +186,8 @@ final class SubresourceScheduler: @unchecked Sendable {
         var resource = PageResource(url: job.reference.url, kind: job.reference.kind, referrer: job.referrer, startedAt: Date())
         var next: [SubresourceJob] = []
         let policy = job.reference.referrerPolicy ?? job.policy
-        var request = HTTPRequest(url: job.reference.url)
+        var request = HTTPRequest(url: job.reference.url,
+                                  headerFields: FetchDestination(job.reference).headerFields(for: job.reference.url, initiator: pageURL))
         if let referer = policy.referer(from: job.referrer, to: job.reference.url) { request.headerFields.append(("Referer", referer)) }
         request.referrer = job.referrer
         request.referrerPolicy = policy
@@ -153,41 +220,70 @@ final class SubresourceScheduler: @unchecked Sendable {
     /// What a loaded style sheet or frame needs in turn, within the depth limits.
     private func followUps(of job: SubresourceJob, body: Data, response: HTTPResponse) -> [SubresourceJob] {
         guard (200..<300).contains(response.statusCode) else { return [] }
-        let options = loader.options
         let type = ContentType(response).mimeType ?? ""
-        if job.reference.kind == .stylesheet || type == "text/css" {
-            var jobs: [SubresourceJob] = []
-            // A sheet naming more URLs than a page may load cannot add more than that.
-            for reference in CSSURLScanner.references(in: [UInt8](body), limit: options.maximumSubresources + 1) {
-                guard let url = SubresourceScanner.resolve(reference.url, against: response.url) else { continue }
-                if reference.isImport && job.importDepth >= options.importDepth {
-                    noteLocked(.importDepth(options.importDepth))
-                    continue
-                }
-                let kind: SubresourceKind = reference.isImport ? .stylesheet : Self.kind(ofCSSReference: url)
-                jobs.append(SubresourceJob(reference: SubresourceReference(url: url, kind: kind), referrer: response.url,
-                                           policy: options.referrerPolicy, frameDepth: job.frameDepth,
-                                           importDepth: reference.isImport ? job.importDepth + 1 : job.importDepth))
+        if case .browser = loader.scanMode, job.reference.kind == .stylesheet || type == "text/css" {
+            let sheet = DocumentStyleSheets.Loaded(url: response.url, text: String(decoding: body, as: UTF8.self))
+            lock.withLock {
+                sheets[job.reference.url] = sheet
+                sheets[response.url] = sheet
             }
-            return jobs
+            // Imports load whatever their media list says (Chromium fetches them all); the other
+            // URLs wait for the cascade.
+            return cssJobs(job, body: body, response: response, importsOnly: true)
+        }
+        if job.reference.kind == .stylesheet || type == "text/css" {
+            return cssJobs(job, body: body, response: response, importsOnly: false)
         }
         if job.reference.kind == .frame, type.contains("html"), let document = try? loader.parse(body, response: response) {
-            var jobs: [SubresourceJob] = []
-            let limit = options.maximumSubresources + 1
-            let deeper = job.frameDepth < options.frameDepth
-            let policy = SubresourceScanner.scan(document, baseURL: response.url) { reference in
-                jobs.append(SubresourceJob(reference: reference, referrer: response.url, policy: options.referrerPolicy,
-                                           frameDepth: job.frameDepth + 1))
-                return deeper && jobs.count < limit
-            }
-            guard deeper else {
-                if !jobs.isEmpty { noteLocked(.frameDepth(options.frameDepth)) }
-                return []
-            }
-            guard let policy else { return jobs }
-            return jobs.map { SubresourceJob(reference: $0.reference, referrer: $0.referrer, policy: policy, frameDepth: $0.frameDepth) }
+            return frameJobs(job, document: document, response: response)
         }
         return []
+    }
+
+    private func cssJobs(_ job: SubresourceJob, body: Data, response: HTTPResponse, importsOnly: Bool) -> [SubresourceJob] {
+        let options = loader.options
+        var jobs: [SubresourceJob] = []
+        // A sheet naming more URLs than a page may load cannot add more than that.
+        for reference in CSSURLScanner.references(in: [UInt8](body), limit: options.maximumSubresources + 1) where reference.isImport || !importsOnly {
+            guard let url = SubresourceScanner.resolve(reference.url, against: response.url) else { continue }
+            if reference.isImport && job.importDepth >= options.importDepth {
+                noteLocked(.importDepth(options.importDepth))
+                continue
+            }
+            let kind: SubresourceKind = reference.isImport ? .stylesheet : Self.kind(ofCSSReference: url)
+            jobs.append(SubresourceJob(reference: SubresourceReference(url: url, kind: kind), referrer: response.url,
+                                       policy: options.referrerPolicy, frameDepth: job.frameDepth,
+                                       importDepth: reference.isImport ? job.importDepth + 1 : job.importDepth))
+        }
+        return jobs
+    }
+
+    private func frameJobs(_ job: SubresourceJob, document: HTMLDocument, response: HTTPResponse) -> [SubresourceJob] {
+        let options = loader.options
+        var mode = loader.scanMode
+        if case .browser = mode, let viewport = job.reference.frameViewport { mode = .browser(viewport) }
+        var jobs: [SubresourceJob] = []
+        let limit = options.maximumSubresources + 1
+        let deeper = job.frameDepth < options.frameDepth
+        let scanner = SubresourceScanner.scanner(document, baseURL: response.url, mode: mode) { reference in
+            jobs.append(SubresourceJob(reference: reference, referrer: response.url, policy: options.referrerPolicy,
+                                       frameDepth: job.frameDepth + 1))
+            return deeper && jobs.count < limit
+        }
+        guard deeper else {
+            if !jobs.isEmpty { noteLocked(.frameDepth(options.frameDepth)) }
+            return []
+        }
+        if case .browser(let viewport) = mode {
+            addStyledDocument(document, baseURL: scanner.base, referrer: response.url, policy: scanner.policy ?? options.referrerPolicy,
+                              viewport: viewport, frameDepth: job.frameDepth + 1)
+        }
+        if case .browser = mode {
+            // A frame's icon and manifest are not the page's: Chromium asks for neither.
+            jobs.removeAll { $0.reference.kind == .icon || $0.reference.kind == .manifest }
+        }
+        guard let policy = scanner.policy else { return jobs }
+        return jobs.map { SubresourceJob(reference: $0.reference, referrer: $0.referrer, policy: policy, frameDepth: $0.frameDepth) }
     }
 
     private static func kind(ofCSSReference url: URL) -> SubresourceKind {

@@ -210,6 +210,7 @@ final class CurlTransfer: @unchecked Sendable {
                 "the origin's TLS stream was cut (no close_notify); the body of \(body.count) bytes is truncated")))))
         }
         response.timings = timings()
+        response.relayHopTimings = tunnelStatus?.hopTimings ?? []
         response.bodySkipped = bodySkipped
         return .success((body, response))
     }

@@ -60,6 +60,9 @@ public struct HTTPResponse: Sendable {
     public let relayHops: [String]
     /// How long each phase of the final exchange took.
     public var timings = HTTPTimings()
+    /// When the exchange opened its relay tunnel: when each hop's tunnel was open (empty on a
+    /// connection an earlier exchange opened, and for direct exchanges).
+    public var relayHopTimings: [RelayHopTiming] = []
     /// True when the body came from the session's cache (fresh, or revalidated with a 304).
     public var fromCache = false
     /// True when the body was not read: the request's `acceptedMediaTypes` leave this type out.
@@ -68,6 +71,23 @@ public struct HTTPResponse: Sendable {
     /// The first value of `name`, compared case-insensitively.
     public func value(forHeaderField name: String) -> String? {
         headerFields.first { $0.name.equalsIgnoringASCIICase(name) }?.value
+    }
+}
+
+/// One hop of a tunnel an exchange opened: which relay, how it was spoken to, and how long after
+/// the chain started its tunnel was open (a hop's time includes the hops before it).
+public struct RelayHopTiming: Sendable, Equatable {
+    public let hop: String
+    public let protocolName: String
+    public let tunnelOpenAfter: Double
+    /// True when the tunnel went over an HTTP/2 connection to the relay that was already open.
+    public let reusedConnection: Bool
+
+    public init(hop: String, protocolName: String, tunnelOpenAfter: Double, reusedConnection: Bool) {
+        self.hop = hop
+        self.protocolName = protocolName
+        self.tunnelOpenAfter = tunnelOpenAfter
+        self.reusedConnection = reusedConnection
     }
 }
 

@@ -97,6 +97,7 @@ final class TunnelOpener: @unchecked Sendable {
         builder.build(hops: request.hops, to: request.target, connectTimeout: connectTimeout) { [self] result in
             switch result {
             case .success(let (tunnel, hopReports)):
+                request.status.recordOpen(hopReports)
                 onTunnelOpen?(hopReports)
                 let bridge = TunnelSocketBridge(loop: loop, fd: fd, tunnel: tunnel)
                 let id = ObjectIdentifier(bridge)

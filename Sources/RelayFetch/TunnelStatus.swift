@@ -8,12 +8,26 @@ final class TunnelStatus: @unchecked Sendable {
     private let lock = NSLock()
     private var failure: RelayError?
     private var end: TunnelEnd?
+    private var hopReports: [HopReport] = []
     /// Monotonic seconds when the tunnel ended abnormally (relay closed or failed), else nil.
     private(set) var abnormalEndTime: Double?
 
     /// The chain could not be built.
     func recordFailure(_ error: RelayError) {
         lock.withLock { if failure == nil { failure = error } }
+    }
+
+    /// The chain was built: when each hop's tunnel was open.
+    func recordOpen(_ reports: [HopReport]) {
+        lock.withLock { hopReports = reports }
+    }
+
+    /// Each hop's tunnel timing, for the transfer that opened the tunnel.
+    var hopTimings: [RelayHopTiming] {
+        lock.withLock {
+            hopReports.map { RelayHopTiming(hop: $0.hop.endpoint, protocolName: $0.hop.protocolName,
+                                            tunnelOpenAfter: $0.connectedAfter, reusedConnection: $0.reusedConnection) }
+        }
     }
 
     /// The built tunnel ended.

@@ -11,12 +11,20 @@ struct PageCommand: Subcommand {
     static let help = """
     Usage: relayfetch page URL [options]
 
-    Load a page as a private embedded browser would: the HTML, then every subresource it, its
-    style sheets and its frames need (images and srcset candidates, scripts, style sheets, fonts,
-    icons, media, frames...), concurrently, through the relays given. No JavaScript runs. Cookies
-    and cache stay in memory; nothing is written to disk but the files you ask for.
+    Load a page as a private browser would, through the relays given: the HTML, then what
+    Chromium with JavaScript off requests for it in the viewport: style sheets and their
+    imports, the images and fonts the cascade applies to rendered boxes, one srcset or picture
+    candidate per image, frames, media, objects, the icon (or /favicon.ico), the manifest and the
+    preloads it honours. No JavaScript runs and no scripts are fetched. With --complete, every
+    URL the page could need in any viewport or medium instead (every candidate, font format,
+    print sheet, css image and script), as offline copies and archives want. Cookies and cache
+    stay in memory; nothing is written to disk but the files you ask for.
 
     Options:
+      --complete               load every URL the page could need in any viewport or medium
+                               (implied by --save)
+      --viewport WxH[@R]       the screen media queries, srcset and sizes are evaluated for
+                               (default 1280x800, device pixel ratio 1)
       --json                   print a JSON summary (URL, status, every resource) to stdout
       --har FILE               write the load as HAR 1.2 (with a _relayChain per entry)
       --warc FILE              write the load as WARC 1.1 (request and response records)
@@ -48,6 +56,8 @@ struct PageCommand: Subcommand {
     var importDepth = PageLoader.Options().importDepth
     var maximumSubresources = PageLoader.Options().maximumSubresources
     var maximumPageBytes = PageLoader.Options().maximumPageBytes
+    var complete = false
+    var viewport = Viewport()
 
     static func parse(_ arguments: [String]) throws -> PageCommand? {
         var scanner = ArgumentScanner(arguments)
@@ -62,6 +72,13 @@ struct PageCommand: Subcommand {
             case "--har": command.harPath = try scanner.value()
             case "--warc": command.warcPath = try scanner.value()
             case "--save": command.saveDirectory = try scanner.value()
+            case "--complete": command.complete = true
+            case "--viewport":
+                let text = try scanner.value()
+                guard let viewport = Viewport(parsing: text) else {
+                    throw UsageError("--viewport needs WIDTHxHEIGHT with an optional @RATIO (e.g. 1280x800 or 390x844@3), not \"\(text)\"")
+                }
+                command.viewport = viewport
             case "--frame-depth": command.frameDepth = try number(&scanner, "--frame-depth", in: PageLoader.Options.frameDepthRange)
             case "--import-depth": command.importDepth = try number(&scanner, "--import-depth", in: PageLoader.Options.importDepthRange)
             case "--max-subresources": command.maximumSubresources = try number(&scanner, "--max-subresources", in: 1...1_000_000)
@@ -124,6 +141,8 @@ struct PageCommand: Subcommand {
         if let maximumTime = relay.maximumTime { options.pageTimeout = maximumTime }  // the whole page, as for get
         options.maximumPageBytes = maximumPageBytes
         options.keepBodies = warcPath != nil || saveDirectory != nil
+        options.mode = complete || saveDirectory != nil ? .complete : .browser
+        options.viewport = viewport
         let showProgress = isatty(STDERR_FILENO) == 1
         let page: Page
         do {

@@ -68,10 +68,11 @@ public enum ExchangeHARWriter {
             content["text"] = String(decoding: clean, as: UTF8.self)
         }
         let location = response.value(forHeaderField: "Location").map { redactor.url($0) } ?? ""
+        let timing = HARTimings(response.timings, duration: exchange.duration, relayed: !response.relayHops.isEmpty)
         return [
             "pageref": "flow",
             "startedDateTime": HARWriter.iso8601(exchange.startedAt),
-            "time": HARWriter.milliseconds(exchange.duration),
+            "time": timing.time,
             "request": requestObject,
             "response": [
                 "status": response.statusCode, "statusText": "", "httpVersion": response.httpVersion, "cookies": [],
@@ -79,8 +80,9 @@ public enum ExchangeHARWriter {
                 "content": content, "redirectURL": location, "headersSize": -1, "bodySize": exchange.body.count,
             ] as [String: Any],
             "cache": [:] as [String: Any],
-            "timings": HARWriter.harTimings(response.timings),
+            "timings": timing.timings,
             "_relayChain": response.relayHops,
+            "_relayChainTimings": HARWriter.relayChainTimings(response.relayHopTimings),
         ]
     }
 

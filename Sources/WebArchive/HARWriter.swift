@@ -27,11 +27,12 @@ public enum HARWriter {
     private static func entry(_ resource: PageResource, pageID: String) -> [String: Any] {
         let components = URLComponents(url: resource.url, resolvingAgainstBaseURL: false)
         var content: [String: Any] = ["size": resource.size, "mimeType": resource.mimeType ?? "x-unknown"]
+        let timing = HARTimings(resource.timings, duration: resource.duration, relayed: !resource.relayChain.isEmpty)
         if let body = resource.body { content["text"] = body.base64EncodedString(); content["encoding"] = "base64" }
         var entry: [String: Any] = [
             "pageref": pageID,
             "startedDateTime": iso8601(resource.startedAt),
-            "time": milliseconds(resource.duration),
+            "time": timing.time,
             "request": [
                 "method": "GET", "url": resource.url.absoluteString, "httpVersion": resource.httpVersion ?? "HTTP/1.1",
                 "cookies": [], "headers": headers(resource.requestHeaderFields),
@@ -45,12 +46,21 @@ public enum HARWriter {
                 "headersSize": -1, "bodySize": resource.size,
             ] as [String: Any],
             "cache": [:] as [String: Any],
-            "timings": harTimings(resource.timings),
+            "timings": timing.timings,
             "_relayChain": resource.relayChain,
+            "_relayChainTimings": relayChainTimings(resource.relayHopTimings),
             "_resourceType": resource.kind.rawValue,
         ]
         if let error = resource.error { entry["_error"] = error }
         return entry
+    }
+
+    /// Our own field: per hop of a tunnel this exchange opened, when its tunnel was open (ms
+    /// after the chain started, inside the entry's `connect`), and whether the relay connection
+    /// was reused. Empty when the exchange reused an open origin connection.
+    static func relayChainTimings(_ timings: [RelayHopTiming]) -> [[String: Any]] {
+        timings.map { ["hop": $0.hop, "protocol": $0.protocolName, "tunnelOpen": milliseconds($0.tunnelOpenAfter),
+                       "reusedConnection": $0.reusedConnection] }
     }
 
     private static func headers(_ fields: [(name: String, value: String)]) -> [[String: String]] {
@@ -58,13 +68,6 @@ public enum HARWriter {
     }
 
     /// HAR times are milliseconds; -1 stays -1 ("does not apply").
-    /// HAR's `timings` object: each phase in milliseconds, -1 when it did not happen.
-    static func harTimings(_ timings: HTTPTimings) -> [String: Double] {
-        ["blocked": milliseconds(timings.blocked), "dns": milliseconds(timings.dns), "connect": milliseconds(timings.connect),
-         "ssl": milliseconds(timings.ssl), "send": milliseconds(timings.send), "wait": milliseconds(timings.wait),
-         "receive": milliseconds(timings.receive)]
-    }
-
     static func milliseconds(_ seconds: Double) -> Double {
         seconds < 0 ? -1 : (seconds * 1_000_000).rounded() / 1000
     }

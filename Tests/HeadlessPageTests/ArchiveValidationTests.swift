@@ -20,7 +20,7 @@ final class ArchiveValidationTests: XCTestCase {
     private func loadSample() async throws -> Page {
         let session = try Session(configuration: TestServers.configuration(hops: [TestServers.relayHop()]))
         defer { session.invalidate() }
-        var options = PageLoader.Options()
+        var options = PageLoader.Options.complete
         options.keepBodies = true
         return try await PageLoader(session: session, options: options).load(URL(string: "https://origin.test/full/index.html")!)
     }

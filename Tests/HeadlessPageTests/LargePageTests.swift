@@ -18,7 +18,7 @@ final class LargePageTests: XCTestCase {
         self.origin = origin
         let session = try Session(configuration: TestServers.configuration(hops: [TestServers.relayHop()]))
         defer { session.invalidate() }
-        var options = PageLoader.Options()
+        var options = PageLoader.Options.complete
         options.pageTimeout = 300  // a sanity bound for a slow machine, not a timing assertion
         let started = Date()
         let page = try await PageLoader(session: session, options: options).load(URL(string: "https://origin.test:\(origin.port)/large?mb=50")!)

@@ -30,7 +30,7 @@ final class NavigationTests: XCTestCase {
     func testMetaRefreshIsFollowed() async throws {
         let session = try session()
         defer { session.invalidate() }
-        let page = try await PageLoader(session: session).load(URL(string: "https://origin.test/refresh/index.html")!)
+        let page = try await PageLoader(session: session, options: .complete).load(URL(string: "https://origin.test/refresh/index.html")!)
         XCTAssertEqual(page.url.absoluteString, "https://origin.test/refresh/landed.html")
         XCTAssertEqual(page.document.title, "landed")
         XCTAssertEqual(page.resources.map(\.url.path), ["/logo.svg"])
@@ -57,7 +57,7 @@ final class NavigationTests: XCTestCase {
     func testPageTimeoutBoundsASlowPage() async throws {
         let session = try session()
         defer { session.invalidate() }
-        var options = PageLoader.Options()
+        var options = PageLoader.Options.complete
         options.pageTimeout = 0.5
         let started = Date()
         do {

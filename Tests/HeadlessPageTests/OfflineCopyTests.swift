@@ -14,7 +14,7 @@ final class OfflineCopyTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: directory) }
         let session = try Session(configuration: TestServers.configuration(hops: [TestServers.relayHop()]))
         defer { session.invalidate() }
-        var options = PageLoader.Options()
+        var options = PageLoader.Options.complete
         options.keepBodies = true
         let page = try await PageLoader(session: session, options: options).load(URL(string: "https://origin.test/full/index.html")!)
         let index = try OfflineCopy.write(page, to: directory)

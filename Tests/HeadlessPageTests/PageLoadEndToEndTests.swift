@@ -18,7 +18,7 @@ final class PageLoadEndToEndTests: XCTestCase {
         let session = try Session(configuration: TestServers.configuration(hops: [hop]))
         defer { session.invalidate() }
         // A host name no other test uses, so other runs' requests in the shared log do not count.
-        let page = try await PageLoader(session: session).load(URL(string: "https://h18.origin.test/full/index.html")!)
+        let page = try await PageLoader(session: session, options: .complete).load(URL(string: "https://h18.origin.test/full/index.html")!)
 
         XCTAssertEqual(page.statusCode, 200)
         XCTAssertEqual(page.document.title, "relayfetch complete sample")
@@ -36,7 +36,7 @@ final class PageLoadEndToEndTests: XCTestCase {
     func testHARHasAnEntryPerRequestWithItsRelayChain() async throws {
         let session = try Session(configuration: TestServers.configuration(hops: [TestServers.relayHop()]))
         defer { session.invalidate() }
-        let page = try await PageLoader(session: session).load(URL(string: "https://origin.test/full/index.html")!)
+        let page = try await PageLoader(session: session, options: .complete).load(URL(string: "https://origin.test/full/index.html")!)
         let har = try XCTUnwrap(try JSONSerialization.jsonObject(with: HARWriter.data(for: page)) as? [String: Any])
         let log = try XCTUnwrap(har["log"] as? [String: Any])
         XCTAssertEqual(log["version"] as? String, "1.2")
@@ -49,13 +49,38 @@ final class PageLoadEndToEndTests: XCTestCase {
             let timings = try XCTUnwrap(entry["timings"] as? [String: Double])
             XCTAssertEqual(Set(timings.keys), ["blocked", "dns", "connect", "ssl", "send", "wait", "receive"])
             XCTAssertGreaterThanOrEqual(timings["wait"] ?? -1, 0)
+            try Self.assertTimingsAddUp(entry)
         }
+        XCTAssertTrue(entries.contains { (($0["timings"] as? [String: Double])?["ssl"] ?? -1) > 0 }, "a new connection's TLS is timed")
+        // The exchanges that opened a tunnel say when the relay's tunnel was open: inside their connect phase.
+        let opened = entries.filter { !(($0["_relayChainTimings"] as? [[String: Any]]) ?? []).isEmpty }
+        XCTAssertFalse(opened.isEmpty)
+        for entry in opened {
+            let hops = try XCTUnwrap(entry["_relayChainTimings"] as? [[String: Any]])
+            XCTAssertEqual(hops.compactMap { $0["hop"] as? String }, ["127.0.0.11:3129"])
+            let tunnelOpen = try XCTUnwrap(hops[0]["tunnelOpen"] as? Double)
+            let connect = try XCTUnwrap((entry["timings"] as? [String: Double])?["connect"])
+            XCTAssertGreaterThan(tunnelOpen, 0)
+            XCTAssertLessThanOrEqual(tunnelOpen, connect + 1, "the tunnel is part of the connect phase")
+        }
+    }
+
+    /// HAR 1.2: `time` is the sum of the phases (-1 counting as 0), `ssl` lies inside `connect`,
+    /// and a name the relay resolved has no `dns` phase.
+    static func assertTimingsAddUp(_ entry: [String: Any], file: StaticString = #filePath, line: UInt = #line) throws {
+        let timings = try XCTUnwrap(entry["timings"] as? [String: Double], file: file, line: line)
+        let time = try XCTUnwrap(entry["time"] as? Double, file: file, line: line)
+        let phases = ["blocked", "dns", "connect", "send", "wait", "receive"].map { max(timings[$0] ?? 0, 0) }
+        XCTAssertEqual(time, phases.reduce(0, +), accuracy: 0.0015, "time is the sum of the phases: \(entry["request"] ?? "")", file: file, line: line)
+        for name in ["send", "wait", "receive", "blocked"] { XCTAssertGreaterThanOrEqual(timings[name] ?? -1, 0, name, file: file, line: line) }
+        if let ssl = timings["ssl"], ssl >= 0 { XCTAssertGreaterThanOrEqual(timings["connect"] ?? -1, ssl, "ssl inside connect", file: file, line: line) }
+        if !((entry["_relayChain"] as? [String]) ?? []).isEmpty { XCTAssertEqual(timings["dns"], -1, "the relay resolved the name", file: file, line: line) }
     }
 
     func testFrameDepthLimitsNestedFrames() async throws {
         let session = try Session(configuration: TestServers.configuration(hops: [TestServers.relayHop()]))
         defer { session.invalidate() }
-        var options = PageLoader.Options()
+        var options = PageLoader.Options.complete
         options.frameDepth = 0
         let page = try await PageLoader(session: session, options: options).load(URL(string: "https://origin.test/full/index.html")!)
         let loaded = Set(page.resources.map(\.url.path))
@@ -68,7 +93,7 @@ final class PageLoadEndToEndTests: XCTestCase {
         let session = try Session(configuration: TestServers.configuration(hops: [TestServers.relayHop(url: TestServers.deadRelayURL)]))
         defer { session.invalidate() }
         do {
-            _ = try await PageLoader(session: session).load(URL(string: "https://origin.test/full/index.html")!)
+            _ = try await PageLoader(session: session, options: .complete).load(URL(string: "https://origin.test/full/index.html")!)
             XCTFail("the relay is down")
         } catch let error as FetchError {
             XCTAssertEqual(error.relayError?.hop.index, 1)
@@ -84,7 +109,7 @@ final class StreamingDiscoveryTests: XCTestCase {
     func testEarlySubresourcesStartWhileTheHTMLIsStillArriving() async throws {
         let session = try Session(configuration: TestServers.configuration(hops: [TestServers.relayHop()]))
         defer { session.invalidate() }
-        let page = try await PageLoader(session: session).load(URL(string: "https://origin.test/slow/index.html")!)
+        let page = try await PageLoader(session: session, options: .complete).load(URL(string: "https://origin.test/slow/index.html")!)
         let htmlDone = page.main.startedAt.addingTimeInterval(page.main.duration)
         XCTAssertGreaterThan(page.main.duration, 1.0, "the page should trickle in")
         let early = try XCTUnwrap(page.resources.first { $0.url.path == "/slow/early.svg" })

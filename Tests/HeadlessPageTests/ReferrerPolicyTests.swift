@@ -48,7 +48,7 @@ final class ReferrerPolicyTests: XCTestCase {
         let session = try Session(configuration: TestServers.configuration(hops: [TestServers.relayHop()]))
         defer { session.invalidate() }
         let page = "https://origin.test:\(main.port)/referer-page?other=\(other.port)&plain=\(plain.port)" + (meta.map { "&meta=\($0)" } ?? "")
-        let loaded = try await PageLoader(session: session).load(URL(string: page + "#section")!)
+        let loaded = try await PageLoader(session: session, options: .complete).load(URL(string: page + "#section")!)
         XCTAssertEqual(loaded.resources.count, 6)
         return (page, try referers(main), try referers(other), try referers(plain))
     }

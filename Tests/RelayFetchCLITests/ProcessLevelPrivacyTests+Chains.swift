@@ -51,7 +51,7 @@ extension ProcessLevelPrivacyTests {
         let har = directory.appendingPathComponent("relayfetch-page-\(UUID().uuidString).har")
         let warc = directory.appendingPathComponent("relayfetch-page-\(UUID().uuidString).warc")
         defer { try? FileManager.default.removeItem(at: har); try? FileManager.default.removeItem(at: warc) }
-        let (status, output, trace) = try traced(["page", "https://origin.test:\(origin.port)/moved?\(marker)", "--har", har.path, "--warc", warc.path]
+        let (status, output, trace) = try traced(["page", "https://origin.test:\(origin.port)/moved?\(marker)", "--complete", "--har", har.path, "--warc", warc.path]
                                                  + CommandRun.relayArguments)
         XCTAssertEqual(status, 0, output)
         assertDialledOnly(Self.relayA, in: trace)

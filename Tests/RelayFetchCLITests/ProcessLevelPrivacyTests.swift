@@ -61,7 +61,7 @@ final class ProcessLevelPrivacyTests: XCTestCase {
     func testPageLoadWithCookiesAndCacheWritesOnlyTheHAR() throws {
         let har = FileManager.default.temporaryDirectory.appendingPathComponent("relayfetch-page-\(UUID().uuidString).har")
         defer { try? FileManager.default.removeItem(at: har) }
-        let (status, text, trace) = try traced(["page", "https://origin.test/full/index.html", "--har", har.path] + CommandRun.relayArguments)
+        let (status, text, trace) = try traced(["page", "https://origin.test/full/index.html", "--complete", "--har", har.path] + CommandRun.relayArguments)
         XCTAssertEqual(status, 0, text)
         let writes = trace.fileWrites
         XCTAssertEqual(writes.count, 1, "\(writes)")

@@ -80,7 +80,7 @@ final class PageCommandTests: XCTestCase {
     func testPageJSONAndHAR() async throws {
         let har = FileManager.default.temporaryDirectory.appendingPathComponent("relayfetch-\(UUID().uuidString).har")
         defer { try? FileManager.default.removeItem(at: har) }
-        let run = await CommandRun.run(["page", "https://origin.test/full/index.html", "--json", "--har", har.path] + CommandRun.relayArguments)
+        let run = await CommandRun.run(["page", "https://origin.test/full/index.html", "--complete", "--json", "--har", har.path] + CommandRun.relayArguments)
         XCTAssertEqual(run.status, 0, run.stderr)
         XCTAssertEqual(run.stderr, "", "no progress line when stderr is not a terminal")
         let summary = try XCTUnwrap(try JSONSerialization.jsonObject(with: run.stdout) as? [String: Any])
@@ -89,7 +89,7 @@ final class PageCommandTests: XCTestCase {
         XCTAssertEqual((summary["resources"] as? [Any])?.count, 38)
         XCTAssertEqual(summary["relayChain"] as? [String], ["127.0.0.11:3129"])
         XCTAssertNotNil(try JSONSerialization.jsonObject(with: Data(contentsOf: har)))
-        let plain = await CommandRun.run(["page", "https://origin.test/full/index.html"] + CommandRun.relayArguments)
+        let plain = await CommandRun.run(["page", "https://origin.test/full/index.html", "--complete"] + CommandRun.relayArguments)
         XCTAssertTrue(plain.stdoutText.hasPrefix("https://origin.test/full/index.html: 200, 38 subresources,"), plain.stdoutText)
         let bad = await CommandRun.run(["page", "https://origin.test/", "--frame-depth", "-1"])
         XCTAssertEqual(bad.status, 2)

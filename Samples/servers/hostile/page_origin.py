@@ -16,12 +16,15 @@ Routes (n, k, mb from the query):
                        same-origin, cross-origin (port P), https->http (port Q) and attribute-
                        policy images, and one that redirects cross-origin
   /redirect?to=URL     302 to URL
+  /slow-image-page     an <img> of /slow.png (answered after 2 s) and a sheet whose background
+                       image applies: browser mode must not wait for the slow image to style the page
   anything else        a few bytes (HOSTILE-BYTES and the path), typed by extension
 """
 import html
 import signal
 import sys
 import threading
+import time
 import urllib.parse
 
 sys.path.insert(0, __import__("os").path.dirname(__file__))
@@ -80,6 +83,13 @@ def route(path, query, args):
     if path == "/big.css":
         n = number("n", 1000)
         return "200 OK", "text/css", b"".join(b"a%d{background:url(/u/%d.png)}\n" % (k, k) for k in range(n)), b""
+    if path == "/slow-image-page":
+        return "200 OK", "text/html", page(b'<link rel="stylesheet" href="/bg.css"><img src="/slow.png"><p>text</p>'), b""
+    if path == "/bg.css":
+        return "200 OK", "text/css", b"body { background: url(/bg.png) }\n", b""
+    if path == "/slow.png":
+        time.sleep(2)
+        return "200 OK", "image/png", b"slow", b""
     if path == "/import-page":
         return "200 OK", "text/html", page(b'<link rel="stylesheet" href="/import/0.css">'), b""
     if path.startswith("/import/") and path.endswith(".css"):

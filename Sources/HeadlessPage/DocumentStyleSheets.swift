@@ -1,0 +1,62 @@
+import Foundation
+
+/// The style sheets that apply to a document, in cascade order: each `<link rel=stylesheet>`
+/// (not an alternate or disabled one) and `<style>` whose `media` matches and which is untitled
+/// or in the preferred style sheet set, in tree order, each
+/// preceded by the sheets it `@import`s with a matching media list. Sheet bodies come from
+/// what the page loader fetched; a sheet that did not load adds nothing.
+struct DocumentStyleSheets {
+    /// A fetched sheet: the URL after redirects (its base) and its text.
+    struct Loaded: Sendable {
+        let url: URL
+        let text: String
+    }
+
+    let media: MediaQuery
+    let loaded: [URL: Loaded]
+    let importDepth: Int
+
+    func sheets(of document: HTMLDocument, baseURL: URL) -> [StyleResolver.Sheet] {
+        var result: [StyleResolver.Sheet] = []
+        // The preferred style sheet set: `<meta http-equiv=Default-Style>`, else the first titled
+        // sheet's title; titled sheets of another set do not apply (untitled ones always do).
+        var preferred = document.xpath("//meta[@http-equiv]").last { $0.attribute("http-equiv")?.lowercased() == "default-style" }?
+            .attribute("content")
+        func inPreferredSet(_ element: HTMLElement) -> Bool {
+            guard let title = element.attribute("title"), !title.isEmpty else { return true }
+            if preferred == nil { preferred = title }
+            return title == preferred
+        }
+        for element in document.elements {
+            switch element.name {
+            case "link":
+                let rel = Set((element.attribute("rel") ?? "").lowercased().split(whereSeparator: { $0.isWhitespace }))
+                guard rel.contains("stylesheet"), !rel.contains("alternate"), element.attribute("disabled") == nil,
+                      inPreferredSet(element), media.matches(element.attribute("media") ?? ""),
+                      let href = element.attribute("href"), let url = SubresourceScanner.resolve(href.trimmingCharacters(in: .whitespacesAndNewlines), against: baseURL),
+                      let sheet = loaded[url] else { continue }
+                var visiting: Set<URL> = [url]
+                append(StyleSheet(parsing: sheet.text, media: media), base: sheet.url, depth: 0, visiting: &visiting, to: &result)
+            case "style":
+                guard inPreferredSet(element), media.matches(element.attribute("media") ?? "") else { continue }
+                var visiting: Set<URL> = []
+                append(StyleSheet(parsing: element.text, media: media), base: baseURL, depth: 0, visiting: &visiting, to: &result)
+            default:
+                continue
+            }
+        }
+        return result
+    }
+
+    private func append(_ sheet: StyleSheet, base: URL, depth: Int, visiting: inout Set<URL>, to result: inout [StyleResolver.Sheet]) {
+        if depth < importDepth {
+            for rule in sheet.imports where media.matches(rule.media) {
+                guard let url = SubresourceScanner.resolve(rule.url, against: base), !visiting.contains(url), let imported = loaded[url] else { continue }
+                visiting.insert(url)
+                append(StyleSheet(parsing: imported.text, media: media), base: imported.url, depth: depth + 1, visiting: &visiting, to: &result)
+                visiting.remove(url)
+            }
+        }
+        result.append(StyleResolver.Sheet(sheet: sheet, base: base))
+    }
+}
