@@ -27,7 +27,7 @@ public final class TLSLayer: TransportLayer, TransportLayerDelegate {
     /// Reused buffers for OpenSSL's output and for decrypted input (no allocation per record).
     private var outputBuffer = [UInt8](repeating: 0, count: 16 * 1024)
     private var inputBuffer = [UInt8](repeating: 0, count: 16 * 1024)
-    private let pins: [[UInt8]]
+    private let policy: TLSTrustPolicy
 
     /// The ALPN protocol the peer selected, after connect.
     public private(set) var negotiatedALPN: String?
@@ -41,7 +41,7 @@ public final class TLSLayer: TransportLayer, TransportLayerDelegate {
         self.context = context
         self.ssl = ssl
         self.hop = hop
-        self.pins = context.pins
+        policy = context.policy
         readBIO = BIO_new(BIO_s_mem())
         writeBIO = BIO_new(BIO_s_mem())
         SSL_set_bio(ssl, readBIO, writeBIO)  // ssl now owns both BIOs
@@ -73,14 +73,12 @@ public final class TLSLayer: TransportLayer, TransportLayerDelegate {
         let rc = SSL_do_handshake(ssl)
         flushOutput()
         if rc == 1 {
-            if !pins.isEmpty {
-                guard let digest = TLSContext.peerPublicKeyDigest(ssl), pins.contains(digest) else {
-                    let completion = handshakeCompletion
-                    handshakeCompletion = nil
-                    close()
-                    completion?(.failure(RelayError(hop: hop, cause: .publicKeyPinMismatch)))
-                    return
-                }
+            if !policy.pins.isEmpty, let cause = policy.checkPeer(keyDigest: TLSContext.peerPublicKeyDigest(ssl)) {
+                let completion = handshakeCompletion
+                handshakeCompletion = nil
+                close()
+                completion?(.failure(RelayError(hop: hop, cause: cause)))
+                return
             }
             handshakeDone = true
             var data: UnsafePointer<UInt8>?
