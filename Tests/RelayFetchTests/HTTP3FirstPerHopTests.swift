@@ -74,4 +74,21 @@ final class HTTP3FirstPerHopTests: XCTestCase {
         XCTAssertEqual(reports.all.last?.reusedConnection, true, "over the HTTP/2 connection to hop 2")
         XCTAssertEqual(try front.events().filter { $0.hasPrefix("DROPPED") }.count, dropped, "no QUIC packet for the second tunnel")
     }
+    func testASecondHopDownOnBothSidesIsAnErrorNamingHopTwoAndReachesNoOrigin() async throws {
+        // Nothing listens on 127.0.0.12:4499, UDP or TCP: QUIC inside CONNECT-UDP gets no answer,
+        // and relay A answers the TCP side's CONNECT with an error.
+        let marker = TestServers.marker("h3hop2down")
+        let deadB = TestServers.relayHop(token: TestServers.relayBToken, url: URL(string: "https://127.0.0.12:4499")!)
+        let session = try Session(configuration: TestServers.configuration(hops: [TestServers.relayHop(url: TestServers.http2RelayAURL), deadB],
+                                                                           connectTimeout: 2))
+        defer { session.invalidate() }
+        for host in ["origin.test", TestServers.originAAddress] {
+            let failure = await session.fetchError(URL(string: "https://\(host)/index.html?\(marker)")!)
+            let error = try XCTUnwrap(failure, "hop 2 is down, yet \(host) loaded")
+            XCTAssertEqual(error.relayError?.hop.index, 2, error.description)
+            XCTAssertTrue(error.description.hasPrefix("hop 2 (127.0.0.12:4499"), error.description)
+        }
+        try await TestServers.proveDirectlyReachable(TestServers.originAAddress)
+        XCTAssertEqual(try TestServers.logLines(TestServers.originALog, containing: marker).count, 0, "origin A was reached")
+    }
 }
