@@ -91,4 +91,35 @@ final class HTTP3FirstPerHopTests: XCTestCase {
         try await TestServers.proveDirectlyReachable(TestServers.originAAddress)
         XCTAssertEqual(try TestServers.logLines(TestServers.originALog, containing: marker).count, 0, "origin A was reached")
     }
+    func testWhenTheFirstHopsUDPIsDroppedBothHopsFallBackToHTTP2AndTheSessionRemembers() async throws {
+        // Relay A's nghttpx behind a front on our own address that drops every datagram: hop 1
+        // ends up on TCP, and hop 2 behind it cannot use QUIC (no CONNECT-UDP over TCP).
+        let front = try HostileServer(script: "udp_dropping_front.py", host: "127.0.0.91", arguments: ["--target", "127.0.0.11:4433"])
+        defer { front.stop() }
+        var hop1 = TestServers.relayHop(url: URL(string: "https://127.0.0.91:\(front.port)")!, trustTestCA: false)
+        hop1.tlsOptions.pinnedPublicKeySHA256 = [try TestServers.relayPublicKeySHA256()]
+        let hop2 = TestServers.relayHop(token: TestServers.relayBToken, url: TestServers.http2RelayBURL)
+        let marker = TestServers.marker("h3hop1drop")
+        let linesBeforeB = try TestServers.allLogLines(TestServers.http3RelayBLog).count
+        let session = try Session(configuration: TestServers.configuration(hops: [hop1, hop2]))
+        defer { session.invalidate() }
+        let reports = ReportCollector()
+        session.onTunnelOpen { reports.add($0) }
+
+        let started = Date()
+        _ = try await session.data(from: URL(string: "https://origin.test/index.html?\(marker)")!)
+        let first = Date().timeIntervalSince(started)
+        XCTAssertEqual(reports.all.map(\.hop.protocolName), ["HTTPS, HTTP/2 CONNECT", "HTTPS, HTTP/2 CONNECT"])
+        XCTAssertGreaterThan(try front.events().filter { $0.hasPrefix("DROPPED") }.count, 0, "QUIC was tried first")
+        XCTAssertEqual(try TestServers.waitForLogLines(TestServers.originALog, containing: marker, skipping: 0).first?.first, "127.0.0.12")
+        XCTAssertEqual(try TestServers.allLogLines(TestServers.http3RelayBLog).dropFirst(linesBeforeB).filter { $0.joined(separator: "\t").contains("127.0.0.91") }, [],
+                       "relay B's HTTP/3 side was never reached through the front")
+
+        let again = Date()
+        _ = try await session.data(from: URL(string: "https://origin2.test/index.html")!)
+        let second = Date().timeIntervalSince(again)
+        XCTAssertLessThan(second, first, "the session remembers that TCP won at hop 1 (first \(first) s, second \(second) s)")
+        XCTAssertEqual(try front.events().filter { $0 == "CONNECTION" }.count, 1, "one HTTP/2 connection to hop 1 for both tunnels")
+        print("HTTP3FirstPerHopTests: first tunnel with hop 1's UDP dropped \(first) s, next \(second) s")
+    }
 }
