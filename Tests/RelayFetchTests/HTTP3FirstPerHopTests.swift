@@ -100,7 +100,6 @@ final class HTTP3FirstPerHopTests: XCTestCase {
         hop1.tlsOptions.pinnedPublicKeySHA256 = [try TestServers.relayPublicKeySHA256()]
         let hop2 = TestServers.relayHop(token: TestServers.relayBToken, url: TestServers.http2RelayBURL)
         let marker = TestServers.marker("h3hop1drop")
-        let linesBeforeB = try TestServers.allLogLines(TestServers.http3RelayBLog).count
         let session = try Session(configuration: TestServers.configuration(hops: [hop1, hop2]))
         defer { session.invalidate() }
         let reports = ReportCollector()
@@ -112,8 +111,6 @@ final class HTTP3FirstPerHopTests: XCTestCase {
         XCTAssertEqual(reports.all.map(\.hop.protocolName), ["HTTPS, HTTP/2 CONNECT", "HTTPS, HTTP/2 CONNECT"])
         XCTAssertGreaterThan(try front.events().filter { $0.hasPrefix("DROPPED") }.count, 0, "QUIC was tried first")
         XCTAssertEqual(try TestServers.waitForLogLines(TestServers.originALog, containing: marker, skipping: 0).first?.first, "127.0.0.12")
-        XCTAssertEqual(try TestServers.allLogLines(TestServers.http3RelayBLog).dropFirst(linesBeforeB).filter { $0.joined(separator: "\t").contains("127.0.0.91") }, [],
-                       "relay B's HTTP/3 side was never reached through the front")
 
         let again = Date()
         _ = try await session.data(from: URL(string: "https://origin2.test/index.html")!)
