@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs a benchmark against the real test relays, with its peers measured in the same run.
-# Usage: Benchmarks/run.sh chains|ohttp|oauth|crawl|crawl-delayed   (BENCH_ROUNDS=N to change the number of rounds)
+# Usage: Benchmarks/run.sh chains|ohttp|oauth|crawl|crawl-delayed|bulk   (BENCH_ROUNDS=N to change the number of rounds)
+# bulk: 1 GiB through the relays by relayfetch and curl, see Benchmarks/bulk/README.md.
 # oauth: Benchmarks/oauth/run.sh (network namespaces with delays; needs root), see its README.md.
 # crawl: Benchmarks/crawl/run.sh (loopback); crawl-delayed: Benchmarks/crawl/delayed.sh
 # (network namespaces with delays; needs root); see Benchmarks/crawl/README.md.
@@ -20,4 +21,12 @@ if ! bash scripts/test-servers.sh status >/dev/null 2>&1; then
     started=1
 fi
 trap '[[ $started -eq 1 ]] && bash scripts/test-servers.sh stop >/dev/null' EXIT
+if [[ ${1:-} == bulk ]]; then
+    # As released: the Swift runtime and Foundation linked in (half the start-up CPU, less RSS).
+    swift build -c release --product relayfetch --static-swift-stdlib --scratch-path "$repo/.build/static" 2>&1 |
+        grep -E "error|warning:" || true
+    "$repo/.build/venv/bin/python" -B "$repo/Benchmarks/bulk/bench.py" "$repo/.build/static/release/relayfetch" \
+        "${RELAYFETCH_SERVERS_DIR:-$repo/.build/test-servers}"
+    exit
+fi
 "$repo/.build/release/relayfetch-bench" "${1:-chains}"

@@ -84,7 +84,9 @@ start() {
     [[ $EUID -ne 0 ]] || chown -R proxy:proxy "$state/hosts" "$state/squid.conf"
     touch "$state/relay-access.log" "$state/relay-cache.log"
     [[ $EUID -ne 0 ]] || chown proxy:proxy "$state/relay-access.log" "$state/relay-cache.log" "$state"
-    (cd "$state" && setsid squid -n relayfetchfidelity -N -f "$state/squid.conf" >"$state/squid-stdout.log" 2>&1 &)
+    # exec: no shell stays behind holding our standard output (a caller reading it to the end,
+    # as the tests do, would wait for squid to exit).
+    (cd "$state" && exec setsid squid -n relayfetchfidelity -N -f "$state/squid.conf" </dev/null >"$state/squid-stdout.log" 2>&1) &
     wait_for_port "$relay_address" 3128
     log "squid relay on http://$relay_address:3128"
   fi

@@ -19,5 +19,8 @@ static inline CURLcode rf_curl_easy_getinfo_ptr(CURL *h, CURLINFO i, void **v) {
 static inline CURLcode rf_curl_easy_getinfo_str(CURL *h, CURLINFO i, char **v) { return curl_easy_getinfo(h, i, v); }
 static inline CURLMcode rf_curl_multi_setopt_long(CURLM *m, CURLMoption o, long v) { return curl_multi_setopt(m, o, v); }
 static inline curl_socket_t rf_curl_socket_bad(void) { return CURL_SOCKET_BAD; }
+// CURL_WRITEFUNC_PAUSE and CURLPAUSE_CONT are macros Swift does not import (a cast, an OR).
+static inline size_t rf_curl_writefunc_pause(void) { return CURL_WRITEFUNC_PAUSE; }
+static inline CURLcode rf_curl_easy_unpause(CURL *h) { return curl_easy_pause(h, CURLPAUSE_CONT); }
 static inline const char *rf_curl_version_string(void) { return curl_version_info(CURLVERSION_NOW)->version; }
 #endif

@@ -18,6 +18,12 @@ public struct CrawlConfiguration: Sendable {
     /// Request starts per second across all hosts; nil for no limit.
     public var requestsPerSecond: Double?
     public var retry = RetryPolicy()
+    /// Seconds a URL may wait for a relay chain while every chain that covers its host rests
+    /// after relay failures; such waits count no attempt. Past it, the URL is recorded as failed
+    /// with the chains' last failures. Five minutes outlasts a relay restart or a brief network
+    /// cut (the pool's chain backoff tops out at 30 s, so that is several health checks), yet a
+    /// crawl whose relays are gone for good still ends.
+    public var relayWait: Double = 300
     /// Obey robots.txt (fetched through the same relays as the pages).
     public var obeyRobots = true
     /// Follow the sitemaps robots.txt names: sitemap indexes, sitemaps and gzip sitemaps, whose

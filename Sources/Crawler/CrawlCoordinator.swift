@@ -28,6 +28,10 @@ actor CrawlCoordinator {
     /// statement (they are seen there for good).
     private var recentLinks = RecentURLs(capacity: 8192)
     private let startedAt = Date()
+    /// When each URL put back to wait for a relay chain (by store id) first did so, until it is
+    /// done or tried: the relay wait runs from there. Kept in the process: a rerun (or another
+    /// worker claiming the URL) starts its clock again.
+    private var waitingForRelaysSince: [Int: Double] = [:]
 
     init(store: any CrawlStore, configuration: CrawlConfiguration) throws {
         self.store = store
@@ -105,6 +109,7 @@ actor CrawlCoordinator {
         let added = try store.complete(entry, state: state, status: record.status, bytes: bytes, digest: record.contentDigest,
                                        error: record.error, links: unseen, now: Self.now)
         for link in unseen { recentLinks.insert(link.url) }
+        waitingForRelaysSince[entry.id] = nil
         release(entry)
         switch record.outcome {
         case .fetched, .failed, .skippedByType:
@@ -127,6 +132,27 @@ actor CrawlCoordinator {
             try store.hostPause(entry.host, until: now + seconds)
         }
         progress.retries += 1
+        waitingForRelaysSince[entry.id] = nil
+        release(entry)
+    }
+
+    /// Seconds the URL has waited for a relay chain so far (0 the first time it must).
+    func relayWaitSoFar(_ entry: CrawlStore.Entry) -> Double {
+        Self.now - (waitingForRelaysSince[entry.id] ?? Self.now)
+    }
+
+    /// A URL is being recorded as failed after waiting the relay wait, with `error`.
+    func gaveUpWaitingForRelays(error: String) {
+        progress.failedWaitingForRelays += 1
+        progress.relayWaitError = error
+    }
+
+    /// A claimed URL goes back to the queue until `after` seconds from now, without counting an
+    /// attempt: every relay chain that could carry it is resting.
+    func waitForRelays(_ entry: CrawlStore.Entry, after seconds: Double, error: String) throws {
+        let now = Self.now
+        try store.requeue(entry, notBefore: now + seconds, error: error)
+        if waitingForRelaysSince[entry.id] == nil { waitingForRelaysSince[entry.id] = now }
         release(entry)
     }
 
@@ -155,6 +181,7 @@ actor CrawlCoordinator {
         result.skippedByType = counts[.skippedByType] ?? 0
         result.queued = counts[.queued] ?? 0
         result.inFlight = inFlight
+        result.waitingForRelays = waitingForRelaysSince.count
         result.seconds = Date().timeIntervalSince(startedAt)
         return result
     }

@@ -71,6 +71,13 @@ public struct CrawlProgress: Sendable, Codable {
     public var pagesThisRun = 0
     public var bytesThisRun = 0
     public var retries = 0
+    /// URLs put back to wait for a relay chain (every chain for their host resting) and not
+    /// done since: no attempt counted, failed once they waited longer than the relay wait.
+    public var waitingForRelays = 0
+    /// URLs of this run recorded as failed because no relay chain came back within the relay
+    /// wait, and the last such error (it names each chain and its last failure).
+    public var failedWaitingForRelays = 0
+    public var relayWaitError: String?
     /// Relay chains working now, of all the crawl uses.
     public var relayChainsUp = 0
     public var relayChains = 0

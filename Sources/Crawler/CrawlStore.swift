@@ -58,6 +58,10 @@ public protocol CrawlStore: AnyObject, Sendable {
     /// Puts a claimed URL back in the queue, due at `notBefore`, one attempt more.
     func retry(_ entry: Entry, notBefore: Double, error: String) throws
 
+    /// Puts a claimed URL back in the queue, due at `notBefore`, without counting an attempt: it
+    /// was not tried (every relay chain that could carry it is resting).
+    func requeue(_ entry: Entry, notBefore: Double, error: String) throws
+
     /// How many URLs are in each state.
     func counts() throws -> [State: Int]
 

@@ -33,8 +33,7 @@ struct PageWorker: Sendable {
         switch await pool.choice(for: entry.host) {
         case .chain(let index, let chosen): (chain, chainSession) = (index, chosen)
         case .allDown:
-            let recovery = await pool.secondsUntilRecovery()
-            try await retryOrFail(entry, error: await pool.downReason(), notBefore: recovery)
+            try await waitForRelays(entry)
             return
         case .uncovered:
             // A session would fetch a host outside its relays' domains directly; a crawl never does.
@@ -49,7 +48,7 @@ struct PageWorker: Sendable {
                 (rules, isNew) = try await robots.rules(for: url) { [sessions, host = entry.host] in sessions.session(for: host, on: chainSession) }
             } catch {
                 await pool.report(chain: chain, relayFailure: "\(error)")
-                try await retryOrFail(entry, error: "robots.txt: \(error)")
+                try await retryOrWait(entry, error: "robots.txt: \(error)", mayWait: !Self.targetUnreachable(error))
                 return
             }
             if isNew, configuration.followsSitemaps { try await enqueueSitemaps(rules.sitemaps, base: url, depth: entry.depth) }
@@ -73,7 +72,7 @@ struct PageWorker: Sendable {
             (body, response) = try await session.data(for: request)
         } catch {
             await pool.report(chain: chain, relayFailure: (error as? FetchError)?.relayError.map { "\($0)" })
-            try await retryOrFail(entry, error: "\(error)")
+            try await retryOrWait(entry, error: "\(error)", mayWait: !Self.targetUnreachable(error))
             return
         }
         await pool.report(chain: chain, relayFailure: nil)
@@ -126,15 +125,52 @@ struct PageWorker: Sendable {
         if !entries.isEmpty { _ = try await coordinator.enqueue(entries) }
     }
 
-    /// Tries the URL again after a backoff (at least `notBefore` seconds), or, out of retries,
-    /// records it as failed with `error`.
-    private func retryOrFail(_ entry: CrawlStore.Entry, error: String, notBefore: Double = 0) async throws {
-        if entry.attempts < configuration.retry.maximumRetries {
+    /// After a failed fetch: when it left every chain for the host resting (a relay failed and
+    /// no other chain can take over), the URL waits for a chain like one that found them all
+    /// down, unless not `mayWait`; otherwise it is tried again after a backoff or, out of
+    /// retries, recorded as failed.
+    private func retryOrWait(_ entry: CrawlStore.Entry, error: String, mayWait: Bool) async throws {
+        if mayWait, await pool.allDown(for: entry.host) {
+            try await waitForRelays(entry)
+        } else if entry.attempts < configuration.retry.maximumRetries {
             let wait = configuration.retry.delay(retry: entry.attempts + 1, retryAfter: nil, jitter: Double.random(in: 0..<1))
-            try await coordinator.retry(entry, after: max(wait, notBefore), pauseHost: false, error: error)
+            try await coordinator.retry(entry, after: wait, pauseHost: false, error: error)
         } else {
             try await finish(entry, page: CrawledPage(record: record(entry, .failed, error: error)), links: [])
         }
+    }
+
+    /// Every chain that covers the URL's host rests: the URL goes back, no attempt counted, due
+    /// when the first chain's rest ends, unless it has already waited the relay wait; then it
+    /// is recorded as failed, with each chain and its last failure.
+    private func waitForRelays(_ entry: CrawlStore.Entry) async throws {
+        let waited = await coordinator.relayWaitSoFar(entry)
+        let reason = await pool.downReason(for: entry.host)
+        let left = configuration.relayWait - waited
+        guard left > 0 else {
+            let error = "no relay chain came back within \(Self.seconds(configuration.relayWait)) s (--relay-wait): \(reason)"
+            await coordinator.gaveUpWaitingForRelays(error: error)
+            try await finish(entry, page: CrawledPage(record: record(entry, .failed, error: error)), links: [])
+            return
+        }
+        // Never sooner than 10 ms (no spinning on a chain about to recover), never past the end
+        // of the wait (the URL then fails on time).
+        let recovery = await pool.secondsUntilRecovery()
+        try await coordinator.waitForRelays(entry, after: min(left, max(0.01, recovery)), error: reason)
+    }
+
+    /// Whether the last relay answered that it could not reach the page's host (502, 503 or 504
+    /// to CONNECT): the relays work, the host does not, so each such try counts as an attempt
+    /// and the URL does not wait for relays (a dead host would otherwise wait the whole relay
+    /// wait). A relay that cannot reach the next relay is the chain's failure.
+    static func targetUnreachable(_ error: any Error) -> Bool {
+        guard case .tunnelRefused(let status, _)? = (error as? FetchError)?.relayError?.cause else { return false }
+        return (502...504).contains(status)
+    }
+
+    /// 2 rather than 2.0; 1.5 stays 1.5.
+    private static func seconds(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e9 ? String(Int(value)) : String(value)
     }
 
     /// Hands the page to the outputs first, then commits it: a kill in between fetches it again

@@ -112,9 +112,19 @@ public final class PostgresCrawlStore: CrawlStore, @unchecked Sendable {
     }
 
     public func retry(_ entry: Entry, notBefore: Double, error: String) throws {
+        try putBack(entry, notBefore: notBefore, error: error, attempts: "attempts + 1")
+    }
+
+    public func requeue(_ entry: Entry, notBefore: Double, error: String) throws {
+        try putBack(entry, notBefore: notBefore, error: error, attempts: "attempts")
+    }
+
+    /// Queues a claimed URL again (only from the claim that holds it), due `notBefore` (a local
+    /// time, turned into a wait on the server's clock), its attempts set to `attempts` (SQL).
+    private func putBack(_ entry: Entry, notBefore: Double, error: String, attempts: String) throws {
         let wait = max(0, notBefore - Date().timeIntervalSince1970)
         try connection.execute("""
-            UPDATE crawl_pages SET state = 0, attempts = attempts + 1, not_before = \(Self.clock) + $3, error = $4, lease_until = NULL
+            UPDATE crawl_pages SET state = 0, attempts = \(attempts), not_before = \(Self.clock) + $3, error = $4, lease_until = NULL
             WHERE id = $1 AND state = 1 AND claims = $2
             """, [String(entry.id), String(entry.claim), String(wait), error])
     }

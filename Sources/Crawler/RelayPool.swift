@@ -55,10 +55,20 @@ actor RelayPool {
         }
     }
 
-    /// "every relay chain is down", with each chain's last failure.
-    func downReason() -> String {
-        let causes = lastFailures.keys.sorted().map { "chain \($0 + 1): \(lastFailures[$0]!)" }
-        return "every relay chain is down" + (causes.isEmpty ? "" : " (" + causes.joined(separator: "; ") + ")")
+    /// Whether every chain that covers `host` is resting now (false when none covers it).
+    func allDown(for host: String) -> Bool {
+        let now = Self.now
+        let candidates = coverage[host] ?? []
+        return !candidates.isEmpty && candidates.allSatisfy { !health.isUp($0, at: now) }
+    }
+
+    /// "every relay chain for HOST is down", naming each chain that covers the host (its relays)
+    /// with its last failure.
+    func downReason(for host: String) -> String {
+        let causes = (coverage[host] ?? Array(sessions.indices)).map { index in
+            "chain \(index + 1) (\(names[index])): " + (lastFailures[index] ?? "no failure seen")
+        }
+        return "every relay chain for \(host) is down (" + causes.joined(separator: "; ") + ")"
     }
 
     /// Seconds until a down chain comes back (0 when none is down).

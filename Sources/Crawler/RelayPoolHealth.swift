@@ -59,6 +59,11 @@ struct RelayPoolHealth: Sendable {
         chains.map(\.downUntil).filter { $0 > now }.min()
     }
 
+    /// Whether `chain` is up (not resting) at `now`.
+    func isUp(_ chain: Int, at now: Double) -> Bool {
+        chains.indices.contains(chain) && chains[chain].downUntil <= now
+    }
+
     /// How many chains are up at `now`, and how many there are.
     func upCount(at now: Double) -> (up: Int, total: Int) {
         (chains.filter { $0.downUntil <= now }.count, chains.count)

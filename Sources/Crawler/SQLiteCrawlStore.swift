@@ -104,6 +104,11 @@ public final class SQLiteCrawlStore: CrawlStore, @unchecked Sendable {
             .run([.real(notBefore), .text(error), .integer(entry.id)])
     }
 
+    public func requeue(_ entry: Entry, notBefore: Double, error: String) throws {
+        try database.prepared("UPDATE pages SET state = 0, not_before = ?, error = ? WHERE id = ?")
+            .run([.real(notBefore), .text(error), .integer(entry.id)])
+    }
+
     /// How many URLs are in each state.
     public func counts() throws -> [State: Int] {
         var result: [State: Int] = [:]

@@ -9,6 +9,9 @@ final class CurlEngine: @unchecked Sendable {
     private let multi: UnsafeMutableRawPointer
     private let lock = NSLock()
     private var incoming: [CurlTransfer] = []
+    /// Transfers whose reader caught up (unpause) or went away (stop), for the curl thread.
+    private var resumed: [CurlTransfer] = []
+    private var cancelled: [CurlTransfer] = []
     private var running: [UnsafeMutableRawPointer: CurlTransfer] = [:]
     private var stopping = false
 
@@ -42,6 +45,20 @@ final class CurlEngine: @unchecked Sendable {
         }
     }
 
+    /// Unpauses `transfer` (its reader has room again). Any thread.
+    func resume(_ transfer: CurlTransfer) { enqueue(transfer, into: \.resumed) }
+
+    /// Stops `transfer` if it is still running; it fails as cancelled. Any thread.
+    func cancel(_ transfer: CurlTransfer) { enqueue(transfer, into: \.cancelled) }
+
+    private func enqueue(_ transfer: CurlTransfer, into queue: ReferenceWritableKeyPath<CurlEngine, [CurlTransfer]>) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !stopping else { return }
+        self[keyPath: queue].append(transfer)
+        curl_multi_wakeup(multi)
+    }
+
     func shutdown() {
         lock.lock()
         defer { lock.unlock() }
@@ -55,6 +72,9 @@ final class CurlEngine: @unchecked Sendable {
             lock.lock()
             let newTransfers = incoming
             incoming.removeAll()
+            let toResume = resumed, toCancel = cancelled
+            resumed.removeAll()
+            cancelled.removeAll()
             let stop = stopping
             lock.unlock()
             if stop {
@@ -65,8 +85,22 @@ final class CurlEngine: @unchecked Sendable {
                 running[transfer.easy] = transfer
                 curl_multi_add_handle(multi, transfer.easy)
             }
+            for transfer in toCancel where running[transfer.easy] === transfer {
+                running[transfer.easy] = nil
+                curl_multi_remove_handle(multi, transfer.easy)
+                let continuation = transfer.continuation
+                transfer.continuation = nil
+                continuation?.resume(throwing: FetchError(.transfer("the reader stopped reading the body")))
+            }
+            for transfer in toResume where running[transfer.easy] === transfer && transfer.pausedForReader {
+                transfer.pausedForReader = false
+                // libcurl hands over the bytes it held at once (the write callback may pause again).
+                _ = rf_curl_easy_unpause(transfer.easy)
+            }
             var stillRunning: Int32 = 0
             curl_multi_perform(multi, &stillRunning)
+            // Readers of streamed bodies get what this turn delivered, in one wake-up each.
+            for transfer in running.values { transfer.sink?.flush() }
             collectFinished()
             curl_multi_poll(multi, nil, 0, 1000, nil)
         }

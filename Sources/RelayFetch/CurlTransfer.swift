@@ -12,7 +12,9 @@ final class CurlTransfer: @unchecked Sendable {
     let easy: UnsafeMutableRawPointer
     let request: HTTPRequest
     let route: Route
-    private let maximumSize: Int
+    /// Largest body accepted: the request's `maximumBodySize`, else (for a buffered body) the
+    /// session's `maximumResponseSize`; a streamed body has no limit of its own.
+    let maximumSize: Int
     private var lists: [UnsafeMutablePointer<curl_slist>?] = []
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
     private var requestBody: [UInt8] = []
@@ -21,6 +23,12 @@ final class CurlTransfer: @unchecked Sendable {
     fileprivate(set) var body = Data()
     fileprivate(set) var headerLines: [String] = []
     fileprivate(set) var exceededLimit = false
+    /// Body bytes received so far (counted also when they go to `sink` rather than `body`).
+    private(set) var received = 0
+    /// Where the body goes when it is streamed (`Session.bytes(for:)`) instead of collected.
+    let sink: BodyBuffer?
+    /// True while libcurl holds the transfer paused for a reader that is behind (curl thread).
+    var pausedForReader = false
     /// Set when the response's header said its body is not wanted (`acceptedMediaTypes`).
     fileprivate(set) var bodySkipped = false
 
@@ -40,17 +48,21 @@ final class CurlTransfer: @unchecked Sendable {
     /// Receives the body of a successful (2xx) final response as it arrives, on the curl thread.
     var onBodyChunk: (@Sendable (URL, Data) -> Void)?
 
-    /// `pinnedAddresses`: on a direct route, where the host is (resolved by the session's
-    /// encrypted resolver), so libcurl resolves nothing itself.
-    init(request: HTTPRequest, route: Route, configuration: Session.Configuration, pinnedAddresses: [String] = []) throws(FetchError) {
+    /// With a `sink`, the body streams into it (and libcurl reads in large pieces); without one
+    /// it is collected in `body`. `pinnedAddresses`: on a direct route, where the host is
+    /// (resolved by the session's encrypted resolver), so libcurl resolves nothing itself.
+    init(request: HTTPRequest, route: Route, configuration: Session.Configuration, pinnedAddresses: [String] = [],
+         sink: BodyBuffer? = nil) throws(FetchError) {
         guard let easy = curl_easy_init() else { throw FetchError(.transfer("libcurl could not create a handle")) }
         self.easy = easy
         self.request = request
         self.route = route
-        self.maximumSize = configuration.maximumResponseSize
+        self.sink = sink
+        self.maximumSize = request.maximumBodySize ?? (sink == nil ? configuration.maximumResponseSize : .max)
         self.idleTimeout = configuration.idleTimeout
-        // Clamped to a day: libcurl takes milliseconds as a long, and .infinity would trap.
-        self.maximumTime = max(0.001, min(configuration.requestTimeout, request.timeout ?? .infinity, 86_400))
+        // Infinite means none (libcurl's 0); a finite limit is kept above 0 so it is not taken for none.
+        let limit = min(configuration.requestTimeout, request.timeout ?? .infinity)
+        self.maximumTime = limit.isFinite ? max(0.001, min(limit, 86_400 * 365)) : 0
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         configure(configuration, pinnedAddresses: pinnedAddresses)
     }
@@ -82,6 +94,8 @@ final class CurlTransfer: @unchecked Sendable {
         setString(CURLOPT_USERAGENT, configuration.userAgent)
         if let caFile = configuration.originCertificateAuthorityFile { setString(CURLOPT_CAINFO, caFile) }
         setLong(CURLOPT_TIMEOUT_MS, Int(maximumTime * 1000))
+        // A streamed body is read from the tunnel in large pieces: fewer reads and callbacks.
+        if sink != nil { setLong(CURLOPT_BUFFERSIZE, 512 * 1024) }
         setLong(CURLOPT_NOPROGRESS, 0)
         _ = rf_curl_easy_setopt_xferinfo(easy, curlProgress)
         _ = rf_curl_easy_setopt_ptr(easy, CURLOPT_XFERINFODATA, me)
@@ -140,35 +154,71 @@ final class CurlTransfer: @unchecked Sendable {
     private func setLong(_ option: CURLoption, _ value: Int) { _ = rf_curl_easy_setopt_long(easy, option, value) }
     private func setString(_ option: CURLoption, _ value: String) { _ = rf_curl_easy_setopt_str(easy, option, value) }
 
-    fileprivate func appendBody(_ pointer: UnsafePointer<CChar>, _ count: Int) -> Bool {
+    /// Takes a piece of the body; returns what libcurl's write callback answers: `count`, 0 to
+    /// stop the transfer, or CURL_WRITEFUNC_PAUSE while the reader is behind.
+    fileprivate func appendBody(_ pointer: UnsafePointer<CChar>, _ count: Int) -> Int {
         lastActivity = Self.now()
-        if body.count + count > maximumSize || request.byteBudget?.take(count) == false {
+        if received + count > maximumSize {
             exceededLimit = true
-            return false
+            return 0
         }
+        if let sink {
+            if sink.offer(pointer, count: count) == .pause {
+                pausedForReader = true
+                return rf_curl_writefunc_pause()
+            }
+            received += count
+            return count
+        }
+        if request.byteBudget?.take(count) == false {
+            exceededLimit = true
+            return 0
+        }
+        received += count
         pointer.withMemoryRebound(to: UInt8.self, capacity: count) { body.append($0, count: count) }
         if let onBodyChunk, Self.isSuccessStatusLine(headerLines.first) {
             onBodyChunk(request.url, Data(bytes: pointer, count: count))
         }
-        return true
+        return count
     }
 
-    /// Keeps a header line; false (stop the transfer) at the end of a header whose body the
-    /// request does not want.
+    /// Takes one header line; false stops the transfer: at the end of a header whose body the
+    /// request does not want, or that declares a length over the limit.
     fileprivate func appendHeader(_ pointer: UnsafePointer<CChar>, _ count: Int) -> Bool {
         lastActivity = Self.now()
         let line = String(decoding: UnsafeRawBufferPointer(start: pointer, count: count), as: UTF8.self)
         if line.hasPrefix("HTTP/") { headerLines.removeAll() }  // a new (final or interim) response
-        headerLines.append(line)
-        if request.acceptedMediaTypes != nil, line == "\r\n" || line == "\n" {
-            let status = headerLines.first.flatMap { $0.split(separator: " ").dropFirst().first.flatMap { Int($0) } } ?? 0
-            let type = Self.parseHeaderFields(headerLines).first { $0.name.lowercased() == "content-type" }?.value
-            if !request.wantsBody(status: status, contentType: type) {
-                bodySkipped = true
-                return false
-            }
+        guard line == "\r\n" || line == "\n" else {
+            headerLines.append(line)
+            return true
         }
+        var head = responseHead()
+        guard !(100..<200).contains(head.statusCode) else { return true }  // an interim response
+        if request.acceptedMediaTypes != nil, !request.wantsBody(status: head.statusCode, contentType: head.value(forHeaderField: "Content-Type")) {
+            bodySkipped = true
+            head.bodySkipped = true
+            sink?.receivedResponse(head)
+            return false
+        }
+        // Like curl's --max-filesize: a declared length over the limit fails before any byte.
+        if maximumSize < .max, (200..<300).contains(head.statusCode), method != "HEAD",
+           let length = head.value(forHeaderField: "Content-Length").flatMap(Int.init), length > maximumSize {
+            exceededLimit = true
+            return false
+        }
+        sink?.receivedResponse(head)
         return true
+    }
+
+    private var method: String { request.method.uppercased() }
+
+    /// The response as its header block describes it (before the body).
+    private func responseHead() -> HTTPResponse {
+        let parts = headerLines.first?.split(separator: " ", maxSplits: 2) ?? []
+        let version = parts.first.map { $0.hasPrefix("HTTP/2") ? "HTTP/2" : String($0) } ?? "HTTP/1.1"
+        let status = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
+        return HTTPResponse(statusCode: status, httpVersion: version, headerFields: Self.parseHeaderFields(headerLines),
+                            url: request.url, relayHops: route.hopNames)
     }
 
     /// Called on the curl thread when libcurl wants a socket: one the tunnel opener knows, so the
@@ -207,7 +257,7 @@ final class CurlTransfer: @unchecked Sendable {
                                     url: request.url, relayHops: route.hopNames)
         if !bodySkipped, case .relayClosed(let hop, originStreamCut: true) = end, response.bodyEndsAtConnectionClose(method: request.method) {
             return .failure(FetchError(.relay(RelayError(hop: hop, cause: .tunnelEndedEarly(
-                "the origin's TLS stream was cut (no close_notify); the body of \(body.count) bytes is truncated")))))
+                "the origin's TLS stream was cut (no close_notify); the body of \(received) bytes is truncated")))))
         }
         response.timings = timings()
         response.relayHopTimings = tunnelStatus?.hopTimings ?? []
@@ -241,6 +291,11 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// Called by libcurl about once a second and on every chunk; false stops the transfer.
     fileprivate func checkIdle() -> Bool {
+        // A reader that is behind holds the transfer: silence is not the sender's.
+        if pausedForReader {
+            lastActivity = Self.now()
+            return true
+        }
         // Until the request is on its way, the connect timeout is the one that applies.
         if !requestSent {
             var sent: curl_off_t = 0
@@ -315,7 +370,7 @@ final class CurlTransfer: @unchecked Sendable {
 private func curlWriteBody(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?) -> Int {
     guard let data, let context else { return 0 }
     let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
-    return transfer.appendBody(data, size * count) ? size * count : 0
+    return transfer.appendBody(data, size * count)
 }
 
 private func curlWriteHeader(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?) -> Int {

@@ -23,6 +23,10 @@ public struct HTTPRequest: Sendable {
     /// Set-Cookie fields kept (as `URLRequest.httpShouldHandleCookies`). False leaves the jar
     /// untouched: a crawler's pages then never share cookies.
     public var httpShouldHandleCookies = true
+    /// Largest body accepted for this request, in bytes (curl's `--max-filesize`): a larger one
+    /// fails with `responseTooLarge`, before any byte when its length is declared. nil: the
+    /// session's `maximumResponseSize` for a buffered body, no limit for a streamed one.
+    public var maximumBodySize: Int?
     /// Media types whose bodies are wanted ("text/html", or "text/*"); nil for any. A 2xx
     /// response of another type (or of none) is not read: the transfer stops once its header
     /// has arrived, and the response comes back with an empty body and `bodySkipped` set.

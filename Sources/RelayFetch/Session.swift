@@ -95,53 +95,21 @@ public final class Session: @unchecked Sendable {
     /// response's URL and body piece by piece while it arrives (for streaming parsers), on
     /// another thread.
     public func data(for request: HTTPRequest, onBodyChunk: (@Sendable (URL, Data) -> Void)? = nil) async throws -> (Data, HTTPResponse) {
+        var chain = RedirectChain(request, configuration: configuration)
         var current = request
-        var visited: Set<String> = [request.url.absoluteString]
-        var redirects = 0
-        // One deadline for the request and all its redirects (curl's --max-time).
-        let limit = min(configuration.requestTimeout, 86_400)
-        let deadline = Date().addingTimeInterval(limit)
         while true {
-            let remaining = deadline.timeIntervalSinceNow
-            guard remaining > 0 else { throw FetchError(.timedOut(limit)) }
-            current.timeout = min(request.timeout ?? .infinity, remaining)
-            let (body, response): (Data, HTTPResponse)
-            do {
-                (body, response) = try await exchange(current, onBodyChunk: onBodyChunk)
-            } catch let error as FetchError {
-                if case .timedOut = error.code, deadline.timeIntervalSinceNow <= 0.05 { throw FetchError(.timedOut(limit)) }
-                throw error
-            }
-            guard request.followsRedirects, Self.isRedirect(response.statusCode), configuration.maximumRedirects > 0,
-                  let location = response.value(forHeaderField: "Location"),
-                  let next = URL(string: location, relativeTo: current.url)?.absoluteURL else {
-                return (body, response)
-            }
-            redirects += 1
-            if redirects > configuration.maximumRedirects {
-                throw FetchError(.tooManyRedirects(configuration.maximumRedirects))
-            }
-            if !visited.insert(next.absoluteString).inserted, current.method == "GET" {
-                throw FetchError(.redirectLoop(next.absoluteString))
-            }
-            current = Self.redirected(current, to: next, status: response.statusCode)
+            let (body, response) = try await chain.within { try await exchange(chain.timed(current), onBodyChunk: onBodyChunk) }
+            guard let next = try chain.next(after: response, to: current) else { return (body, response) }
+            current = next
         }
     }
 
     /// One exchange, routed by the host's relay configuration, through the session's store:
     /// cookies go out and come back, fresh responses come from the cache, stale ones revalidate.
-    private func exchange(_ original: HTTPRequest, onBodyChunk: (@Sendable (URL, Data) -> Void)?) async throws -> (Data, HTTPResponse) {
+    func exchange(_ original: HTTPRequest, onBodyChunk: (@Sendable (URL, Data) -> Void)?) async throws -> (Data, HTTPResponse) {
         let route = try route(for: original.url)
         let store = dataStore
-        var request = original
-        if let referrer = request.referrer {
-            request.headerFields.removeAll { $0.name.lowercased() == "referer" }
-            if let value = request.referrerPolicy.referer(from: referrer, to: request.url) { request.headerFields.append(("Referer", value)) }
-        }
-        if request.httpShouldHandleCookies, !request.headerFields.contains(where: { $0.name.lowercased() == "cookie" }),
-           let cookies = store.cookieJar.cookieHeader(for: request.url, siteForCookies: request.siteForCookies) {
-            request.headerFields.append(("Cookie", cookies))
-        }
+        var request = prepared(original)
         let lookup = store.httpCache.lookup(request)
         if case .fresh(let entry) = lookup {
             var response = entry.response
@@ -173,8 +141,7 @@ public final class Session: @unchecked Sendable {
                 throw await diagnosed(error, route: route)
             }
         }
-        let setCookies = response.headerFields.filter { $0.name.lowercased() == "set-cookie" }.map(\.value)
-        if request.httpShouldHandleCookies { store.cookieJar.store(setCookieValues: setCookies, from: response.url) }
+        keepCookies(of: response, for: request)
         if response.statusCode == 304, case .revalidate(let entry, _) = lookup {
             var refreshed = store.httpCache.refresh(entry, with: response, for: request).response
             refreshed.fromCache = true
@@ -185,9 +152,30 @@ public final class Session: @unchecked Sendable {
         return (body, response)
     }
 
+    /// `original` as it goes out: `Referer` by its policy, the jar's cookies unless it has its own.
+    func prepared(_ original: HTTPRequest) -> HTTPRequest {
+        var request = original
+        if let referrer = request.referrer {
+            request.headerFields.removeAll { $0.name.lowercased() == "referer" }
+            if let value = request.referrerPolicy.referer(from: referrer, to: request.url) { request.headerFields.append(("Referer", value)) }
+        }
+        if request.httpShouldHandleCookies, !request.headerFields.contains(where: { $0.name.lowercased() == "cookie" }),
+           let cookies = dataStore.cookieJar.cookieHeader(for: request.url, siteForCookies: request.siteForCookies) {
+            request.headerFields.append(("Cookie", cookies))
+        }
+        return request
+    }
+
+    /// Stores the response's Set-Cookie fields, when the request uses the jar.
+    func keepCookies(of response: HTTPResponse, for request: HTTPRequest) {
+        guard request.httpShouldHandleCookies else { return }
+        let setCookies = response.headerFields.filter { $0.name.lowercased() == "set-cookie" }.map(\.value)
+        dataStore.cookieJar.store(setCookieValues: setCookies, from: response.url)
+    }
+
     /// An idle timeout through relays, with who stalled: each HTTP/2 hop is asked for a PING;
     /// the first that does not answer stalled, and if all answer, the origin did.
-    private func diagnosed(_ error: FetchError, route: Route) async -> FetchError {
+    func diagnosed(_ error: FetchError, route: Route) async -> FetchError {
         guard case .idleTimeout(let seconds, let peer, let names, .none) = error.code, case .relayed(let relayed) = route else { return error }
         let alive = await opener.probe(hops: relayed.hops, timeout: min(2, seconds))
         let stalled: String
@@ -242,24 +230,4 @@ public final class Session: @unchecked Sendable {
         return .oblivious(ObliviousRoute(relayURL: relayURL, keyConfig: try OHTTPKeyConfigRef.parse(oblivious.gatewayKeyConfig),
                                          relayHeaderFields: relay.headerFields.map { ($0.name, $0.value) }, carrier: carrier))
     }
-
-    private static func isRedirect(_ status: Int) -> Bool { [301, 302, 303, 307, 308].contains(status) }
-
-    /// The request after a redirect: 303 (and 301/302 after POST) becomes a GET without a body.
-    private static func redirected(_ request: HTTPRequest, to url: URL, status: Int) -> HTTPRequest {
-        var next = request
-        next.url = url
-        if status == 303 || ((status == 301 || status == 302) && request.method == "POST") {
-            next.method = request.method == "HEAD" ? "HEAD" : "GET"
-            next.body = nil
-            next.headerFields.removeAll { ["content-type", "content-length"].contains($0.name.lowercased()) }
-        }
-        // Credentials the caller set are for the origin they named: like curl, drop them on any
-        // change of scheme, host or port (a downgrade to http would send them in clear text).
-        if url.originKey != request.url.originKey {
-            next.headerFields.removeAll { ["authorization", "cookie", "proxy-authorization"].contains($0.name.lowercased()) }
-        }
-        return next
-    }
-
 }

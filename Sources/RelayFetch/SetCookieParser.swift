@@ -69,4 +69,13 @@ enum HTTPDate {
         }
         return nil
     }
+
+    /// `date` in the preferred form (IMF-fixdate), as If-Range and Last-Modified carry it.
+    static func format(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter.string(from: date)
+    }
 }

@@ -41,6 +41,10 @@ struct CrawlCommand: Subcommand {
       --rate N                 at most N request starts per second overall
       --retries N              retries after a relay failure, 429, 500, 502, 503 or 504 (default 2):
                                exponential backoff with jitter, or the server's Retry-After
+      --relay-wait SECS        how long a URL may wait while every relay chain for its host is
+                               down (default 300: outlasts a relay restart, the chains' backoff
+                               tops out at 30 s); waiting uses no retry, and past it the URL
+                               fails naming each chain's last failure (exit status 1)
       --ignore-robots          do not fetch or obey robots.txt
       --no-sitemaps            do not follow the sitemaps robots.txt names (by default sitemap
                                indexes, sitemaps and .xml.gz sitemaps give links)
@@ -231,6 +235,11 @@ struct CrawlCommand: Subcommand {
             return 1
         }
         report(summary, io: io)
+        if let error = summary.relayWaitError {
+            let count = summary.failedWaitingForRelays
+            io.log("relayfetch: error: \(count) \(count == 1 ? "URL" : "URLs") failed waiting for a relay chain; last: \(error)")
+            return 1
+        }
         return summary.pagesThisRun > 0 && summary.fetched == 0 ? 1 : 0
     }
 
@@ -244,7 +253,8 @@ struct CrawlCommand: Subcommand {
                  + "\(String(format: "%.1f", rate)) pages/s; store: \(summary.fetched) fetched, \(summary.failed) failed, "
                  + "\(summary.blockedByRobots) blocked by robots.txt, "
                  + (configuration.acceptedTypes.isEmpty ? "" : "\(summary.skippedByType) skipped by type, ")
-                 + "\(summary.queued) queued; \(summary.retries) retries")
+                 + "\(summary.queued) queued; \(summary.retries) retries"
+                 + (summary.failedWaitingForRelays > 0 ? "; \(summary.failedWaitingForRelays) failed waiting for relays" : ""))
         if summary.chains.count > 1 {
             for chain in summary.chains {
                 io.print("  relay chain \(chain.chain) (\(chain.relays)): \(chain.up ? "up" : "down"), \(chain.pages) pages, "
@@ -266,6 +276,7 @@ struct CrawlCommand: Subcommand {
                 guard !Task.isCancelled, let now = try? await crawler.progress() else { continue }
                 let rate = now.seconds > 0 ? Double(now.pagesThisRun) / now.seconds : 0
                 io.progress("\r\u{1B}[K  \(now.fetched) pages, \(now.queued) queued, \(now.inFlight) in flight, \(now.failed) errors, "
+                            + (now.waitingForRelays > 0 ? "\(now.waitingForRelays) waiting for relays, " : "")
                             + String(format: "%.1f pages/s", rate)
                             + (now.chains.count > 1 ? "; " + chainsLine(now.chains) : ""))
             }
@@ -311,6 +322,7 @@ extension CrawlCommand {
             case "--delay": configuration.delay = try Self.seconds(&scanner)
             case "--rate": configuration.requestsPerSecond = try scanner.number()
             case "--retries": configuration.retry.maximumRetries = try Self.count(&scanner, minimum: 0)
+            case "--relay-wait": configuration.relayWait = try Self.seconds(&scanner)
             case "--ignore-robots": configuration.obeyRobots = false
             case "--no-sitemaps": configuration.followsSitemaps = false
             case "--session-scope":

@@ -6,18 +6,30 @@ struct GetCommand: Subcommand {
     static let help = """
     Usage: relayfetch get URL [options]
 
-    Fetch one URL through privacy relays and write the body to standard output.
+    Fetch one URL through privacy relays and write the body to standard output as it arrives.
     Redirects are followed (at most 20). Nothing is written to disk unless -o is given.
+    Any size streams in flat memory; a slow reader slows the relays rather than growing memory.
+    No time limit applies unless --max-time is given: --idle-timeout ends a transfer that stalls.
 
     Options:
-      -o, --output FILE        write the body to FILE instead of standard output
+      -o, --output FILE        write the body to FILE instead of standard output: written under no
+                               name (or a temporary one) next to FILE and renamed to FILE once
+                               complete, so a failed transfer leaves no partial file
+      -C, --continue -         resume: ask for the rest of FILE (-o) with Range, validated with
+                               If-Range against FILE's time (the Last-Modified it was saved with);
+                               a changed resource comes back whole. A connection lost mid-file is
+                               resumed the same way (up to 5 tries while bytes keep arriving)
+      --max-filesize BYTES     fail when the body is larger (suffix k, M or G for KiB, MiB, GiB);
+                               no partial file is left, unless --keep-partial
+      --keep-partial           on failure keep what arrived in FILE, with the response's
+                               Last-Modified as its time, for a later -C -
       -i, --include            print the response status line and headers before the body
       -f, --fail               exit 1 when the server answers with a status of 400 or more
       -v, --verbose            print the route, each hop's connect time and the exchange to stderr
       -H, --header 'N: v'      extra request header sent to the origin (repeatable)
       -h, --help               show this help
     Relay options:
-    \(RelayOptions.help)
+    \(RelayOptions.help(maximumTimeDefault: "none"))
 
     Exit status: 0 success, 1 failure (the error names the failing hop), 2 bad usage.
     Example:
@@ -32,6 +44,9 @@ struct GetCommand: Subcommand {
     var failOnHTTPError = false
     var verbose = false
     var headers: [(name: String, value: String)] = []
+    var maximumFileSize: Int?
+    var keepPartial = false
+    var resume = false
 
     /// Parses the arguments after `get`; nil when `--help` was asked for.
     static func parse(_ arguments: [String]) throws -> GetCommand? {
@@ -47,6 +62,12 @@ struct GetCommand: Subcommand {
             case "-i", "--include": command.includeHeaders = true
             case "-f", "--fail": command.failOnHTTPError = true
             case "-v", "--verbose": command.verbose = true
+            case "--keep-partial": command.keepPartial = true
+            case "--max-filesize": command.maximumFileSize = try Self.byteCount(try scanner.value())
+            case "-C", "--continue":
+                let offset = try scanner.value()
+                guard offset == "-" else { throw UsageError("-C takes \"-\" (resume from the end of the -o file), not \"\(offset)\"") }
+                command.resume = true
             case "-H", "--header":
                 let (name, value) = try RelayOptions.headerField(try scanner.value())
                 command.headers.append((name, value))
@@ -60,9 +81,25 @@ struct GetCommand: Subcommand {
                                                  : "get takes one URL, got \(positionals.count)")
         }
         command.url = try Self.validatedURL(positionals[0])
+        if command.resume && command.outputPath == nil { throw UsageError("-C - resumes a file: it needs -o FILE") }
+        if command.resume && command.includeHeaders { throw UsageError("-C - and -i do not go together (the headers would land inside the file)") }
         try relay.validate()
         command.relay = relay
         return command
+    }
+
+    /// "1048576", "512k", "100M", "1G" (powers of 1024).
+    static func byteCount(_ text: String) throws -> Int {
+        let units: [Character: Int] = ["k": 1 << 10, "K": 1 << 10, "m": 1 << 20, "M": 1 << 20, "g": 1 << 30, "G": 1 << 30]
+        var digits = Substring(text), scale = 1
+        if let last = text.last, let unit = units[last] {
+            digits = text.dropLast()
+            scale = unit
+        }
+        guard let value = Int(digits), value >= 0, value <= Int.max / scale else {
+            throw UsageError("--max-filesize needs a byte count such as 1048576 or 100M, not \"\(text)\"")
+        }
+        return value * scale
     }
 
     static func validatedURL(_ text: String) throws -> URL {
@@ -79,6 +116,9 @@ struct GetCommand: Subcommand {
     }
 
     func run(io: CommandIO) async -> Int32 {
+        var relay = relay
+        // A download may take as long as it needs: the idle timeout ends a stalled one.
+        if relay.maximumTime == nil { relay.maximumTime = .infinity }
         guard let session = await relay.makeSession(io: io) else { return 1 }
         defer { session.invalidate() }
         if verbose {
@@ -89,34 +129,30 @@ struct GetCommand: Subcommand {
             io.log("> GET \(url.absoluteString)")
         }
         do {
-            let (body, response) = try await session.data(for: HTTPRequest(url: url, headerFields: headers))
-            if verbose {
-                io.log("< \(response.httpVersion) \(response.statusCode) from \(response.url.absoluteString), \(body.count) bytes")
-            }
-            var head = Data()
-            if includeHeaders {
-                var text = "\(response.httpVersion) \(response.statusCode)\r\n"
-                for field in response.headerFields { text += "\(field.name): \(field.value)\r\n" }
-                head = Data((text + "\r\n").utf8)
-            }
-            if let outputPath {
-                do {
-                    try (head + body).write(to: URL(fileURLWithPath: outputPath))
-                } catch {
-                    io.log("relayfetch: error: cannot write \(outputPath): \(error.localizedDescription)")
-                    return 1
-                }
-            } else {
-                io.write(head + body)
-            }
+            let response = try await transfer(session: session, io: io)
             if failOnHTTPError && response.statusCode >= 400 {
                 io.log("relayfetch: error: the server answered \(response.statusCode) for \(response.url.absoluteString)")
                 return 1
             }
             return 0
+        } catch let error as GetFailure {
+            io.log("relayfetch: error: \(error.description)")
+            return 1
         } catch {
-            io.log("relayfetch: error: \(error)")
+            io.log("relayfetch: error: \(describe(error))")
             return 1
         }
     }
+
+    /// The error as one sentence; a size limit names the option that set it.
+    func describe(_ error: Error) -> String {
+        guard let fetch = error as? FetchError, case .responseTooLarge = fetch.code, let maximumFileSize else { return "\(error)" }
+        let kept = outputPath == nil ? "" : keepPartial ? "; what arrived is kept in \(outputPath!)" : "; no file was written (--keep-partial keeps what arrived)"
+        return "the body is larger than --max-filesize \(maximumFileSize) bytes\(kept)"
+    }
+}
+
+/// A failure `get` explains itself (the file could not be resumed or written).
+struct GetFailure: Error, CustomStringConvertible {
+    let description: String
 }

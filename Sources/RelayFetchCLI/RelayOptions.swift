@@ -5,7 +5,11 @@ import RelayProfiles
 /// The relay options every fetching command shares. `--relay-header` and `--relay-cacert`
 /// apply to the `--relay` before them.
 struct RelayOptions {
-    static let help = """
+    static let help = help(maximumTimeDefault: "120")
+
+    /// The options' help; `maximumTimeDefault` says what --max-time is when not given.
+    static func help(maximumTimeDefault: String) -> String {
+        """
       --relay URL              relay to tunnel through (https:// or http://); repeat for a chain,
                                first = nearest the client
       --relay-header 'N: v'    header sent to the preceding --relay only (e.g. Proxy-Authorization)
@@ -22,7 +26,7 @@ struct RelayOptions {
       --match-domain D         relay only D and its subdomains (repeatable; default: everything)
       --exclude-domain D       never relay D and its subdomains (repeatable; wins over match)
       --connect-timeout SECS   time to build the relay chain (default 15)
-      --max-time SECS          time limit for the whole transfer, redirects included (default 120)
+      --max-time SECS          time limit for the whole transfer, redirects included (default \(maximumTimeDefault))
       --idle-timeout SECS      fail when no byte arrives for SECS (default 30), naming the origin
                                and the hops it came through
       --profile FILE           take relays and domains from a com.apple.relay.managed profile
@@ -38,6 +42,7 @@ struct RelayOptions {
                                relay's own host (it sees your address anyway)
     \(NameResolutionOptions.help)
     """
+    }
 
     private struct PendingHop {
         var url: URL

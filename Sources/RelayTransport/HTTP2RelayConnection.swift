@@ -24,7 +24,9 @@ final class HTTP2RelayConnection: TransportLayerDelegate {
     /// nghttp2's verdict on the relay, from the GOAWAY it sent when it found a connection error.
     fileprivate var libraryError: String?
 
-    static let streamWindow: Int32 = 1 << 20
+    /// Large enough that one bulk tunnel is not held to a window per round trip (4 MiB per
+    /// stream; 16 MiB for all), small enough that a paused reader holds back little.
+    static let streamWindow: Int32 = 4 << 20
     static let connectionWindow: Int32 = 16 << 20
 
     init(over lower: TransportLayer, hop: HopDescription) throws(TLSSetupError) {

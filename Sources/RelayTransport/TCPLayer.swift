@@ -13,10 +13,13 @@ public final class TCPLayer: TransportLayer {
     private let port: UInt16
     private let resolver: HostResolver?
     private var fd: Int32 = -1
-    private var outbox: [UInt8] = []
+    private var outbox = ByteQueue()
+    /// Whether the socket is watched for writability (after connecting: only while bytes wait).
+    private var watchingWritable = false
     private var paused = false
-    /// Reused for every read, so a busy socket does not allocate (and zero) a buffer per event.
-    private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
+    /// Reused for every read, so a busy socket does not allocate (and zero) a buffer per event;
+    /// large, so a bulk transfer takes few reads (and the layers above few, large deliveries).
+    private var readBuffer = [UInt8](repeating: 0, count: 256 * 1024)
     private var closed = false
     /// Set once connected: a later error is a lost connection, not a failed connect.
     private var established = false
@@ -91,6 +94,7 @@ public final class TCPLayer: TransportLayer {
                 return
             }
             loop.update(fd, writable: false)
+            watchingWritable = false
             established = true
             finishConnect(.success(()))
             return
@@ -126,29 +130,28 @@ public final class TCPLayer: TransportLayer {
 
     public func send(_ bytes: [UInt8]) {
         guard fd >= 0, !closed else { return }
-        outbox.append(contentsOf: bytes)
+        outbox.append(bytes)
         flush()
     }
 
     private func flush() {
-        while !outbox.isEmpty && fd >= 0 {
-            let count = outbox.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if count > 0 {
-                outbox.removeFirst(count)
-                continue
-            }
-            if count < 0 && errno == EINTR { continue }
-            if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { break }
-            fail(Self.cause(errno))
+        guard fd >= 0 else { return }
+        if case .failed(let code) = outbox.drain(into: fd) {
+            fail(Self.cause(code))
             return
         }
-        if fd >= 0 { loop.update(fd, readable: !paused, writable: !outbox.isEmpty) }
+        // Only a change of interest costs an epoll_ctl (most sends go out at once).
+        if watchingWritable != !outbox.isEmpty {
+            watchingWritable = !outbox.isEmpty
+            loop.update(fd, readable: !paused, writable: watchingWritable)
+        }
     }
 
     public func setReadingPaused(_ paused: Bool) {
         guard self.paused != paused, fd >= 0 else { return }
         self.paused = paused
-        loop.update(fd, readable: !paused, writable: !outbox.isEmpty)
+        watchingWritable = !outbox.isEmpty
+        loop.update(fd, readable: !paused, writable: watchingWritable)
         if !paused { drain() }
     }
 

@@ -24,9 +24,11 @@ public final class TLSLayer: TransportLayer, TransportLayerDelegate {
     /// the end is judged: clean after close_notify, a failure of this hop without it.
     private var lowerEnded = false
     private var pendingPlaintext: [UInt8] = []
-    /// Reused buffers for OpenSSL's output and for decrypted input (no allocation per record).
+    /// Reused buffer for OpenSSL's output (no allocation per record).
     private var outputBuffer = [UInt8](repeating: 0, count: 16 * 1024)
-    private var inputBuffer = [UInt8](repeating: 0, count: 16 * 1024)
+    /// Decrypted input is gathered over many records (up to this much) and passed up in the
+    /// array it was decrypted into: one delivery and no copy instead of one per 16 KiB record.
+    private static let deliverySize = 256 * 1024
     private let policy: TLSTrustPolicy
 
     /// The ALPN protocol the peer selected, after connect.
@@ -144,13 +146,26 @@ public final class TLSLayer: TransportLayer, TransportLayerDelegate {
 
     private func readPlaintext() {
         while handshakeDone && !paused && !closed && !peerFinished {
-            ERR_clear_error()
-            let count = inputBuffer.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
-            if count > 0 {
-                delegate?.layerDidReceive(Array(inputBuffer[0..<Int(count)]))
-                continue
+            // Plaintext is never longer than the ciphertext waiting: size the array by that.
+            let waiting = Int(BIO_ctrl_pending(readBIO)) + Int(SSL_pending(ssl))
+            var last: Int32 = 0
+            var error: Int32 = 0
+            let bytes = [UInt8](unsafeUninitializedCapacity: min(Self.deliverySize, max(16 * 1024 + 256, waiting))) { buffer, filled in
+                filled = 0
+                while filled < buffer.count {
+                    ERR_clear_error()
+                    last = SSL_read(ssl, buffer.baseAddress! + filled, Int32(buffer.count - filled))
+                    guard last > 0 else {
+                        error = SSL_get_error(ssl, last)  // now: the queue is this thread's, shared by all layers
+                        return
+                    }
+                    filled += Int(last)
+                    if SSL_pending(ssl) == 0 && BIO_ctrl_pending(readBIO) < 5 { return }  // no whole record left
+                }
             }
-            let error = SSL_get_error(ssl, count)
+            if !bytes.isEmpty { delegate?.layerDidReceive(bytes) }
+            if last > 0 { continue }
+            guard !closed, !paused else { return }
             flushOutput()  // post-handshake messages (tickets, key updates) may want to answer
             if error == SSL_ERROR_WANT_READ && lowerEnded {
                 // Everything received is read, and no close_notify came: the connection to this

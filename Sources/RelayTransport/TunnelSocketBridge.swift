@@ -9,11 +9,15 @@ public final class TunnelSocketBridge: TransportLayerDelegate {
     private let loop: EventLoop
     private let fd: Int32
     private let tunnel: TransportLayer
-    private var toClient: [UInt8] = []
+    private var toClient = ByteQueue()
     private var closed = false
     private var tunnelEnded = false
     /// Reused for every read from the client's socket.
     private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
+    /// Whether the socket is watched for writability (changed only when that changes).
+    private var watchingWritable = false
+    /// Whether reading from the tunnel is paused because the client is behind.
+    private var tunnelPaused = false
     private let highWater = 1 << 20
     private var onClose: (() -> Void)?
     private var onEnd: ((TunnelEnd) -> Void)?
@@ -60,30 +64,30 @@ public final class TunnelSocketBridge: TransportLayerDelegate {
     }
 
     private func flushToClient() {
-        while !toClient.isEmpty && !closed {
-            let count = toClient.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if count > 0 {
-                toClient.removeFirst(count)
-                continue
-            }
-            if count < 0 && errno == EINTR { continue }
-            if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { break }
+        guard !closed else { return }
+        if case .failed = toClient.drain(into: fd) {
             shutdown()
             return
         }
-        guard !closed else { return }
-        loop.update(fd, writable: !toClient.isEmpty)
+        if watchingWritable != !toClient.isEmpty {
+            watchingWritable = !toClient.isEmpty
+            loop.update(fd, writable: watchingWritable)
+        }
         if tunnelEnded {
             if toClient.isEmpty { shutdown() }
-        } else if toClient.count < highWater / 2 {
+        } else if tunnelPaused && toClient.count < highWater / 2 {
+            tunnelPaused = false
             tunnel.setReadingPaused(false)
         }
     }
 
     public func layerDidReceive(_ bytes: [UInt8]) {
         originRecords.observe(bytes)
-        toClient.append(contentsOf: bytes)
-        if toClient.count >= highWater { tunnel.setReadingPaused(true) }
+        toClient.append(bytes)
+        if !tunnelPaused && toClient.count >= highWater {
+            tunnelPaused = true
+            tunnel.setReadingPaused(true)
+        }
         flushToClient()
     }
 

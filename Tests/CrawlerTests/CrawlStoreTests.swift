@@ -22,6 +22,19 @@ final class CrawlStoreTests: XCTestCase {
         XCTAssertEqual(try store.earliestDue(), 100)
     }
 
+    /// A URL put back to wait for a relay chain is due at its time but keeps its attempts; a
+    /// retry counts one.
+    func testRequeueCountsNoAttempt() throws {
+        let store = try SQLiteCrawlStore(path: nil)
+        try store.enqueue([("https://a.test/", "a.test", 0)])
+        try store.requeue(try XCTUnwrap(try store.claim(now: 0, busyHosts: [])), notBefore: 10, error: "every relay chain is down")
+        XCTAssertNil(try store.claim(now: 5, busyHosts: []), "not due before its time")
+        let waited = try XCTUnwrap(try store.claim(now: 10, busyHosts: []))
+        XCTAssertEqual(waited.attempts, 0)
+        try store.retry(waited, notBefore: 10, error: "503")
+        XCTAssertEqual(try store.claim(now: 10, busyHosts: [])?.attempts, 1)
+    }
+
     func testFileStoreIsWALAndClaimedURLsComeBackOnReopen() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("crawl-store-\(UUID().uuidString).db").path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }

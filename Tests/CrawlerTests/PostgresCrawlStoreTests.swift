@@ -145,6 +145,22 @@ final class PostgresCrawlStoreTests: XCTestCase {
         XCTAssertEqual(try worker.claim(now: 0, busyHosts: [], perHost: 1, delay: 0)?.attempts, 1)
     }
 
+    /// A URL put back to wait for a relay chain keeps its attempts, is due after its wait by the
+    /// server's clock, and only the claim that holds it may put it back.
+    func testRequeueCountsNoAttemptAndWaits() throws {
+        let worker = try store()
+        try worker.enqueue([("https://a.test/", "a.test", 0)])
+        let entry = try XCTUnwrap(try worker.claim(now: 0, busyHosts: [], perHost: 1, delay: 0))
+        try worker.requeue(entry, notBefore: Date().timeIntervalSince1970 + 0.5, error: "every relay chain is down")
+        XCTAssertNil(try worker.claim(now: 0, busyHosts: [], perHost: 1, delay: 0))
+        usleep(600_000)
+        let again = try XCTUnwrap(try worker.claim(now: 0, busyHosts: [], perHost: 1, delay: 0))
+        XCTAssertEqual(again.attempts, 0)
+        try worker.requeue(entry, notBefore: 0, error: "stale claim")
+        XCTAssertEqual(try database.query("SELECT state, attempts, error FROM crawl_pages"), ["1|0|every relay chain is down"],
+                       "an earlier claim cannot put it back")
+    }
+
     func testDifferentOptionsAreRefusedNamingTheOptionInBothStores() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("options-\(UUID().uuidString).db").path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }

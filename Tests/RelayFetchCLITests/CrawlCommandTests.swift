@@ -140,18 +140,43 @@ final class CrawlCommandTests: XCTestCase {
         XCTAssertEqual(chains.map { $0["hosts"] as? Int }, [0, 1], "the host moved to the live chain")
     }
 
-    /// Fail closed from the command line: relay down, exit 1, nothing at the origin (which the
+    /// Fail closed from the command line: relay down for good, exit 1 once the relay wait is
+    /// over, with an error naming the chain and its failure; nothing at the origin (which the
     /// same command through a live relay does reach).
     func testRelayDownExitsOneAndNothingReachesTheOrigin() async throws {
         let site = try CrawlSite(pages: 3)
-        let dead = await CommandRun.run(["crawl", site.origin + "/", "--retries", "0", "--relay", TestServers.deadRelayURL.absoluteString,
+        let dead = await CommandRun.run(["crawl", site.origin + "/", "--retries", "0", "--relay-wait", "1", "--relay", TestServers.deadRelayURL.absoluteString,
                                          "--relay-cacert", TestServers.caFile, "--cacert", TestServers.caFile])
         XCTAssertEqual(dead.status, 1, dead.stdoutText + dead.stderr)
         XCTAssertTrue(dead.stdoutText.contains("0 fetched, 1 failed"), dead.stdoutText)
+        XCTAssertTrue(dead.stdoutText.contains("; 1 failed waiting for relays"), dead.stdoutText)
+        XCTAssertTrue(dead.stderr.contains("relayfetch: error: 1 URL failed waiting for a relay chain; last: no relay chain came back within 1 s "
+                                           + "(--relay-wait): every relay chain for origin.test is down (chain 1 (127.0.0.13:3129): hop 1 (127.0.0.13:3129"),
+                      dead.stderr)
         XCTAssertEqual(try site.requests().count, 0)
         let live = await CommandRun.run(["crawl", site.origin + "/", "--max-pages", "1"] + CommandRun.relayArguments)
         XCTAssertEqual(live.status, 0, live.stderr)
         XCTAssertGreaterThan(try site.requests().count, 0)
+    }
+
+    /// A relay that is down for the first 3 s (late_relay.py on 127.0.0.104, then forwarding to
+    /// relay A's plain port): on a terminal the progress line counts the URLs waiting for it; with
+    /// one retry allowed the crawl still fetches every page, once, through squid only, and exits 0.
+    func testURLsWaitingForARelayShowInProgressAndAreFetchedWhenItComesBack() throws {
+        let site = try CrawlSite(pages: 8)
+        let relay = try HostileServer(script: "late_relay.py", host: "127.0.0.104", arguments: ["--down-for", "3"])
+        let arguments = [CommandRun.executable, "crawl", site.origin + "/", "--strip-query-param", "utm_source", "--retries", "1", "--relay", "http://127.0.0.104:\(relay.port)",
+                         "--relay-header", "Proxy-Authorization: \(TestServers.relayToken)", "--cacert", TestServers.caFile]
+        let terminal = try TestServers.run(["/usr/bin/script", "-qfec", arguments.map { "'\($0)'" }.joined(separator: " "), "/dev/null"])
+        XCTAssertEqual(terminal.status, 0, terminal.output)
+        XCTAssertTrue(terminal.output.contains(" waiting for relays, "), terminal.output)
+        XCTAssertTrue(terminal.output.contains(" 0 failed, "), terminal.output)
+        XCTAssertFalse(terminal.output.contains("failed waiting for relays"), terminal.output)
+        let counts = try site.pageFetchCounts()
+        XCTAssertEqual(Set(counts.keys), Set(try site.expectedPaths()))
+        XCTAssertEqual(counts.values.filter { $0 != 1 }, [], "each page once")
+        XCTAssertEqual(Set(try site.requests().map(\.peer)), ["127.0.0.11"], "only through the relay")
+        XCTAssertEqual(try relay.events().first, "LISTENING")
     }
 
     /// A progress line while crawling on a terminal (under `script`), none when piped.

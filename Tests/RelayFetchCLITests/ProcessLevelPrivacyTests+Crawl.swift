@@ -55,11 +55,12 @@ extension ProcessLevelPrivacyTests {
 
         let downDatabase = try PostgresTestDatabase()
         let downSite = try CrawlSite(pages: 3)
-        let down = try TestServers.run([CommandRun.executable, "crawl", downSite.origin + "/", "--store", downDatabase.url, "--retries", "0",
+        let down = try TestServers.run([CommandRun.executable, "crawl", downSite.origin + "/", "--store", downDatabase.url, "--retries", "0", "--relay-wait", "1",
                                         "--relay", TestServers.deadRelayURL.absoluteString, "--relay-cacert", TestServers.caFile,
                                         "--cacert", TestServers.caFile])
         XCTAssertEqual(down.status, 1, down.output)
         XCTAssertTrue(down.output.contains("0 fetched, 1 failed"), down.output)
+        XCTAssertTrue(down.output.contains("failed waiting for a relay chain; last: no relay chain came back within 1 s"), down.output)
         XCTAssertEqual(try downSite.requests().count, 0, "nothing reached the origin")
         XCTAssertEqual(try downDatabase.query("SELECT state, count(*) FROM crawl_pages GROUP BY state"), ["3|1"], "the seed failed, in the store")
     }

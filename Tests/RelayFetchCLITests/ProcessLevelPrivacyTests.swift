@@ -51,9 +51,32 @@ final class ProcessLevelPrivacyTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: output) }
         let (status, text, trace) = try traced(["get", "https://origin.test/redirect", "-o", output.path] + CommandRun.relayArguments)
         XCTAssertEqual(status, 0, text)
+        assertWritesOnly(output, in: trace)
+    }
+
+    /// A streamed 64 MiB download through the relay: still only the output, only the relay dialled.
+    func testStreamedDownloadWritesOnlyTheOutputAndDialsOnlyTheRelay() throws {
+        let origin = try BulkOrigin()
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("relayfetch-bulk-\(UUID().uuidString).bin")
+        defer { try? FileManager.default.removeItem(at: output) }
+        let (status, text, trace) = try traced(["get", origin.url(size: 64 << 20).absoluteString, "-o", output.path] + CommandRun.relayArguments)
+        XCTAssertEqual(status, 0, text)
+        assertWritesOnly(output, in: trace)
+        assertDialledOnly(Self.relayA, in: trace)
+        XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: output.path)[.size] as? Int, 64 << 20)
+    }
+
+    /// The -o file is the only one written: an unnamed file (O_TMPFILE) in its folder, linked to
+    /// a hidden name beside it, renamed to it.
+    func assertWritesOnly(_ output: URL, in trace: SystemCallTrace, file: StaticString = #filePath, line: UInt = #line) {
         let writes = trace.fileWrites
-        XCTAssertEqual(writes.count, 1, "\(writes)")
-        XCTAssertTrue(writes.first?.contains("\"\(output.path)\"") == true, "\(writes)")
+        let folder = output.deletingLastPathComponent().path
+        let hidden = "\"\(folder)/.\(output.lastPathComponent).relayfetch-"
+        XCTAssertEqual(writes.count, 3, "\(writes)", file: file, line: line)
+        guard writes.count == 3 else { return }
+        XCTAssertTrue(writes[0].hasPrefix("openat(AT_FDCWD, \"\(folder)\", ") && writes[0].contains("O_TMPFILE"), writes[0], file: file, line: line)
+        XCTAssertTrue(writes[1].hasPrefix("linkat(") && writes[1].contains(hidden), writes[1], file: file, line: line)
+        XCTAssertTrue(writes[2].hasPrefix("rename(\(hidden)") && writes[2].contains(", \"\(output.path)\")"), writes[2], file: file, line: line)
     }
 
     /// Invariant 3 for a page load: the page sets a cookie, its images are cacheable, and still

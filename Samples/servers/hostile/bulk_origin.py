@@ -1,0 +1,168 @@
+"""A bulk HTTPS origin for streaming tests and benchmarks: serves any number of bytes of a
+deterministic pattern over HTTP/1.1 with keep-alive, honours Range and If-Range, can cut the
+connection mid-body, and logs how many bytes it actually sent.
+
+  GET /bulk/N             N bytes: byte i is pattern(i) (see below); Content-Length N
+  ?drop=B                 close the connection (no TLS close_notify) once byte B is sent
+  ?chunked=1              chunked transfer coding instead of Content-Length
+  ?modified=T             Last-Modified is T (unix seconds) instead of a fixed date
+  Range: bytes=S-[E]      206 with Content-Range, when If-Range (if any) equals Last-Modified;
+                          416 with "bytes */N" when S >= N; a stale If-Range gets 200, whole
+
+pattern(i) = BASE[i % 1000003], BASE[k] = (k * 2654435761 >> 13) & 0xFF: a period that is a
+prime, so chunks delivered out of order, twice or not at all change the digest.
+
+Log lines (tab-separated): REQUEST id peer method target range if-range, then PROGRESS id sent
+every 4 MiB, then SENT id bytes complete|dropped|error. `--self-issue` issues this server a
+certificate for --host (an IP) from the test CA (ca.key beside --ca) instead of --cert/--key.
+"""
+import datetime
+import ipaddress
+import itertools
+import os
+import socket
+import ssl
+import tempfile
+from email.utils import formatdate
+from urllib.parse import parse_qs, urlsplit
+
+import hostile_common as common
+
+PERIOD = 1000003
+BASE = bytes(((k * 2654435761) >> 13) & 0xFF for k in range(PERIOD))
+DOUBLE = memoryview(BASE + BASE)
+FIXED_MODIFIED = 1764547200  # 2025-12-01 00:00:00 GMT
+PIECE = 1 << 20
+PROGRESS_EVERY = 4 << 20
+
+
+def extra(parser):
+    parser.add_argument("--self-issue", action="store_true")
+
+
+def issued_context(args):
+    """A TLS context with a fresh leaf for args.host signed by the test CA."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+    folder = os.path.dirname(args.ca)
+    with open(os.path.join(folder, "ca.key"), "rb") as f:
+        ca_key = serialization.load_pem_private_key(f.read(), None)
+    with open(args.ca, "rb") as f:
+        ca = x509.load_pem_x509_certificate(f.read())
+    key = ec.generate_private_key(ec.SECP256R1())
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (x509.CertificateBuilder()
+            .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, args.host)]))
+            .issuer_name(ca.subject).public_key(key.public_key()).serial_number(x509.random_serial_number())
+            .not_valid_before(now - datetime.timedelta(hours=1)).not_valid_after(now + datetime.timedelta(days=2))
+            .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address(args.host))]), critical=False)
+            .sign(ca_key, hashes.SHA256()))
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.set_alpn_protocols(["http/1.1"])
+    with tempfile.TemporaryDirectory() as folder:
+        cert_path, key_path = os.path.join(folder, "c.pem"), os.path.join(folder, "k.pem")
+        with open(cert_path, "wb") as f:
+            f.write(cert.public_bytes(serialization.Encoding.PEM))
+        with open(key_path, "wb") as f:
+            f.write(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                      serialization.NoEncryption()))
+        context.load_cert_chain(cert_path, key_path)
+    return context
+
+
+args = common.arguments("bulk streaming origin", extra)
+log = common.EventLog(args.log)
+ids = itertools.count(1)
+
+
+def send_range(conn, request_id, start, end, drop, chunked):
+    """Sends pattern bytes [start, end); returns False when it cut the connection at `drop`."""
+    position, sent, reported = start, 0, 0
+    while position < end:
+        count = min(PIECE, end - position, PERIOD)
+        if drop is not None and position < drop <= position + count:
+            count = drop - position
+        offset = position % PERIOD
+        piece = DOUBLE[offset:offset + count]
+        if chunked:
+            conn.sendall(b"%x\r\n" % count)
+        if count:
+            conn.sendall(piece)
+        if chunked:
+            conn.sendall(b"\r\n")
+        position += count
+        sent += count
+        if sent - reported >= PROGRESS_EVERY:
+            reported = sent
+            log("PROGRESS", request_id, sent)
+        if drop is not None and position == drop:
+            log("SENT", request_id, sent, "dropped")
+            conn.shutdown(socket.SHUT_RDWR)
+            return False
+    if chunked:
+        conn.sendall(b"0\r\n\r\n")
+    log("SENT", request_id, sent, "complete")
+    return True
+
+
+def respond(conn, address, head):
+    request_id = next(ids)
+    lines = head.split("\r\n")
+    method, target, _ = (lines[0].split(" ") + ["", "", ""])[:3]
+    fields = {}
+    for line in lines[1:]:
+        name, _, value = line.partition(":")
+        fields[name.strip().lower()] = value.strip()
+    log("REQUEST", request_id, address[0], method, target, fields.get("range", "-"), fields.get("if-range", "-"))
+    url = urlsplit(target)
+    query = {k: v[-1] for k, v in parse_qs(url.query).items()}
+    if not url.path.startswith("/bulk/") or not url.path[6:].isdigit():
+        conn.sendall(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n")
+        return True
+    size = int(url.path[6:])
+    modified = formatdate(int(query.get("modified", FIXED_MODIFIED)), usegmt=True)
+    drop = int(query["drop"]) if "drop" in query else None
+    chunked = query.get("chunked") == "1"
+    start, end, status = 0, size, "200 OK"
+    extra_headers = "Last-Modified: %s\r\nAccept-Ranges: bytes\r\n" % modified
+    wanted = fields.get("range", "")
+    if wanted.startswith("bytes=") and fields.get("if-range", modified) == modified:
+        first, _, last = wanted[6:].partition("-")
+        if first.isdigit():
+            start = int(first)
+            if start >= size:
+                conn.sendall(("HTTP/1.1 416 Range Not Satisfiable\r\nContent-Range: bytes */%d\r\nContent-Length: 0\r\n%s\r\n"
+                              % (size, extra_headers)).encode())
+                log("SENT", request_id, 0, "complete")
+                return True
+            end = min(size, int(last) + 1) if last.isdigit() else size
+            status = "206 Partial Content"
+            extra_headers += "Content-Range: bytes %d-%d/%d\r\n" % (start, end - 1, size)
+    framing = "Transfer-Encoding: chunked\r\n" if chunked else "Content-Length: %d\r\n" % (end - start)
+    conn.sendall(("HTTP/1.1 %s\r\nContent-Type: application/octet-stream\r\n%s%s\r\n" % (status, framing, extra_headers)).encode())
+    if method == "HEAD":
+        return True
+    try:
+        return send_range(conn, request_id, start, end, drop, chunked)
+    except OSError:
+        log("SENT", request_id, "?", "error")
+        return False
+
+
+def handle(conn, address):
+    buffered = b""
+    while True:
+        while b"\r\n\r\n" not in buffered:
+            chunk = conn.recv(65536)
+            if not chunk:
+                return
+            buffered += chunk
+        head, _, buffered = buffered.partition(b"\r\n\r\n")
+        if not respond(conn, address, head.decode("latin-1")):
+            return
+
+
+context = issued_context(args) if args.self_issue else common.server_tls_context(args, ["http/1.1"])
+common.serve(args, handle, context)

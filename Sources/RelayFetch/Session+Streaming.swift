@@ -1,0 +1,81 @@
+import Foundation
+
+extension Session {
+    /// Sends `request`, following redirects as configured, and returns once the final response's
+    /// head has arrived; its body streams through the returned `ResponseBody` as the reader takes
+    /// it (URLSession's `bytes(for:)`). The body has no size limit unless the request sets
+    /// `maximumBodySize`, and the session's time limit (`requestTimeout`) applies as to `data`;
+    /// set it to `.infinity` for transfers of any length (the idle timeout still ends a stalled
+    /// one). Streamed responses bypass the session's HTTP cache (cookies still apply).
+    /// Throws what `data(for:)` throws up to the response head; later errors come from the body.
+    public func bytes(for request: HTTPRequest) async throws -> (ResponseBody, HTTPResponse) {
+        var chain = RedirectChain(request, configuration: configuration)
+        var current = request
+        while true {
+            let (body, response) = try await chain.within { try await streamingExchange(chain.timed(current), timeLimit: chain.timeLimit) }
+            guard let next = try chain.next(after: response, to: current) else { return (body, response) }
+            // A redirect's own body is small, if any: read it (so the connection can be reused)
+            // unless it turns out large, then cut it.
+            _ = try? await body.collect(upTo: 64 << 10)
+            current = next
+        }
+    }
+
+    /// Fetches `request` into a file at `destination`, replacing it only when the whole body has
+    /// arrived (written under a temporary name next to it, then linked into place: a failed
+    /// transfer leaves no partial file). The file's modification time is the response's
+    /// Last-Modified, when it has one. Returns the final response; throws as `bytes(for:)` does,
+    /// and when the file cannot be written.
+    public func download(for request: HTTPRequest, to destination: URL) async throws -> HTTPResponse {
+        let (body, response) = try await bytes(for: request)
+        let file = try DownloadFile(replacing: destination)
+        do {
+            for try await chunk in body.chunks { try file.write(chunk) }
+            try file.commit(modificationDate: response.lastModified)
+        } catch {
+            body.cancel()
+            file.discard()
+            throw error
+        }
+        return response
+    }
+
+    /// One exchange whose body streams into a bounded buffer; returns at the response head. Its
+    /// time limit is what is left of the request's, so running out mid-body is reported as the
+    /// request's `timeLimit`.
+    private func streamingExchange(_ original: HTTPRequest, timeLimit: Double) async throws -> (ResponseBody, HTTPResponse) {
+        let route = try route(for: original.url)
+        if case .oblivious = route {
+            // Oblivious HTTP carries the response as one sealed message: there is nothing to stream.
+            let (data, response) = try await exchange(original, onBodyChunk: nil)
+            return (ResponseBody(data: data), response)
+        }
+        let request = prepared(original)
+        let buffer = BodyBuffer()
+        let pins = try await pinnedAddresses(for: request.url, route: route)
+        let transfer = try CurlTransfer(request: request, route: route, configuration: configuration, pinnedAddresses: pins, sink: buffer)
+        let engine = self.engine
+        // Weak: the buffer outlives the transfer (the reader holds it), the engine holds the transfer.
+        buffer.resumeProducer = { [weak transfer] in if let transfer { engine.resume(transfer) } }
+        buffer.cancelProducer = { [weak transfer] in if let transfer { engine.cancel(transfer) } }
+        Task { [self] in
+            do {
+                _ = try await engine.perform(transfer)
+                buffer.finish(.success(()))
+            } catch let error as FetchError {
+                if case .timedOut = error.code { return buffer.finish(.failure(FetchError(.timedOut(timeLimit)))) }
+                buffer.finish(.failure(await diagnosed(error, route: route)))
+            } catch {
+                buffer.finish(.failure(error))
+            }
+        }
+        let response = try await buffer.waitForResponse()
+        keepCookies(of: response, for: request)
+        return (ResponseBody(buffer: buffer), response)
+    }
+}
+
+extension HTTPResponse {
+    /// The Last-Modified date, when the response has a valid one.
+    public var lastModified: Date? { value(forHeaderField: "Last-Modified").flatMap(HTTPDate.parse) }
+}

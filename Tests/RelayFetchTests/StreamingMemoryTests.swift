@@ -1,0 +1,39 @@
+import Foundation
+import XCTest
+import RelayFetch
+import RelayFetchTestSupport
+
+/// 1 GiB through two hops (nghttpx HTTP/2, then squid HTTP/1.1) in flat memory: every byte is
+/// checked against the origin's pattern, and the test process's own peak resident size
+/// (VmHWM, reset first) grows by little more than the stream's buffers.
+final class StreamingMemoryTests: XCTestCase {
+    override func setUpWithError() throws { try TestServers.ensureRunning() }
+
+    func testOneGibibyteThroughTwoHopsInFlatMemory() async throws {
+        let origin = try BulkOrigin()
+        var configuration = TestServers.configuration(hops: [
+            TestServers.relayHop(url: TestServers.http2RelayAURL, relayProtocol: .http2),
+            TestServers.relayHop(token: TestServers.relayBToken, url: TestServers.relayBURL, relayProtocol: .http1),
+        ])
+        configuration.requestTimeout = .infinity
+        let session = try Session(configuration: configuration)
+        defer { session.invalidate() }
+        let size = 1 << 30
+        try ProcessMemory.resetPeak()
+        let before = try ProcessMemory.current()
+        let (body, response) = try await session.bytes(for: HTTPRequest(url: origin.url(size: size)))
+        XCTAssertEqual(response.statusCode, 200)
+        XCTAssertEqual(response.relayHops, ["127.0.0.11:4433", "127.0.0.12:3129"])
+        var received = 0
+        for try await chunk in body.chunks {
+            if let bad = BulkOrigin.firstMismatch(chunk, at: received) { return XCTFail("byte \(bad) differs from the pattern") }
+            received += chunk.count
+        }
+        let after = try ProcessMemory.current()
+        XCTAssertEqual(received, size)
+        XCTAssertEqual(try origin.events("SENT").last?[2], String(size), "the origin's log does not show the whole body sent")
+        let growth = after.peak - before.resident
+        print("1 GiB through two hops: peak resident size grew \(growth >> 20) MiB (VmHWM \(after.peak >> 20) MiB)")
+        XCTAssertLessThan(growth, 32 << 20, "memory grew with the body")
+    }
+}
