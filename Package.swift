@@ -26,7 +26,7 @@ let package = Package(
         .target(name: "ObliviousHTTP", dependencies: ["COpenSSL"]),
         // DNS messages, the per-session answer cache and a stub resolver over encrypted transports.
         .target(name: "NameResolution"),
-        .target(name: "RelayFetch", dependencies: ["RelayTransport", "ObliviousHTTP", "NameResolution", "CCurl", "CLibXML2", "CPSL"]),
+        .target(name: "RelayFetch", dependencies: ["RelayTransport", "ObliviousHTTP", "NameResolution", "CCurl", "CPSL"]),
         .target(name: "RelayProfiles", dependencies: ["RelayFetch", "COpenSSL"]),
         .target(name: "HeadlessPage", dependencies: ["RelayFetch", "CLibXML2"]),
         .target(name: "WebArchive", dependencies: ["HeadlessPage", "COpenSSL"]),

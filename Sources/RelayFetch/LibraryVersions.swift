@@ -1,5 +1,4 @@
 internal import CCurl
-internal import CLibXML2
 
 /// relayfetch's own version.
 public enum RelayFetchVersion {
@@ -9,9 +8,6 @@ public enum RelayFetchVersion {
 /// Versions of the C libraries the fetch layer links, as they report themselves at run time.
 public enum LibraryVersions {
     public static var all: [(name: String, version: String)] {
-        [
-            ("libcurl", String(cString: rf_curl_version_string())),
-            ("libxml2", String(cString: rf_libxml_dotted_version())),
-        ]
+        [("libcurl", String(cString: rf_curl_version_string()))]
     }
 }

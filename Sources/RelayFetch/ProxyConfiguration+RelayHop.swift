@@ -7,7 +7,9 @@ extension ProxyConfiguration {
     /// A hop with an HTTP/3 endpoint is reached over QUIC first (a later hop only behind an
     /// HTTP/3 hop, inside CONNECT-UDP), its HTTP/2 endpoint being the fallback when QUIC cannot
     /// connect; otherwise over TLS for an https:// endpoint (in the clear for http://) with
-    /// HTTP/2 or HTTP/1.1 CONNECT as `relayProtocol` says.
+    /// HTTP/2 or HTTP/1.1 CONNECT as `relayProtocol` says. With `.automatic`, an https://
+    /// endpoint alone is tried over QUIC on the same host and port as well (first hop, or
+    /// behind an HTTP/3 hop), raced with TCP after `http3FallbackDelay`.
     public struct RelayHop: Sendable, Hashable {
         public var http3RelayEndpoint: URL?
         public var http2RelayEndpoint: URL?
@@ -15,8 +17,9 @@ extension ProxyConfiguration {
         /// Header fields sent to this hop only (e.g. `Proxy-Authorization`); never to the origin
         /// or another hop.
         public var additionalHTTPHeaderFields: [String: String]
-        /// The HTTP version spoken to this relay: `.automatic` (ALPN h2 or http/1.1, the relay
-        /// picks), `.http1`, or `.http2` (fails if the relay does not offer it). Not in Apple's API.
+        /// The HTTP version spoken to this relay: `.automatic` (HTTP/3 first where QUIC can
+        /// reach it, else ALPN h2 or http/1.1, the relay picks), `.http1`, `.http2` (fails if the
+        /// relay does not offer it) or `.http3`. Not in Apple's API.
         public var relayProtocol: RelayProtocol = .automatic
         /// A DNS-over-HTTPS resolver reached through the chain up to this relay, as Apple's
         /// `NERelay.dnsOverHTTPSURL`: the names a session resolves for hosts it reaches directly
@@ -63,7 +66,7 @@ extension ProxyConfiguration {
 extension ProxyConfiguration.RelayHop {
     /// The transport's view of this hop; throws for URLs a relay cannot have. With the automatic
     /// protocol HTTP/3 is tried first: on the HTTP/3 endpoint, with the HTTP/2 endpoint as its
-    /// fallback, or (first hop, https) on the one endpoint over QUIC and TCP at once.
+    /// fallback, or (an https hop) on the one endpoint over QUIC and TCP at once.
     func endpoint(index: Int) throws(FetchError) -> RelayEndpoint {
         guard let url = endpointURL else {
             throw FetchError(.invalidRelay(index: index, reason: "the hop has no endpoint URL"))
@@ -85,10 +88,10 @@ extension ProxyConfiguration.RelayHop {
                 endpoint.port = quicPort
                 endpoint.relayProtocol = .http3
             }
-        } else if secure && index == 1 {
-            // HTTP/3 first on the first hop's own host and port, TCP (h2 or http/1.1) raced
-            // after a head start. Later hops are reached inside the tunnel of the hop before,
-            // where QUIC needs CONNECT-UDP: they stay on TCP unless told otherwise.
+        } else if secure {
+            // HTTP/3 first on the hop's own host and port, TCP (h2 or http/1.1) raced after a
+            // head start. A later hop's QUIC runs inside CONNECT-UDP through the hop before, so
+            // behind a hop that speaks TCP it goes straight to its TCP side.
             endpoint.fallback = RelayFallback(host: host, port: port)
             endpoint.relayProtocol = .http3
         }

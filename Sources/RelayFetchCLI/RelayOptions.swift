@@ -16,10 +16,10 @@ struct RelayOptions {
       --relay-cacert FILE      PEM CA file to verify the preceding --relay's certificate
       --relay-pin sha256//B64  trust the preceding --relay by its public key (SHA-256 of the SPKI,
                                base64, as curl's --pinnedpubkey); repeatable
-      --relay-protocol P       for the preceding --relay: auto (default: on hop 1 QUIC (HTTP/3)
-                               raced with TCP after 0.3 s, the first to connect is used; TCP by
-                               ALPN h2 or http/1.1), h1, h2 (fail if not offered) or h3 (QUIC
-                               only; hop 1 or behind h3)
+      --relay-protocol P       for the preceding --relay: auto (default: QUIC (HTTP/3) on hop 1
+                               or behind an HTTP/3 hop, raced with TCP after 0.3 s, the first to
+                               connect is used; TCP by ALPN h2 or http/1.1), h1, h2 (fail if not
+                               offered) or h3 (QUIC only; hop 1 or behind h3)
       --relay-h3 URL           a separate HTTP/3 endpoint for the preceding --relay, tried first;
                                the --relay URL is its TCP (HTTP/2) fallback
       --cacert FILE            PEM CA file to verify origin certificates (default: system store)

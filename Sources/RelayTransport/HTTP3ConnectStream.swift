@@ -2,8 +2,9 @@
 /// layer above. A 2xx response opens it; other statuses become `ConnectRefusal` errors, and
 /// stream resets and connection failures typed errors naming the hop. Events from nghttp3
 /// change state at once and reach the layer above through `HTTP3RelayConnection.post`, after
-/// the QUIC stack has returned. Owns the bytes it sends until the relay acknowledges them.
-final class HTTP3ConnectStream: TransportLayer {
+/// the QUIC stack has returned; its control state is a `ConnectStreamMachine`. Owns the bytes
+/// it sends until the relay acknowledges them.
+final class HTTP3ConnectStream: ConnectStreamActor {
     let authority: String
     let headers: [(String, String)]
     /// The request's pseudo-header fields: CONNECT to `authority`, or an extended CONNECT.
@@ -15,12 +16,11 @@ final class HTTP3ConnectStream: TransportLayer {
     var resetSent = false
     let outgoing = HTTP3SendBuffer()
     /// True once the stream is finished for the layer above (closed, reset or failed).
-    private(set) var ended = false
+    var ended: Bool { machine.isEnded }
     private let connection: HTTP3RelayConnection
-    private let nextHop: HopDescription?
+    let nextHop: HopDescription?
     private var completion: ((Result<Void, RelayError>) -> Void)?
-    private var status = 0
-    private var open = false
+    private var machine = ConnectStreamMachine(protocolName: "HTTP/3")
     private var credit = FlowCredit()
 
     init(connection: HTTP3RelayConnection, authority: String, headers: [(String, String)], nextHop: HopDescription?,
@@ -34,22 +34,19 @@ final class HTTP3ConnectStream: TransportLayer {
 
     func connect(_ completion: @escaping (Result<Void, RelayError>) -> Void) {
         self.completion = completion
-        if !connection.submit(self) {
-            finish(.failure(RelayError(hop: hop, cause: .protocolError("the HTTP/3 connection cannot take new streams"))))
-        }
+        perform(machine.handle(.submitted))
+        if !connection.submit(self) { perform(machine.handle(.notAccepted)) }
     }
 
     func send(_ bytes: [UInt8]) {
-        guard open, !ended, !bytes.isEmpty else { return }
+        guard machine.carriesBytes, !bytes.isEmpty else { return }
         outgoing.append(bytes)
         connection.resume(self)
     }
 
-    func close() {
-        guard !ended else { return }
-        ended = true
-        connection.reset(self)
-    }
+    func close() { perform(machine.handle(.closedByUs)) }
+
+    func resetStream() { connection.reset(self) }
 
     func setReadingPaused(_ paused: Bool) {
         let due = credit.setPaused(paused)
@@ -58,49 +55,29 @@ final class HTTP3ConnectStream: TransportLayer {
 
     // MARK: events from the connection (inside nghttp3's callbacks)
 
-    func receivedStatus(_ status: Int) { self.status = status }
+    func receivedStatus(_ status: Int) { perform(machine.handle(.status(status))) }
 
     func headersComplete() {
-        guard !open, completion != nil, status >= 200 else { return }  // 1xx: wait for the final status
-        if (200..<300).contains(status) {
-            open = true
-            connection.post { [self] in finish(.success(())) }
-        } else {
-            let error = ConnectRefusal.error(status: status, reason: ConnectRefusal.reasonPhrase(status), hop: hop, nextHop: nextHop)
-            connection.post { [self] in
-                finish(.failure(error))
-                close()
-            }
-        }
+        let actions = machine.handle(.headersComplete)
+        if !actions.isEmpty { connection.post { [self] in perform(actions) } }
     }
 
     func receivedData(_ bytes: [UInt8]) {
         // Bytes for a tunnel nobody reads any more are given back at once.
-        let due = open && !ended ? credit.received(bytes.count) : bytes.count
+        let due = machine.carriesBytes ? credit.received(bytes.count) : bytes.count
         if due > 0 { connection.credit(self, count: due) }
-        guard open, !ended else { return }
-        connection.post { [self] in if !ended { delegate?.layerDidReceive(bytes) } }
+        guard machine.carriesBytes else { return }
+        connection.post { [self] in if machine.carriesBytes { delegate?.layerDidReceive(bytes) } }
     }
 
     /// The relay ended its side of the stream (FIN): the tunnel's end of stream.
     func receivedEnd() {
-        connection.post { [self] in
-            if completion != nil {
-                finish(.failure(RelayError(hop: hop, cause: .protocolError("relay ended the stream before answering"))))
-            } else if open && !ended {
-                delegate?.layerDidReceiveEOF()
-            }
-        }
+        connection.post { [self] in perform(machine.handle(.peerFinished)) }
     }
 
     /// The relay reset the stream or asked us to stop sending.
     func aborted(code: UInt64) {
-        connection.post { [self] in
-            let why = "relay reset the \(completion != nil ? "stream" : "tunnel"): \(HTTP3ErrorCode.name(code))"
-            failUpward(RelayError(hop: hop, cause: .protocolError(why)))
-            ended = true
-            connection.reset(self)
-        }
+        connection.post { [self] in perform(machine.handle(.aborted(code: HTTP3ErrorCode.name(code)))) }
     }
 
     /// Both directions are closed and nghttp3 forgot the stream.
@@ -108,35 +85,15 @@ final class HTTP3ConnectStream: TransportLayer {
         let owed = credit.settle()  // the stream is gone, but the connection's window must get these back
         if owed > 0 { connection.credit(self, count: owed) }
         connection.post { [self] in
-            if code == HTTP3ErrorCode.noError {
-                if completion != nil {
-                    finish(.failure(RelayError(hop: hop, cause: .protocolError("relay ended the stream before answering"))))
-                }
-            } else {
-                failUpward(RelayError(hop: hop, cause: .protocolError("relay reset the tunnel: \(HTTP3ErrorCode.name(code))")))
-            }
-            ended = true
+            perform(machine.handle(.closed(resetCode: code == HTTP3ErrorCode.noError ? nil : HTTP3ErrorCode.name(code))))
         }
     }
 
     func connectionFailed(_ error: RelayError) {
-        connection.post { [self] in
-            failUpward(error)
-            ended = true
-        }
+        connection.post { [self] in perform(machine.handle(.connectionFailed), connectionError: error) }
     }
 
-    /// Reports `error` to whoever waits: the connect completion, or else the layer above (once).
-    private func failUpward(_ error: RelayError) {
-        if completion != nil {
-            finish(.failure(error))
-        } else if open && !ended {
-            ended = true
-            delegate?.layerDidFail(error)
-        }
-    }
-
-    private func finish(_ result: Result<Void, RelayError>) {
+    func finish(_ result: Result<Void, RelayError>) {
         guard let completion else { return }
         self.completion = nil
         completion(result)

@@ -6,16 +6,13 @@ final class HTTP3ConnectionPool {
     typealias Waiter = (Result<(connection: HTTP3RelayConnection, reused: Bool), RelayError>) -> Void
 
     private let loop: EventLoop
-    private let idleTimeout: Double
-    private var connections: [RelayEndpoint: HTTP3RelayConnection] = [:]
-    private var establishing: [RelayEndpoint: (connection: HTTP3RelayConnection, waiters: [Waiter])] = [:]
-    private var idleTimers: [RelayEndpoint: UInt64] = [:]
+    private let shared: MultiplexedConnectionPool<RelayEndpoint, HTTP3RelayConnection, Waiter>
     private let resolver: HostResolver?
 
     init(loop: EventLoop, idleTimeout: Double, resolver: HostResolver?) {
         self.loop = loop
-        self.idleTimeout = idleTimeout
         self.resolver = resolver
+        shared = MultiplexedConnectionPool(loop: loop, idleTimeout: idleTimeout)
     }
 
     /// An open connection to `relay`: the pooled one, or a new one (`opened` is called when a new
@@ -24,30 +21,21 @@ final class HTTP3ConnectionPool {
     /// the connection.
     func connection(to relay: RelayEndpoint, hop: HopDescription, handshakeTimeout: Double = 10, opened: @escaping () -> Void,
                     completion: @escaping Waiter) {
-        if let connection = connections[relay] {
-            if connection.isUsable {
-                if let timer = idleTimers.removeValue(forKey: relay) { loop.cancelTimer(timer) }
-                return completion(.success((connection, true)))
-            }
-            connections[relay] = nil  // after GOAWAY: open tunnels finish, new ones get a new connection
-        }
-        if establishing[relay] != nil {
-            establishing[relay]?.waiters.append(completion)
-            return
-        }
+        if let connection = shared.usableConnection(for: relay) { return completion(.success((connection, true))) }
+        if shared.isEstablishing(relay) { return shared.wait(for: relay, completion) }
         let connection: HTTP3RelayConnection
         do {
             connection = try HTTP3RelayConnection(loop: loop, relay: relay, hop: hop, handshakeTimeout: handshakeTimeout, resolver: resolver)
         } catch {
             return completion(.failure(RelayError(hop: hop, cause: .tls(error.reason))))
         }
-        establishing[relay] = (connection, [completion])
+        shared.beginEstablishing(relay, connection: connection, waiters: [completion])
         connection.connect { [weak self] result in
-            guard let self, let waiters = self.establishing.removeValue(forKey: relay)?.waiters else { return }
+            guard let self, let waiters = self.shared.endEstablishing(relay) else { return }
             switch result {
             case .success:
                 opened()
-                self.adopt(connection, for: relay)
+                self.shared.adopt(connection, for: relay)
                 for (index, waiter) in waiters.enumerated() { waiter(.success((connection, index > 0))) }
             case .failure(let error):
                 for waiter in waiters { waiter(.failure(error)) }
@@ -55,36 +43,6 @@ final class HTTP3ConnectionPool {
         }
     }
 
-    private func adopt(_ connection: HTTP3RelayConnection, for relay: RelayEndpoint) {
-        connections[relay] = connection
-        connection.onIdle = { [weak self, weak connection] in
-            guard let self, let connection else { return }
-            self.scheduleIdleClose(relay, connection)
-        }
-        connection.onClose = { [weak self, weak connection] in
-            guard let self, let connection, self.connections[relay] === connection else { return }
-            self.connections[relay] = nil
-        }
-    }
-
-    private func scheduleIdleClose(_ relay: RelayEndpoint, _ connection: HTTP3RelayConnection) {
-        if let timer = idleTimers.removeValue(forKey: relay) { loop.cancelTimer(timer) }
-        idleTimers[relay] = loop.schedule(after: idleTimeout) { [weak self, weak connection] in
-            guard let self, let connection else { return }
-            self.idleTimers[relay] = nil
-            if connection.activeStreams == 0 {
-                if self.connections[relay] === connection { self.connections[relay] = nil }
-                connection.close()
-            }
-        }
-    }
-
     /// Closes every connection, open or still in its handshake (tunnels on them fail).
-    func closeAll() {
-        let open = Array(connections.values) + establishing.values.map(\.connection)
-        connections.removeAll()
-        for timer in idleTimers.values { loop.cancelTimer(timer) }
-        idleTimers.removeAll()
-        for connection in open { connection.close() }
-    }
+    func closeAll() { shared.closeAll() }
 }

@@ -114,7 +114,7 @@ final class QUICConnection {
     /// Called by the handshake-completed callback: checks pins and ALPN before anything is sent,
     /// then lets the application set up before stream data arrives.
     func handshakeCompleted() throws(RelayError) {
-        guard tls.peerMatchesPins else { throw RelayError(hop: hop, cause: .publicKeyPinMismatch) }
+        if let cause = tls.peerCheck { throw RelayError(hop: hop, cause: cause) }
         guard tls.negotiatedALPN == alpn else {
             throw RelayError(hop: hop, cause: .protocolNotOffered(wanted: alpn, offered: tls.negotiatedALPN ?? "none"))
         }

@@ -13,7 +13,7 @@ final class QUICTLSSession {
     let session: OpaquePointer  // gnutls_session_t
     private let credentials: OpaquePointer  // gnutls_certificate_credentials_t
     private let verifiedName: UnsafeMutablePointer<CChar>?  // GnuTLS keeps the pointer, not a copy
-    private let pins: [[UInt8]]
+    private let policy: TLSTrustPolicy
 
     /// TLS 1.3 only, with the AEADs QUIC allows, and no middlebox compatibility mode (RFC 9001 §8.4).
     private static let priority = "NORMAL:-VERS-ALL:+VERS-TLS1.3:-CIPHER-ALL:+AES-128-GCM:+AES-256-GCM:+CHACHA20-POLY1305:+AES-128-CCM:%DISABLE_TLS13_COMPAT_MODE"
@@ -30,10 +30,10 @@ final class QUICTLSSession {
         }
         self.session = session
         self.credentials = credentials
-        self.pins = trust.pinnedPublicKeys
-        // With pins the key is checked after the handshake (`peerMatchesPins`) instead of the chain.
-        verifiedName = trust.pinnedPublicKeys.isEmpty ? strdup(serverName) : nil
-        try configure(trust: trust, serverName: serverName, alpn: alpn)
+        policy = TLSTrustPolicy(trust)
+        // With pins the key is checked after the handshake (`peerCheck`) instead of the chain.
+        verifiedName = policy.verifiesChain ? strdup(serverName) : nil
+        try configure(serverName: serverName, alpn: alpn)
     }
 
     deinit {
@@ -42,15 +42,16 @@ final class QUICTLSSession {
         free(verifiedName)
     }
 
-    private func configure(trust: TLSTrust, serverName: String, alpn: String) throws(TLSSetupError) {
-        if trust.pinnedPublicKeys.isEmpty {
-            let loaded = trust.caFile.map { gnutls_certificate_set_x509_trust_file(credentials, $0, GNUTLS_X509_FMT_PEM) }
-                ?? gnutls_certificate_set_x509_system_trust(credentials)
-            guard loaded > 0 else {
-                throw TLSSetupError(reason: "cannot load CA \(trust.caFile ?? "system store"): \(Self.describe(loaded == 0 ? GNUTLS_E_NO_CERTIFICATE_FOUND : loaded))")
+    private func configure(serverName: String, alpn: String) throws(TLSSetupError) {
+        if let anchors = policy.anchors {
+            let loaded: Int32
+            switch anchors {
+            case .file(let path): loaded = gnutls_certificate_set_x509_trust_file(credentials, path, GNUTLS_X509_FMT_PEM)
+            case .systemStore: loaded = gnutls_certificate_set_x509_system_trust(credentials)
             }
+            guard loaded > 0 else { throw policy.loadFailure(Self.describe(loaded == 0 ? GNUTLS_E_NO_CERTIFICATE_FOUND : loaded)) }
         }
-        if let identity = trust.clientIdentity { try use(identity) }
+        if let identity = policy.clientIdentity { try use(identity) }
         try check(gnutls_priority_set_direct(session, Self.priority, nil), "priority")
         guard ngtcp2_crypto_gnutls_configure_client_session(session) == 0 else {
             throw TLSSetupError(reason: "ngtcp2: cannot configure the GnuTLS session for QUIC")
@@ -96,11 +97,9 @@ final class QUICTLSSession {
         return String(decoding: UnsafeBufferPointer(start: data, count: Int(datum.size)), as: UTF8.self)
     }
 
-    /// True when no keys are pinned, or the relay's key (SHA-256 of its SubjectPublicKeyInfo) is one of them.
-    var peerMatchesPins: Bool {
-        guard !pins.isEmpty else { return true }
-        guard let digest = peerPublicKeyDigest() else { return false }
-        return pins.contains(digest)
+    /// After the handshake: nil when the relay may be used (no pins, or its key is pinned), else why not.
+    var peerCheck: RelayError.Cause? {
+        policy.pins.isEmpty ? nil : policy.checkPeer(keyDigest: peerPublicKeyDigest())
     }
 
     private func peerPublicKeyDigest() -> [UInt8]? {

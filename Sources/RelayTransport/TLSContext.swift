@@ -31,33 +31,29 @@ public struct TLSClientIdentity: Sendable, Hashable {
     }
 }
 
-/// Owns one OpenSSL `SSL_CTX`: TLS 1.2+, peer verification on, trust from a CA file or the system.
+/// Owns one OpenSSL `SSL_CTX`: TLS 1.2+, trust as `TLSTrustPolicy` says.
 final class TLSContext {
     let pointer: OpaquePointer
-    let pins: [[UInt8]]
+    let policy: TLSTrustPolicy
 
     init(trust: TLSTrust) throws(TLSSetupError) {
         guard let ctx = SSL_CTX_new(TLS_client_method()) else { throw TLSSetupError(reason: TLSContext.lastError()) }
         pointer = ctx
-        pins = trust.pinnedPublicKeys
+        policy = TLSTrustPolicy(trust)
         _ = rf_SSL_CTX_set_min_proto_version(ctx, rf_TLS1_2_VERSION())
         // With pins the key is checked after the handshake (TLSLayer) instead of the chain.
-        SSL_CTX_set_verify(ctx, trust.pinnedPublicKeys.isEmpty ? SSL_VERIFY_PEER : SSL_VERIFY_NONE, nil)
+        SSL_CTX_set_verify(ctx, policy.verifiesChain ? SSL_VERIFY_PEER : SSL_VERIFY_NONE, nil)
         _ = rf_SSL_CTX_set_mode(ctx, Int(SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER))
         // Tickets and sessions stay in memory, owned by this context; nothing goes to disk.
         _ = rf_SSL_CTX_set_session_cache_mode(ctx, Int(SSL_SESS_CACHE_OFF))
         let loaded: Int32
-        if !trust.pinnedPublicKeys.isEmpty {
-            loaded = 1
-        } else if let caFile = trust.caFile {
-            loaded = SSL_CTX_load_verify_locations(ctx, caFile, nil)
-        } else {
-            loaded = SSL_CTX_set_default_verify_paths(ctx)
+        switch policy.anchors {
+        case nil: loaded = 1
+        case .file(let path)?: loaded = SSL_CTX_load_verify_locations(ctx, path, nil)
+        case .systemStore?: loaded = SSL_CTX_set_default_verify_paths(ctx)
         }
-        if loaded != 1 {
-            throw TLSSetupError(reason: "cannot load CA \(trust.caFile ?? "system store"): \(TLSContext.lastError())")
-        }
-        if let identity = trust.clientIdentity {
+        if loaded != 1 { throw policy.loadFailure(TLSContext.lastError()) }
+        if let identity = policy.clientIdentity {
             try Self.use(identity, in: ctx)
         }
     }

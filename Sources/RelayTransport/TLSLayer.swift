@@ -29,7 +29,7 @@ public final class TLSLayer: TransportLayer, TransportLayerDelegate {
     /// Decrypted input is gathered over many records (up to this much) and passed up in the
     /// array it was decrypted into: one delivery and no copy instead of one per 16 KiB record.
     private static let deliverySize = 256 * 1024
-    private let pins: [[UInt8]]
+    private let policy: TLSTrustPolicy
 
     /// The ALPN protocol the peer selected, after connect.
     public private(set) var negotiatedALPN: String?
@@ -43,7 +43,7 @@ public final class TLSLayer: TransportLayer, TransportLayerDelegate {
         self.context = context
         self.ssl = ssl
         self.hop = hop
-        self.pins = context.pins
+        policy = context.policy
         readBIO = BIO_new(BIO_s_mem())
         writeBIO = BIO_new(BIO_s_mem())
         SSL_set_bio(ssl, readBIO, writeBIO)  // ssl now owns both BIOs
@@ -75,14 +75,12 @@ public final class TLSLayer: TransportLayer, TransportLayerDelegate {
         let rc = SSL_do_handshake(ssl)
         flushOutput()
         if rc == 1 {
-            if !pins.isEmpty {
-                guard let digest = TLSContext.peerPublicKeyDigest(ssl), pins.contains(digest) else {
-                    let completion = handshakeCompletion
-                    handshakeCompletion = nil
-                    close()
-                    completion?(.failure(RelayError(hop: hop, cause: .publicKeyPinMismatch)))
-                    return
-                }
+            if !policy.pins.isEmpty, let cause = policy.checkPeer(keyDigest: TLSContext.peerPublicKeyDigest(ssl)) {
+                let completion = handshakeCompletion
+                handshakeCompletion = nil
+                close()
+                completion?(.failure(RelayError(hop: hop, cause: cause)))
+                return
             }
             handshakeDone = true
             var data: UnsafePointer<UInt8>?

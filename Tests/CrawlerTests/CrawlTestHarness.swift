@@ -9,8 +9,8 @@ struct CrawlTestHarness {
     static var relayA: [ProxyConfiguration.RelayHop] { [TestServers.relayHop()] }
     /// Relays A then B, both HTTP/2 (nghttpx), each with its own token.
     static var chainAB: [ProxyConfiguration.RelayHop] {
-        [TestServers.relayHop(url: TestServers.http2RelayAURL),
-         TestServers.relayHop(token: TestServers.relayBToken, url: TestServers.http2RelayBURL)]
+        [TestServers.relayHop(url: TestServers.http2RelayAURL, relayProtocol: .http2),
+         TestServers.relayHop(token: TestServers.relayBToken, url: TestServers.http2RelayBURL, relayProtocol: .http2)]
     }
 
     /// Crawls `seeds` with `configure` applied to a default configuration (robots obeyed,

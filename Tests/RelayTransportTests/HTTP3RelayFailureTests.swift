@@ -3,8 +3,9 @@ import XCTest
 @testable import RelayTransport
 import RelayFetchTestSupport
 
-/// How an HTTP/3 first hop fails, against the aioquic relay: certificate and key-pin checks in
-/// the QUIC handshake, a relay that never answers, and an HTTP/3 hop behind a TCP hop (no CONNECT-UDP over TCP yet).
+/// How an HTTP/3 first hop fails, against the aioquic relay: a relay that never answers, and an
+/// HTTP/3 hop behind a TCP hop (no CONNECT-UDP over TCP yet). Certificate and key-pin checks,
+/// the same for QUIC and TCP, are in `TrustPolicyTests`.
 /// Every error names hop 1 (or the hop that is not available) and its protocol.
 final class HTTP3RelayFailureTests: XCTestCase {
     override func setUpWithError() throws { try TestServers.ensureRunning() }
@@ -23,31 +24,6 @@ final class HTTP3RelayFailureTests: XCTestCase {
         XCTAssertEqual(error.hop.index, 1)
         XCTAssertEqual(error.hop.protocolName, "QUIC, HTTP/3 CONNECT")
         XCTAssertLessThan(Date().timeIntervalSince(started), 1.5)
-    }
-
-    func testRelayCertificateFromAnUntrustedCAFailsTheHandshake() throws {
-        let session = HTTP3TestChain()
-        defer { session.end() }
-        let result = session.tunnel(through: [HTTP3RelayTests.relay(trust: .system)])
-        guard case .failure(let error) = result, case .tls(let reason) = error.cause else {
-            return XCTFail("expected a TLS failure, got \(result)")
-        }
-        XCTAssertEqual(error.hop.index, 1)
-        XCTAssertTrue(reason.contains("certificate verify failed"), reason)
-    }
-
-    func testPinnedRelayKeyIsCheckedInsteadOfTheChain() throws {
-        let pin = Array(try TestServers.relayPublicKeySHA256())
-        let session = HTTP3TestChain()
-        defer { session.end() }
-        let (tunnel, _) = try session.tunnel(through: [HTTP3RelayTests.relay(trust: TLSTrust(pinnedPublicKeys: [pin]))]).get()
-        session.loop.execute { tunnel.close() }
-        let wrong = TLSTrust(pinnedPublicKeys: [[UInt8](repeating: 7, count: 32)])
-        guard case .failure(let error) = session.tunnel(through: [HTTP3RelayTests.relay(trust: wrong)]) else {
-            return XCTFail("a wrong pin gave a tunnel")
-        }
-        XCTAssertEqual(error.cause, .publicKeyPinMismatch)
-        XCTAssertEqual(error.hop.index, 1)
     }
 
     func testAnHTTP3HopBehindAnHTTP2HopIsUnsupported() throws {

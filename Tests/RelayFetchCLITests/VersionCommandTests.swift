@@ -1,0 +1,15 @@
+import Foundation
+import XCTest
+
+/// `relayfetch version`: each C library is reported by the module that links it, in one list.
+final class VersionCommandTests: XCTestCase {
+    func testEveryLinkedLibraryIsListedWithItsVersion() async {
+        let run = await CommandRun.run(["version"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let lines = run.stdoutText.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.first?.hasPrefix("relayfetch "), true, run.stdoutText)
+        let names = lines.dropFirst().map { $0.trimmingCharacters(in: .whitespaces).split(separator: " ").first.map(String.init) ?? "" }
+        XCTAssertEqual(names, ["libcurl", "libxml2", "OpenSSL", "nghttp2", "ngtcp2", "nghttp3"], run.stdoutText)
+        XCTAssertTrue(lines.dropFirst().allSatisfy { $0.split(separator: " ").count >= 2 }, "each with a version: \(run.stdoutText)")
+    }
+}
