@@ -37,7 +37,8 @@ public final class PageLoader: @unchecked Sendable {
         /// With `keepBodies`: a folder where a subresource body the page does not parse (not
         /// HTML or CSS) that grows past `spoolThreshold` streams into an unnamed file
         /// (`SpooledBody`) instead of memory. Give the folder of the archive the user named:
-        /// the file never has a name there. nil keeps every body in memory.
+        /// the file never has a name there. nil keeps every body in memory. Such bodies stream
+        /// (`Session.bytes(for:)`), so they bypass the session's HTTP cache, as streams do.
         public var spoolDirectory: URL?
         /// Bytes of a body held in memory before it is spooled.
         public var spoolThreshold = 1 << 20

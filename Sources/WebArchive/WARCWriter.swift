@@ -33,7 +33,6 @@ public enum WARCWriter {
             try writeRecords(for: exchange, size: resource.spooledBody?.count ?? resource.body?.count ?? 0,
                              body: resource.forEachBodyChunk) { try file.write(contentsOf: $0) }
         }
-        try file.synchronize()
     }
 
     /// The warcinfo record that opens a WARC file.
