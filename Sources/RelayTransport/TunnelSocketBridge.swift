@@ -19,6 +19,10 @@ public final class TunnelSocketBridge: TransportLayerDelegate {
     /// Whether reading from the tunnel is paused because the client is behind.
     private var tunnelPaused = false
     private let highWater = 1 << 20
+    /// Queued bytes toward the client past which they are sent at once; smaller pieces wait for
+    /// the end of the loop's turn (`flushScheduled`), so they go in one send.
+    private let sendAtOnce = 256 * 1024
+    private var flushScheduled = false
     private var onClose: (() -> Void)?
     private var onEnd: ((TunnelEnd) -> Void)?
     private var originRecords = TLSRecordWatch()
@@ -88,7 +92,17 @@ public final class TunnelSocketBridge: TransportLayerDelegate {
             tunnelPaused = true
             tunnel.setReadingPaused(true)
         }
-        flushToClient()
+        // An inner HTTP/2 hop hands over one DATA frame (16 KiB) at a time, many per read of the
+        // hop below: one send per frame was a socket write and a TCP segment each to libcurl.
+        if toClient.count >= sendAtOnce {
+            flushToClient()
+        } else if !flushScheduled {
+            flushScheduled = true
+            loop.execute { [weak self] in
+                self?.flushScheduled = false
+                self?.flushToClient()
+            }
+        }
     }
 
     public func layerDidReceiveEOF() {
