@@ -1,4 +1,5 @@
 import Foundation
+import RelayTransport
 
 /// Parsers for the two payload kinds relayfetch understands.
 enum PayloadParsers {
