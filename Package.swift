@@ -35,10 +35,10 @@ let package = Package(
         .target(name: "RelayFetchCLI", dependencies: ["RelayFetch", "RelayTransport", "RelayProfiles", "HeadlessPage", "WebArchive", "OAuthFlow", "Crawler"]),
         .executableTarget(name: "relayfetch", dependencies: ["RelayFetchCLI"]),
         // Benchmarks against peers measured in the same run (Benchmarks/run.sh); not a test.
-        .executableTarget(name: "relayfetch-bench", dependencies: ["RelayFetch", "RelayTransport", "ObliviousHTTP"], path: "Benchmarks/RelayBench"),
+        .executableTarget(name: "relayfetch-bench", dependencies: ["RelayFetch", "ObliviousHTTP"], path: "Benchmarks/RelayBench"),
 
         // Finds (and if needed starts) the real test servers; used by the end-to-end tests only.
-        .target(name: "RelayFetchTestSupport", dependencies: ["RelayFetch", "RelayTransport"], path: "Tests/RelayFetchTestSupport"),
+        .target(name: "RelayFetchTestSupport", dependencies: ["RelayFetch"], path: "Tests/RelayFetchTestSupport"),
         .testTarget(name: "RelayTransportTests", dependencies: ["RelayTransport", "RelayFetchTestSupport"]),
         .testTarget(name: "RelayFetchTests", dependencies: ["RelayFetch", "RelayTransport", "RelayFetchTestSupport"]),
         .testTarget(name: "ObliviousHTTPTests", dependencies: ["ObliviousHTTP"], exclude: ["Vectors"]),

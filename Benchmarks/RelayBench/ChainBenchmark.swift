@@ -1,6 +1,5 @@
 import Foundation
 import RelayFetch
-import RelayTransport
 
 /// 200 small GETs across 20 origin host names, 20 in flight: relayfetch through a two-hop HTTP/2
 /// chain (and through one HTTPS hop), against curl 7.88 through one HTTPS relay, the most curl

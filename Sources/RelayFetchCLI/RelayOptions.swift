@@ -1,6 +1,5 @@
 import Foundation
 import RelayFetch
-import RelayTransport
 import RelayProfiles
 
 /// The relay options every fetching command shares. `--relay-header` and `--relay-cacert`

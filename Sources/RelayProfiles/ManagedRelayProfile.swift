@@ -1,6 +1,5 @@
 import Foundation
 import RelayFetch
-import RelayTransport
 
 /// A configuration profile (`.mobileconfig`) read for its `com.apple.relay.managed` payloads.
 public struct ManagedRelayProfile: Sendable {

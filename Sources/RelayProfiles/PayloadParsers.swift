@@ -1,5 +1,4 @@
 import Foundation
-import RelayTransport
 
 /// Parsers for the two payload kinds relayfetch understands.
 enum PayloadParsers {

@@ -1,6 +1,5 @@
 import Foundation
 import RelayFetch
-import RelayTransport
 
 /// The real servers the end-to-end tests run against, started by scripts/test-servers.sh:
 /// squid as relay A on 127.0.0.11, nginx origins on 127.0.0.21 (origin.test) and 127.0.0.22
