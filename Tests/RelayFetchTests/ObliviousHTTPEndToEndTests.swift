@@ -31,7 +31,7 @@ final class ObliviousHTTPEndToEndTests: XCTestCase {
         let gateway = try TestServers.logLines(TestServers.ohttpGatewayLog, containing: marker)
         XCTAssertEqual(gateway.count, 1)
         XCTAssertEqual(gateway.first?[1], "127.0.0.30", "the gateway sees the relay, never the client")
-        let relay = Array(try TestServers.allLogLines(TestServers.ohttpRelayLog).dropFirst(relayLinesBefore))
+        let relay = try TestServers.waitForLogLines(TestServers.ohttpRelayLog, containing: "", skipping: relayLinesBefore)
         XCTAssertEqual(relay.count, 1)
         XCTAssertEqual(relay.first?[0], "127.0.0.1", "the relay sees the client")
         XCTAssertEqual(relay.first?[2], "/relay")
@@ -92,7 +92,7 @@ final class ObliviousHTTPEndToEndTests: XCTestCase {
         let (_, response) = try await session.data(from: URL(string: "https://origin.test/index.html?\(marker)")!)
         XCTAssertEqual(response.statusCode, 200)
         XCTAssertEqual(response.relayHops, ["127.0.0.11:3129", "ohttp:https://127.0.0.30/relay"])
-        let relay = Array(try TestServers.allLogLines(TestServers.ohttpRelayLog).dropFirst(relayLinesBefore))
+        let relay = try TestServers.waitForLogLines(TestServers.ohttpRelayLog, containing: "", skipping: relayLinesBefore)
         // Other runs may share the relay's log: this session's POST is among the new lines.
         XCTAssertTrue(relay.contains { $0[0] == "127.0.0.11" }, "the OHTTP relay sees the first relay, not the client: \(relay)")
     }
