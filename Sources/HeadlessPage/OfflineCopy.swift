@@ -14,7 +14,7 @@ public enum OfflineCopy {
                              skipped: ((URL, OfflineCopyError) -> Void)? = nil) throws -> URL {
         let folder = try SaveFolder(directory)
         let all = [page.main] + page.resources
-        let saved = all.filter { $0.body != nil && (200..<300).contains($0.statusCode ?? 0) }
+        let saved = all.filter { $0.hasBody && (200..<300).contains($0.statusCode ?? 0) }
         var layout = OfflineLayout()
         var paths: [URL: [String]] = [:]
         for resource in saved {
@@ -28,7 +28,13 @@ public enum OfflineCopy {
         var files = paths.mapValues { directory.appendingPathComponent($0.joined(separator: "/")) }
         files[page.url] = files[page.main.url]
         for resource in saved {
-            guard let body = resource.body, let path = paths[resource.url], let file = files[resource.url] else { continue }
+            guard let path = paths[resource.url], let file = files[resource.url] else { continue }
+            if resource.spooledBody != nil {
+                // Spooled bodies are never HTML or CSS (those stay in memory): copied as they are, chunk by chunk.
+                do { try folder.write(at: path, body: resource.forEachBodyChunk) } catch { skipped?(resource.url, error) }
+                continue
+            }
+            guard let body = resource.body else { continue }
             var output = body
             let base = resource.url == page.main.url ? page.url : resource.url
             if resource.mimeType?.contains("html") == true, let document = HTMLDocument(data: body, url: base) {

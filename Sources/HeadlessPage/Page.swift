@@ -24,6 +24,9 @@ public struct PageResource: Sendable {
     public var error: String?
     /// The body, kept when an archive needs it.
     public var body: Data?
+    /// The body instead of `body` when the loader spooled it to an unnamed file
+    /// (`PageLoader.Options.spoolDirectory`); `forEachBodyChunk` reads either.
+    public var spooledBody: SpooledBody?
 }
 
 /// A loaded page: the final URL and response, the parsed document, and every subresource.

@@ -34,6 +34,14 @@ public final class PageLoader: @unchecked Sendable {
         public var maximumMetaRefreshes = 3
         /// Keep bodies in the result (for archives).
         public var keepBodies = false
+        /// With `keepBodies`: a folder where a subresource body the page does not parse (not
+        /// HTML or CSS) that grows past `spoolThreshold` streams into an unnamed file
+        /// (`SpooledBody`) instead of memory. Give the folder of the archive the user named:
+        /// the file never has a name there. nil keeps every body in memory. Such bodies stream
+        /// (`Session.bytes(for:)`), so they bypass the session's HTTP cache, as streams do.
+        public var spoolDirectory: URL?
+        /// Bytes of a body held in memory before it is spooled.
+        public var spoolThreshold = 1 << 20
         /// Seconds the whole page may take; subresources still missing then fail with a timeout.
         public var pageTimeout: Double = 60
         /// Seconds one subresource may take.

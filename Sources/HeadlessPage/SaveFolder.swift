@@ -35,6 +35,11 @@ final class SaveFolder {
 
     /// Writes `data` at `components` (each checked with `OfflinePath.isSafe`) below the folder.
     func write(_ data: Data, at components: [String]) throws(OfflineCopyError) {
+        try write(at: components) { emit in try emit(data) }
+    }
+
+    /// Writes the chunks `body` hands over, in order, at `components` (as `write(_:at:)`).
+    func write(at components: [String], body: ((Data) throws -> Void) throws -> Void) throws(OfflineCopyError) {
         let shown = components.joined(separator: "/")
         guard let name = components.last, components.allSatisfy(OfflinePath.isSafe) else {
             throw OfflineCopyError(path: shown, reason: "not a safe relative path")
@@ -70,6 +75,16 @@ final class SaveFolder {
             throw OfflineCopyError(path: shown, reason: Self.describe(error.code))
         }
         defer { close(file) }
+        do {
+            try body { data throws(OfflineCopyError) in try Self.write(data, to: file, shown: shown) }
+        } catch let error as OfflineCopyError {
+            throw error
+        } catch {
+            throw OfflineCopyError(path: shown, reason: "read failed: \(error.localizedDescription)")
+        }
+    }
+
+    private static func write(_ data: Data, to file: Int32, shown: String) throws(OfflineCopyError) {
         let failure: Int32? = data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
             var offset = 0
             while offset < raw.count {

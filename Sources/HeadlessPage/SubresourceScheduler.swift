@@ -196,9 +196,19 @@ final class SubresourceScheduler: @unchecked Sendable {
         request.byteBudget = budget
         do {
             guard request.timeout! > 0 else { throw FetchError(.timedOut(loader.options.pageTimeout)) }
-            let (body, response) = try await loader.session.data(for: request)
-            resource.record(response: response, body: body, request: request, keepBody: loader.options.keepBodies)
-            next = followUps(of: job, body: body, response: response)
+            if let directory = loader.options.spoolDirectory, loader.options.keepBodies, !Self.isStyleInput(job) {
+                let (body, response, spooled) = try await spooling(request, into: directory)
+                resource.record(response: response, body: body, request: request, keepBody: spooled == nil)
+                if let spooled {
+                    resource.size = spooled.count
+                    resource.spooledBody = spooled
+                }
+                next = followUps(of: job, body: body, response: response)
+            } else {
+                let (body, response) = try await loader.session.data(for: request)
+                resource.record(response: response, body: body, request: request, keepBody: loader.options.keepBodies)
+                next = followUps(of: job, body: body, response: response)
+            }
         } catch {
             if case .responseTooLarge = (error as? FetchError)?.code, budget.isExhausted {
                 noteLocked(.bytes(loader.options.maximumPageBytes))
@@ -215,6 +225,38 @@ final class SubresourceScheduler: @unchecked Sendable {
         }
         progress?(snapshot)
         return next
+    }
+
+    /// Streams `request`'s body: HTML and CSS (which the page parses) into memory, anything else
+    /// into memory up to `spoolThreshold`, then into an unnamed file in `directory` (or on in
+    /// memory where the file system has none). The per-resource limit stays the session's
+    /// `maximumResponseSize`, and the page's byte budget applies as to buffered bodies.
+    private func spooling(_ original: HTTPRequest, into directory: URL) async throws -> (Data, HTTPResponse, SpooledBody?) {
+        var request = original
+        request.maximumBodySize = request.maximumBodySize ?? loader.session.configuration.maximumResponseSize
+        let (stream, response) = try await loader.session.bytes(for: request)
+        let type = ContentType(response).mimeType ?? ""
+        let parsed = type.contains("html") || type == "text/css"
+        var memory = Data()
+        var spooled: SpooledBody?
+        do {
+            for try await chunk in stream.chunks {
+                if let spooled {
+                    try spooled.append(chunk)
+                    continue
+                }
+                memory.append(chunk)
+                if !parsed, memory.count > loader.options.spoolThreshold, let file = SpooledBody(in: directory) {
+                    try file.append(memory)
+                    memory = Data()
+                    spooled = file
+                }
+            }
+        } catch {
+            stream.cancel()
+            throw error
+        }
+        return (memory, response, spooled)
     }
 
     /// What a loaded style sheet or frame needs in turn, within the depth limits.

@@ -167,6 +167,12 @@ final class CurlTransfer: @unchecked Sendable {
                 pausedForReader = true
                 return rf_curl_writefunc_pause()
             }
+            // Taken once the reader accepted the piece (a paused one comes again): a streamed body
+            // draws on a shared budget too, and stops at the piece that overdraws it.
+            if request.byteBudget?.take(count) == false {
+                exceededLimit = true
+                return 0
+            }
             received += count
             return count
         }

@@ -141,6 +141,12 @@ struct PageCommand: Subcommand {
         if let maximumTime = relay.maximumTime { options.pageTimeout = maximumTime }  // the whole page, as for get
         options.maximumPageBytes = maximumPageBytes
         options.keepBodies = warcPath != nil || saveDirectory != nil
+        // Large bodies the page does not parse spool to unnamed files beside the output the user named.
+        options.spoolDirectory = warcPath.map { URL(fileURLWithPath: $0).deletingLastPathComponent() }
+            ?? saveDirectory.map { path in
+                let folder = URL(fileURLWithPath: path)
+                return FileManager.default.fileExists(atPath: folder.path) ? folder : folder.deletingLastPathComponent()
+            }
         options.mode = complete || saveDirectory != nil ? .complete : .browser
         options.viewport = viewport
         let showProgress = isatty(STDERR_FILENO) == 1
@@ -155,10 +161,14 @@ struct PageCommand: Subcommand {
             return 1
         }
         for limit in page.limitsReached { io.log("relayfetch: warning: \(Self.option(for: limit))") }
-        let archives: [(String?, () throws -> Data)] = [(harPath, { try HARWriter.data(for: page) }), (warcPath, { WARCWriter.data(for: page) })]
+        let archives: [(String?, () throws -> Data?)] = [(harPath, { try HARWriter.data(for: page) }), (warcPath, { nil })]
         for case let (path?, make) in archives {
             do {
-                try make().write(to: URL(fileURLWithPath: path))
+                if let data = try make() {
+                    try data.write(to: URL(fileURLWithPath: path))
+                } else {
+                    try WARCWriter.write(page, to: URL(fileURLWithPath: path))
+                }
             } catch {
                 io.log("relayfetch: error: cannot write \(path): \(error.localizedDescription)")
                 return 1

@@ -28,7 +28,8 @@ public enum HARWriter {
         let components = URLComponents(url: resource.url, resolvingAgainstBaseURL: false)
         var content: [String: Any] = ["size": resource.size, "mimeType": resource.mimeType ?? "x-unknown"]
         let timing = HARTimings(resource.timings, duration: resource.duration, relayed: !resource.relayChain.isEmpty)
-        if let body = resource.body { content["text"] = body.base64EncodedString(); content["encoding"] = "base64" }
+        // A spooled body is read back whole: HAR holds bodies as base64 text inside one JSON document.
+        if let body = (try? resource.wholeBody()) ?? nil { content["text"] = body.base64EncodedString(); content["encoding"] = "base64" }
         var entry: [String: Any] = [
             "pageref": pageID,
             "startedDateTime": iso8601(resource.startedAt),

@@ -18,6 +18,23 @@ public enum WARCWriter {
         return output
     }
 
+    /// Writes `page` as WARC to the file at `url`, record by record: a body spooled by the loader
+    /// (`PageResource.spooledBody`) is read twice in chunks (digests, then the block), so memory
+    /// holds one chunk of it, never the whole body.
+    public static func write(_ page: Page, to url: URL, software: String = "relayfetch/\(RelayFetchVersion.current)") throws {
+        let descriptor = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: url.path]) }
+        let file = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        try file.write(contentsOf: warcinfo(software: software, date: page.startedAt))
+        for resource in [page.main] + page.resources {
+            guard let status = resource.statusCode else { continue }
+            let exchange = WARCExchange(url: resource.url, requestHeaderFields: resource.requestHeaderFields, statusCode: status,
+                                        responseHeaderFields: resource.responseHeaderFields, body: Data(), startedAt: resource.startedAt)
+            try writeRecords(for: exchange, size: resource.spooledBody?.count ?? resource.body?.count ?? 0,
+                             body: resource.forEachBodyChunk) { try file.write(contentsOf: $0) }
+        }
+    }
+
     /// The warcinfo record that opens a WARC file.
     public static func warcinfo(software: String = "relayfetch/\(RelayFetchVersion.current)", date: Date = Date()) -> Data {
         let fields = "software: \(software)\r\nformat: WARC File Format 1.1\r\nconformsTo: http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/\r\n"
@@ -26,23 +43,44 @@ public enum WARCWriter {
 
     /// A request record and the response record concurrent to it, for one exchange.
     public static func records(for exchange: WARCExchange) -> Data {
-        let responseID = recordID()
-        var output = record(type: "request", headers: [("WARC-Target-URI", exchange.url.absoluteString), ("WARC-Concurrent-To", responseID),
-                                                       ("Content-Type", "application/http;msgtype=request")],
-                            block: requestHead(exchange), date: exchange.startedAt)
-        let block = responseHead(exchange, payloadSize: exchange.body.count) + exchange.body
-        output += record(type: "response", headers: [("WARC-Target-URI", exchange.url.absoluteString),
-                                                     ("WARC-Payload-Digest", digest(exchange.body)),
-                                                     ("Content-Type", "application/http;msgtype=response")],
-                         block: block, date: exchange.startedAt, id: responseID)
+        var output = Data()
+        // Cannot throw: the body is in memory and the sink appends.
+        try? writeRecords(for: exchange, size: exchange.body.count, body: { try $0(exchange.body) }) { output += $0 }
         return output
     }
 
+    /// The request and response records of `exchange` whose body (of `size` bytes) `body` hands
+    /// over in chunks, each time it is called (twice: digests first, as the record head needs
+    /// them, then the block), emitted in pieces to `emit`.
+    private static func writeRecords(for exchange: WARCExchange, size: Int, body: ((Data) throws -> Void) throws -> Void,
+                                     emit: (Data) throws -> Void) throws {
+        let responseID = recordID()
+        try emit(record(type: "request", headers: [("WARC-Target-URI", exchange.url.absoluteString), ("WARC-Concurrent-To", responseID),
+                                                   ("Content-Type", "application/http;msgtype=request")],
+                        block: requestHead(exchange), date: exchange.startedAt))
+        let head = responseHead(exchange, payloadSize: size)
+        let payloadDigest = SHA1Digest(), blockDigest = SHA1Digest()
+        blockDigest.update(head)
+        try body { payloadDigest.update($0); blockDigest.update($0) }
+        try emit(recordHead(type: "response", headers: [("WARC-Target-URI", exchange.url.absoluteString),
+                                                        ("WARC-Payload-Digest", payloadDigest.finish()),
+                                                        ("Content-Type", "application/http;msgtype=response")],
+                            blockDigest: blockDigest.finish(), length: head.count + size, date: exchange.startedAt, id: responseID))
+        try emit(head)
+        try withoutActuallyEscaping(emit) { try body($0) }
+        try emit(Data("\r\n\r\n".utf8))
+    }
+
     private static func record(type: String, headers: [(String, String)], block: Data, date: Date, id: String = recordID()) -> Data {
+        recordHead(type: type, headers: headers, blockDigest: digest(block), length: block.count, date: date, id: id)
+            + block + Data("\r\n\r\n".utf8)
+    }
+
+    private static func recordHead(type: String, headers: [(String, String)], blockDigest: String, length: Int, date: Date, id: String) -> Data {
         var head = "WARC/1.1\r\nWARC-Type: \(type)\r\nWARC-Record-ID: \(id)\r\nWARC-Date: \(warcDate(date))\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
-        head += "WARC-Block-Digest: \(digest(block))\r\nContent-Length: \(block.count)\r\n\r\n"
-        return Data(head.utf8) + block + Data("\r\n\r\n".utf8)
+        head += "WARC-Block-Digest: \(blockDigest)\r\nContent-Length: \(length)\r\n\r\n"
+        return Data(head.utf8)
     }
 
     private static func requestHead(_ resource: WARCExchange) -> Data {
@@ -85,6 +123,22 @@ public enum WARCWriter {
         var hash = [UInt8](repeating: 0, count: 20)
         data.withUnsafeBytes { _ = SHA1($0.bindMemory(to: UInt8.self).baseAddress, $0.count, &hash) }
         return "sha1:" + base32(hash)
+    }
+
+    /// SHA-1 over data that arrives in pieces, written as `digest(_:)` writes it.
+    private final class SHA1Digest {
+        private let context = EVP_MD_CTX_new()
+
+        init() { EVP_DigestInit_ex(context, EVP_sha1(), nil) }
+        deinit { EVP_MD_CTX_free(context) }
+
+        func update(_ data: Data) { data.withUnsafeBytes { _ = EVP_DigestUpdate(context, $0.baseAddress, $0.count) } }
+
+        func finish() -> String {
+            var hash = [UInt8](repeating: 0, count: 20)
+            EVP_DigestFinal_ex(context, &hash, nil)
+            return "sha1:" + base32(hash)
+        }
     }
 
     static func base32(_ bytes: [UInt8]) -> String {

@@ -40,6 +40,29 @@ extension ProcessLevelPrivacyTests {
         XCTAssertEqual(try TestServers.waitForLogLines(TestServers.originALog, containing: marker, skipping: 0).first?.first, "127.0.0.32", "the gateway fetched it")
     }
 
+    /// Invariant 3 for a page whose images are spooled (`--warc`, bodies past 1 MiB): the only
+    /// files written are the named WARC and unnamed files (O_TMPFILE) in its folder.
+    func testPageWithLargeImagesWritesOnlyTheWARCAndUnnamedFiles() throws {
+        let origin = try BulkOrigin(host: "127.0.0.113")
+        defer { origin.server.stop() }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("relayfetch-spool-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let warc = folder.appendingPathComponent("page.warc")
+        let (status, output, trace) = try traced(["page", "https://\(origin.server.host):\(origin.server.port)/page/\(4 << 20)/2", "--warc", warc.path]
+                                                 + CommandRun.relayArguments)
+        XCTAssertEqual(status, 0, output)
+        assertDialledOnly(Self.relayA, in: trace)
+        let writes = trace.fileWrites
+        XCTAssertEqual(writes.count, 3, "\(writes)")
+        XCTAssertEqual(writes.filter { $0.hasPrefix("openat(AT_FDCWD, \"\(folder.path)\", ") && $0.contains("O_TMPFILE") }.count, 2, "\(writes)")
+        XCTAssertEqual(writes.filter { $0.contains("\"\(warc.path)\"") }.count, 1, "\(writes)")
+        // Positive control: both images were spooled whole into the WARC.
+        XCTAssertEqual(try origin.events("SENT").filter { $0.count > 3 && $0[2] == String(4 << 20) && $0[3] == "complete" }.count, 2)
+        XCTAssertGreaterThan(try FileManager.default.attributesOfItem(atPath: warc.path)[.size] as? Int ?? 0, 8 << 20)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), ["page.warc"])
+    }
+
     /// A page that arrives through a redirect, with a stylesheet and images from another host
     /// (by name and by an IP literal a direct connection could reach) and an image behind a
     /// cross-host redirect: only the relay is dialled, and only the named HAR and WARC are written.

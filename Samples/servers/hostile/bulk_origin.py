@@ -3,6 +3,7 @@ deterministic pattern over HTTP/1.1 with keep-alive, honours Range and If-Range,
 connection mid-body, and logs how many bytes it actually sent.
 
   GET /bulk/N             N bytes: byte i is pattern(i) (see below); Content-Length N
+  GET /page/N/K           an HTML page with K images, /bulk/N?image=0 to K-1
   ?drop=B                 close the connection (no TLS close_notify) once byte B is sent
   ?chunked=1              chunked transfer coding instead of Content-Length
   ?modified=T             Last-Modified is T (unix seconds) instead of a fixed date
@@ -118,6 +119,14 @@ def respond(conn, address, head):
     log("REQUEST", request_id, address[0], method, target, fields.get("range", "-"), fields.get("if-range", "-"))
     url = urlsplit(target)
     query = {k: v[-1] for k, v in parse_qs(url.query).items()}
+    if url.path.startswith("/page/"):
+        size, _, count = url.path[6:].partition("/")
+        if size.isdigit() and count.isdigit():
+            images = "".join('<img src="/bulk/%s?image=%d">' % (size, n) for n in range(int(count)))
+            page = ("<!doctype html><title>bulk</title><body>%s</body>" % images).encode()
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: %d\r\n\r\n" % len(page) + page)
+            log("SENT", request_id, len(page), "complete")
+            return True
     if not url.path.startswith("/bulk/") or not url.path[6:].isdigit():
         conn.sendall(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n")
         return True

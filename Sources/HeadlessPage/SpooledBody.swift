@@ -1,0 +1,77 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+
+/// A subresource body kept in an unnamed file (O_TMPFILE) instead of memory: the page loader
+/// spools a large body it does not parse (an image, a font, media) here as it arrives, so an
+/// archive of a heavy page needs memory for the bodies in flight only. The file has no name at
+/// any moment (nothing is left on disk, whatever happens to the process) and is freed when the
+/// last reference goes. Thread-safe for appends from one writer and reads after it finished.
+public final class SpooledBody: @unchecked Sendable {
+    private let descriptor: Int32
+    /// Bytes written so far.
+    public private(set) var count = 0
+
+    /// An unnamed file in `directory`, or nil where the file system has none (the caller keeps
+    /// the body in memory then: there is no named fallback).
+    init?(in directory: URL) {
+        // O_TMPFILE: glibc's macro is a compound Swift does not import (__O_TMPFILE | O_DIRECTORY).
+        let unnamedFlag: Int32 = 0o20_000_000 | O_DIRECTORY
+        let descriptor = open(directory.path, O_RDWR | O_CLOEXEC | unnamedFlag, 0o600)
+        guard descriptor >= 0 else { return nil }
+        self.descriptor = descriptor
+    }
+
+    deinit { close(descriptor) }
+
+    func append(_ data: Data) throws {
+        try data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
+            var offset = 0
+            while offset < raw.count {
+                let written = pwrite(descriptor, raw.baseAddress! + offset, raw.count - offset, off_t(count + offset))
+                if written < 0 && errno == EINTR { continue }
+                guard written > 0 else { throw Self.failure("write") }
+                offset += written
+            }
+        }
+        count += data.count
+    }
+
+    /// Hands the body to `body` in chunks of at most `chunkSize` bytes, in order.
+    public func forEachChunk(chunkSize: Int = 1 << 20, _ body: (Data) throws -> Void) throws {
+        var offset = 0
+        var buffer = Data(count: chunkSize)
+        while offset < count {
+            let wanted = min(chunkSize, count - offset)
+            let read = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress!, wanted, off_t(offset)) }
+            if read < 0 && errno == EINTR { continue }
+            guard read > 0 else { throw Self.failure("read") }
+            try body(buffer.prefix(read))
+            offset += read
+        }
+    }
+
+    private static func failure(_ operation: String) -> Error {
+        CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "spooled body \(operation) failed: \(String(cString: strerror(errno)))"])
+    }
+}
+
+extension PageResource {
+    /// Hands the body (kept in memory or spooled) to `consume` in chunks; nothing when none was kept.
+    public func forEachBodyChunk(_ consume: (Data) throws -> Void) throws {
+        if let spooledBody { return try spooledBody.forEachChunk(consume) }
+        if let body { try consume(body) }
+    }
+
+    /// Whether a body was kept, in memory or spooled.
+    public var hasBody: Bool { body != nil || spooledBody != nil }
+
+    /// The whole body in memory (reads a spooled one back: for writers that need it whole).
+    public func wholeBody() throws -> Data? {
+        guard let spooledBody else { return body }
+        var data = Data(capacity: spooledBody.count)
+        try spooledBody.forEachChunk { data.append($0) }
+        return data
+    }
+}
