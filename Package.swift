@@ -27,12 +27,12 @@ let package = Package(
         // DNS messages, the per-session answer cache and a stub resolver over encrypted transports.
         .target(name: "NameResolution"),
         .target(name: "RelayFetch", dependencies: ["RelayTransport", "ObliviousHTTP", "NameResolution", "CCurl", "CPSL"]),
-        .target(name: "RelayProfiles", dependencies: ["RelayFetch", "COpenSSL"]),
-        .target(name: "HeadlessPage", dependencies: ["RelayFetch", "CLibXML2"]),
+        .target(name: "RelayProfiles", dependencies: ["RelayFetch", "RelayTransport", "COpenSSL"]),
+        .target(name: "HeadlessPage", dependencies: ["RelayFetch", "RelayTransport", "CLibXML2"]),
         .target(name: "WebArchive", dependencies: ["HeadlessPage", "COpenSSL"]),
         .target(name: "OAuthFlow", dependencies: ["HeadlessPage", "RelayFetch", "COpenSSL"]),
         .target(name: "Crawler", dependencies: ["RelayFetch", "HeadlessPage", "WebArchive", "CSQLite", "CPostgreSQL", "CZlib", "COpenSSL"]),
-        .target(name: "RelayFetchCLI", dependencies: ["RelayFetch", "RelayProfiles", "HeadlessPage", "WebArchive", "OAuthFlow", "Crawler"]),
+        .target(name: "RelayFetchCLI", dependencies: ["RelayFetch", "RelayTransport", "RelayProfiles", "HeadlessPage", "WebArchive", "OAuthFlow", "Crawler"]),
         .executableTarget(name: "relayfetch", dependencies: ["RelayFetchCLI"]),
         // Benchmarks against peers measured in the same run (Benchmarks/run.sh); not a test.
         .executableTarget(name: "relayfetch-bench", dependencies: ["RelayFetch", "ObliviousHTTP"], path: "Benchmarks/RelayBench"),
@@ -40,7 +40,7 @@ let package = Package(
         // Finds (and if needed starts) the real test servers; used by the end-to-end tests only.
         .target(name: "RelayFetchTestSupport", dependencies: ["RelayFetch"], path: "Tests/RelayFetchTestSupport"),
         .testTarget(name: "RelayTransportTests", dependencies: ["RelayTransport", "RelayFetchTestSupport"]),
-        .testTarget(name: "RelayFetchTests", dependencies: ["RelayFetch", "RelayFetchTestSupport"]),
+        .testTarget(name: "RelayFetchTests", dependencies: ["RelayFetch", "RelayTransport", "RelayFetchTestSupport"]),
         .testTarget(name: "ObliviousHTTPTests", dependencies: ["ObliviousHTTP"], exclude: ["Vectors"]),
         .testTarget(name: "NameResolutionTests", dependencies: ["NameResolution"]),
         .testTarget(name: "HeadlessPageTests", dependencies: ["HeadlessPage", "WebArchive", "RelayFetchTestSupport"],

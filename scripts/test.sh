@@ -19,6 +19,8 @@ if grep -E "^$repo/(Sources|Tests)/.*: warning:" .build/build.log; then
     exit 1
 fi
 grep -q "Build complete" .build/build.log || { cat .build/build.log >&2; echo "test: build failed" >&2; exit 1; }
+# RelayFetch's public API is the list in scripts/RelayFetch-public-api.txt (and README).
+bash scripts/check-public-api.sh
 
 started_servers=0
 if ! bash scripts/test-servers.sh status >/dev/null 2>&1; then

@@ -2,7 +2,8 @@
 import Glibc
 #endif
 import Foundation
-import RelayFetch  // and the RelayTransport it exports: systemCall
+import RelayFetch
+import RelayTransport  // systemCall
 
 /// Why a file of an offline copy could not be written; names the path inside the folder.
 public struct OfflineCopyError: Error, CustomStringConvertible, Sendable {

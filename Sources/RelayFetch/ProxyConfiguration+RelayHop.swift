@@ -76,8 +76,8 @@ extension ProxyConfiguration.RelayHop {
         var endpoint = RelayEndpoint(host: host, port: port, usesTLS: secure,
                                      trust: TLSTrust(caFile: tlsOptions.certificateAuthorityFile,
                                                      pinnedPublicKeys: tlsOptions.pinnedPublicKeySHA256.map { [UInt8]($0) },
-                                                     clientIdentity: tlsOptions.clientIdentity),
-                                     headerFields: fields, relayProtocol: relayProtocol)
+                                                     clientIdentity: tlsOptions.clientIdentity?.tlsIdentity),
+                                     headerFields: fields, relayProtocol: relayProtocol.hopProtocol)
         guard relayProtocol == .automatic else { return endpoint }
         if let http3 = http3RelayEndpoint {
             let (quicHost, quicPort, quicSecure) = try Self.parts(of: http3, index: index)

@@ -10,7 +10,8 @@
 ///    runs its own handshake as a `TransportLayer` (greeting, CONNECT request) and hands it to
 ///    `context.connect(_:hop:attempt:completion:)`, which reports the hop as open; `poolKey`
 ///    says which tunnels may share a connection to the hop (nil: one connection per tunnel);
-/// 2. a `RelayProtocol` case for it and one line in `RelayChainBuilder.connector(forHop:index:)`;
+/// 2. a `HopProtocol` case for it (and its public twin in RelayFetch's `RelayProtocol`) and one
+///    line in `RelayChainBuilder.connector(forHop:index:)`;
 /// 3. the CLI's `--relay-protocol` value and an end-to-end test against a real server of that kind.
 protocol HopConnector {
     associatedtype PoolKey: Hashable

@@ -8,14 +8,14 @@ public struct RelayEndpoint: Sendable, Hashable {
     /// Header fields sent to this relay only, on each CONNECT.
     public var headerFields: [HeaderField]
     /// Which HTTP version to speak to the relay.
-    public var relayProtocol: RelayProtocol
+    public var relayProtocol: HopProtocol
     /// For an HTTP/3 endpoint: the TCP endpoint (HTTP/2 or HTTP/1.1, by ALPN) to use when QUIC
     /// cannot connect, as `RelayHop(http3RelayEndpoint:http2RelayEndpoint:)` promises. Never a
     /// direct connection.
     public var fallback: RelayFallback?
 
     public init(host: String, port: UInt16, usesTLS: Bool = true, trust: TLSTrust = .system, headerFields: [HeaderField] = [],
-                relayProtocol: RelayProtocol = .automatic) {
+                relayProtocol: HopProtocol = .automatic) {
         self.host = host
         self.port = port
         self.usesTLS = usesTLS
@@ -39,7 +39,7 @@ public struct RelayFallback: Sendable, Hashable {
 }
 
 /// The HTTP version spoken to one relay.
-public enum RelayProtocol: String, Sendable, Hashable, CaseIterable {
+public enum HopProtocol: String, Sendable, Hashable, CaseIterable {
     /// Offer h2 and http/1.1 by ALPN and speak whichever the relay picks (as curl and Chromium do).
     case automatic = "auto"
     /// HTTP/1.1 CONNECT only.

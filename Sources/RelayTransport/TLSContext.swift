@@ -9,9 +9,9 @@ public struct TLSTrust: Sendable, Hashable {
     /// chain is not consulted.
     public var pinnedPublicKeys: [[UInt8]]
     /// A client certificate and key to authenticate us to the peer, if it asks.
-    public var clientIdentity: TLSClientIdentity?
+    public var clientIdentity: TLSIdentity?
 
-    public init(caFile: String? = nil, pinnedPublicKeys: [[UInt8]] = [], clientIdentity: TLSClientIdentity? = nil) {
+    public init(caFile: String? = nil, pinnedPublicKeys: [[UInt8]] = [], clientIdentity: TLSIdentity? = nil) {
         self.caFile = caFile
         self.pinnedPublicKeys = pinnedPublicKeys
         self.clientIdentity = clientIdentity
@@ -22,7 +22,7 @@ public struct TLSTrust: Sendable, Hashable {
 
 /// A TLS client certificate (DER) and its private key (DER, PKCS#8 or traditional), held in
 /// memory only.
-public struct TLSClientIdentity: Sendable, Hashable {
+public struct TLSIdentity: Sendable, Hashable {
     public var certificateDER: [UInt8]
     public var privateKeyDER: [UInt8]
     public init(certificateDER: [UInt8], privateKeyDER: [UInt8]) {
@@ -60,7 +60,7 @@ final class TLSContext {
 
     deinit { SSL_CTX_free(pointer) }
 
-    private static func use(_ identity: TLSClientIdentity, in ctx: OpaquePointer) throws(TLSSetupError) {
+    private static func use(_ identity: TLSIdentity, in ctx: OpaquePointer) throws(TLSSetupError) {
         let certificateOK = identity.certificateDER.withUnsafeBufferPointer {
             SSL_CTX_use_certificate_ASN1(ctx, Int32($0.count), $0.baseAddress) == 1
         }

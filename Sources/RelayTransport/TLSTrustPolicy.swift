@@ -14,7 +14,7 @@ struct TLSTrustPolicy: Sendable, Equatable {
     let anchors: Anchors?
     /// SHA-256 digests of the acceptable SubjectPublicKeyInfo DER encodings; empty: any key.
     let pins: [[UInt8]]
-    let clientIdentity: TLSClientIdentity?
+    let clientIdentity: TLSIdentity?
 
     init(_ trust: TLSTrust) {
         pins = trust.pinnedPublicKeys

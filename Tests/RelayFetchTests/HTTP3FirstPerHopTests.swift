@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 import RelayFetch
+import RelayTransport
 import RelayFetchTestSupport
 
 /// The automatic protocol at a hop beyond the first: its QUIC runs inside a CONNECT-UDP stream

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 import RelayFetch
+import RelayTransport
 import RelayFetchTestSupport
 
 /// The automatic protocol on an https relay: QUIC first, TCP raced after a head start (Happy

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 import RelayFetch
+import RelayTransport
 import RelayFetchTestSupport
 
 /// Two- and three-hop chains through real relays: nghttpx (HTTP/2 CONNECT) in front of squid on

@@ -4,6 +4,7 @@ HTTP/1.1), while datagrams to the same UDP port are read and dropped, never answ
 "CONNECTION" per TCP client and "DROPPED<TAB>bytes" per datagram.
 """
 import socket
+import sys
 import threading
 
 import hostile_common as common
@@ -50,11 +51,20 @@ def drop_datagrams(udp):
 
 
 # The TCP listener picks the port; the UDP socket takes the same number before READY is printed.
-listener = common.listen(args)
-port = listener.getsockname()[1]
-listener.close()
+# A UDP socket bound to the wildcard address (any QUIC client's) may hold that number already:
+# then another port is picked.
+for attempt in range(20):
+    listener = common.listen(args)
+    port = listener.getsockname()[1]
+    listener.close()
+    udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        udp.bind((args.host, port))
+        break
+    except OSError:
+        udp.close()
+else:
+    sys.exit("no port free for both TCP and UDP")
 args.port = port
-udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-udp.bind((args.host, port))
 threading.Thread(target=drop_datagrams, args=(udp,), daemon=True).start()
 common.serve(args, handle)

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Checks that RelayFetch's public top-level declarations, and the RelayTransport types its public
+# declarations name, are the ones listed in scripts/RelayFetch-public-api.txt (and in README,
+# "Public API of RelayFetch"), as `swift package dump-symbol-graph` sees them (a few seconds after
+# a build). Run by scripts/test.sh; after a deliberate change of the API, rerun with --update and
+# update README's list too.
+set -euo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$repo"
+command -v swift >/dev/null 2>&1 || export PATH="/opt/swift/usr/bin:$PATH"
+expected=scripts/RelayFetch-public-api.txt
+
+swift package dump-symbol-graph --minimum-access-level public >.build/symbolgraph.log 2>&1 \
+    || { cat .build/symbolgraph.log >&2; echo "check-public-api: dump-symbol-graph failed" >&2; exit 1; }
+graph=$(sed -n 's/^Files written to //p' .build/symbolgraph.log)/RelayFetch.symbols.json
+[[ -f $graph ]] || { echo "check-public-api: no symbol graph at $graph" >&2; exit 1; }
+
+# One line per top-level public symbol: its kind and name (members are left out); then one line
+# per RelayTransport type that a public declaration names (callers import RelayTransport for it).
+actual=$(python3 - "$graph" <<'PY'
+import json, sys
+graph = json.load(open(sys.argv[1]))
+names = {f"{s['kind']['identifier'].removeprefix('swift.')} {s['pathComponents'][0]}"
+         for s in graph["symbols"] if len(s["pathComponents"]) == 1}
+transport = {f"uses RelayTransport.{f['spelling']}"
+             for s in graph["symbols"] for f in s.get("declarationFragments", [])
+             if f.get("preciseIdentifier", "").startswith("s:14RelayTransport")}
+print("\n".join(sorted(names) + sorted(transport)))
+PY
+)
+[[ -n $actual ]] || { echo "check-public-api: the symbol graph lists no public symbol" >&2; exit 1; }
+
+if [[ ${1:-} == --update ]]; then
+    printf '%s\n' "$actual" >"$expected"
+    echo "check-public-api: wrote $expected"
+    exit 0
+fi
+if ! diff -u "$expected" <(printf '%s\n' "$actual"); then
+    echo "check-public-api: RelayFetch's public API differs from $expected (above: - listed, + in the module)" >&2
+    exit 1
+fi
+echo "check-public-api: RelayFetch's public API is the $(wc -l <"$expected") listed declarations"
