@@ -4,7 +4,6 @@ and squid's answer comes back with "Alt-Svc: <--alt-svc>" added, then bytes flow
 Logs "CONNECT<TAB>authority" per tunnel.
 """
 import socket
-import threading
 
 import hostile_common as common
 
@@ -18,22 +17,6 @@ args = common.arguments("relay front advertising HTTP/3 with Alt-Svc", extra)
 log = common.EventLog(args.log)
 upstream_host, upstream_port = args.upstream.rsplit(":", 1)
 
-
-def pipe(source, sink):
-    try:
-        while True:
-            data = source.recv(65536)
-            if not data:
-                break
-            sink.sendall(data)
-    except OSError:
-        pass
-    finally:
-        for sock in (source, sink):
-            try:
-                sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
 
 
 def handle(conn, _address):
@@ -50,8 +33,7 @@ def handle(conn, _address):
     reply = status_line + "\r\nAlt-Svc: " + args.alt_svc + ("\r\n" + fields if fields else "") + "\r\n\r\n"
     conn.sendall(reply.encode("latin-1") + leftover)
     upstream.settimeout(None)
-    threading.Thread(target=pipe, args=(upstream, conn), daemon=True).start()
-    pipe(conn, upstream)
+    common.splice(conn, upstream)
 
 
 common.serve(args, handle, common.server_tls_context(args))

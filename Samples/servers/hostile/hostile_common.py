@@ -116,6 +116,29 @@ def read_head(conn, limit=1 << 20):
     return head.decode("latin-1"), rest
 
 
+def splice(client, upstream):
+    """Passes bytes both ways between two connected sockets until either side ends, then shuts
+    both down (so the other direction ends too). Returns when the client's side is done."""
+    def pump(source, sink):
+        try:
+            while True:
+                data = source.recv(65536)
+                if not data:
+                    break
+                sink.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for sock in (source, sink):
+                try:
+                    sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+    threading.Thread(target=pump, args=(upstream, client), daemon=True).start()
+    pump(client, upstream)
+
+
 def stall_forever():
     while True:
         time.sleep(3600)

@@ -21,28 +21,11 @@ log = common.EventLog(args.log)
 target_host, _, target_port = args.target.rpartition(":")
 
 
-def pump(source, sink):
-    try:
-        while True:
-            data = source.recv(65536)
-            if not data:
-                break
-            sink.sendall(data)
-    except OSError:
-        pass
-    finally:
-        for sock in (source, sink):
-            try:
-                sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
-
 
 def forward(client, address):
     log("FORWARDED", address[0])
     upstream = socket.create_connection((target_host, int(target_port)), source_address=(args.host, 0))
-    threading.Thread(target=pump, args=(upstream, client), daemon=True).start()
-    pump(client, upstream)
+    common.splice(client, upstream)
 
 
 sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)

@@ -19,29 +19,12 @@ log = common.EventLog(args.log)
 target_host, target_port = args.target.rsplit(":", 1)
 
 
-def pipe(source, sink):
-    try:
-        while True:
-            data = source.recv(65536)
-            if not data:
-                break
-            sink.sendall(data)
-    except OSError:
-        pass
-    finally:
-        for sock in (source, sink):
-            try:
-                sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
-
 
 def handle(conn, _address):
     log("CONNECTION")
     upstream = socket.create_connection((target_host, int(target_port)), 5)
     upstream.settimeout(None)
-    threading.Thread(target=pipe, args=(upstream, conn), daemon=True).start()
-    pipe(conn, upstream)
+    common.splice(conn, upstream)
 
 
 def drop_datagrams(udp):
