@@ -43,6 +43,7 @@ try:
     from cryptography.hazmat.primitives import hashes, serialization
     from cryptography.hazmat.primitives.asymmetric import ec
     from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+    from cryptography.hazmat.primitives.kdf.hkdf import HKDFExpand
     from cryptography.x509.oid import NameOID
     from dnslib import QTYPE, RCODE, RR, DNSRecord
     from pyhpke import AEADId, CipherSuite, KDFId, KEMId
@@ -125,12 +126,7 @@ def hkdf_extract(salt, ikm):
 
 
 def hkdf_expand(prk, info, length):
-    out, block, counter = b"", b"", 1
-    while len(out) < length:
-        block = hmac.new(prk, block + info + bytes([counter]), hashlib.sha256).digest()
-        out += block
-        counter += 1
-    return out[:length]
+    return HKDFExpand(algorithm=hashes.SHA256(), length=length, info=info).derive(prk)
 
 
 def vector(data):
