@@ -161,15 +161,8 @@ def respond(conn, address, head):
 
 
 def handle(conn, address):
-    buffered = b""
-    while True:
-        while b"\r\n\r\n" not in buffered:
-            chunk = conn.recv(65536)
-            if not chunk:
-                return
-            buffered += chunk
-        head, _, buffered = buffered.partition(b"\r\n\r\n")
-        if not respond(conn, address, head.decode("latin-1")):
+    for head in common.request_heads(conn):
+        if not respond(conn, address, head):
             return
 
 

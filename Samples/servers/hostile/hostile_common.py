@@ -116,6 +116,20 @@ def read_head(conn, limit=1 << 20):
     return head.decode("latin-1"), rest
 
 
+def request_heads(conn):
+    """Yields each request head (as text) that arrives on a keep-alive connection, until the peer
+    closes it. For GET-only servers: bytes after a head are taken as the next request."""
+    buffered = b""
+    while True:
+        while b"\r\n\r\n" not in buffered:
+            chunk = conn.recv(65536)
+            if not chunk:
+                return
+            buffered += chunk
+        head, _, buffered = buffered.partition(b"\r\n\r\n")
+        yield head.decode("latin-1")
+
+
 def splice(client, upstream):
     """Passes bytes both ways between two connected sockets until either side ends, then shuts
     both down (so the other direction ends too). Returns when the client's side is done."""

@@ -151,16 +151,8 @@ def main():
                 active[0] -= 1
 
     def serve_requests(conn):
-        buffered = b""
-        while True:
-            data = buffered
-            while b"\r\n\r\n" not in data:
-                chunk = conn.recv(65536)
-                if not chunk:
-                    return
-                data += chunk
-            head, _, buffered = data.partition(b"\r\n\r\n")
-            lines = head.decode("latin-1").split("\r\n")
+        for head in hostile_common.request_heads(conn):
+            lines = head.split("\r\n")
             target = lines[0].split(" ")[1]
             headers = {}
             for line in lines[1:]:

@@ -53,15 +53,8 @@ def main():
             respond(conn, "404 Not Found", [("Content-Type", "text/plain")], b"not found\n")
 
     def handle(conn, address):
-        pending = b""
-        while True:  # GET requests only: each is a head with no body
-            while b"\r\n\r\n" not in pending:
-                chunk = conn.recv(65536)
-                if not chunk:
-                    return
-                pending += chunk
-            head, _, pending = pending.partition(b"\r\n\r\n")
-            method, target = (head.decode("latin-1").split("\r\n", 1)[0].split(" ") + ["", ""])[:2]
+        for head in hostile_common.request_heads(conn):  # GET requests only: each is a head with no body
+            method, target = (head.split("\r\n", 1)[0].split(" ") + ["", ""])[:2]
             answer(conn, method, target)
 
     hostile_common.serve(args, handle, hostile_common.server_tls_context(args, alpn=["http/1.1"]))

@@ -87,15 +87,8 @@ def serve_one(conn, method, target, host):
 
 
 def handle(conn, address):
-    buffered = b""
-    while True:
-        while b"\r\n\r\n" not in buffered:
-            chunk = conn.recv(65536)
-            if not chunk:
-                return
-            buffered += chunk
-        head, _, buffered = buffered.partition(b"\r\n\r\n")
-        lines = head.decode("latin-1").split("\r\n")
+    for head in common.request_heads(conn):
+        lines = head.split("\r\n")
         method, target, _ = (lines[0].split(" ", 2) + ["", ""])[:3]
         with lock:
             in_progress[0] += 1
