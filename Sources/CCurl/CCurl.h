@@ -11,12 +11,24 @@ static inline CURLcode rf_curl_easy_setopt_off(CURL *h, CURLoption o, curl_off_t
 static inline CURLcode rf_curl_easy_setopt_slist(CURL *h, CURLoption o, struct curl_slist *v) { return curl_easy_setopt(h, o, v); }
 static inline CURLcode rf_curl_easy_setopt_write(CURL *h, CURLoption o, size_t (*f)(char *, size_t, size_t, void *)) { return curl_easy_setopt(h, o, f); }
 static inline CURLcode rf_curl_easy_setopt_opensocket(CURL *h, curl_opensocket_callback f) { return curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, f); }
+// A blob option takes a struct; CURL_BLOB_COPY: libcurl keeps its own copy (in memory).
+static inline CURLcode rf_curl_easy_setopt_blob(CURL *h, CURLoption o, const void *data, size_t length) {
+    struct curl_blob blob = { (void *)data, length, CURL_BLOB_COPY };
+    return curl_easy_setopt(h, o, &blob);
+}
 static inline CURLcode rf_curl_easy_setopt_xferinfo(CURL *h, curl_xferinfo_callback f) { return curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, f); }
 static inline CURLcode rf_curl_easy_getinfo_long(CURL *h, CURLINFO i, long *v) { return curl_easy_getinfo(h, i, v); }
 static inline CURLcode rf_curl_easy_getinfo_double(CURL *h, CURLINFO i, double *v) { return curl_easy_getinfo(h, i, v); }
 static inline CURLcode rf_curl_easy_getinfo_off(CURL *h, CURLINFO i, curl_off_t *v) { return curl_easy_getinfo(h, i, v); }
 static inline CURLcode rf_curl_easy_getinfo_ptr(CURL *h, CURLINFO i, void **v) { return curl_easy_getinfo(h, i, v); }
 static inline CURLcode rf_curl_easy_getinfo_str(CURL *h, CURLINFO i, char **v) { return curl_easy_getinfo(h, i, v); }
+// The TLS library's object for the connection a transfer runs on (OpenSSL: an SSL *; through an
+// https:// proxy, the proxy's); NULL before TLS or without it. Streams on one connection share it.
+static inline void *rf_curl_tls_internals(CURL *h) {
+    struct curl_tlssessioninfo *info = NULL;
+    if(curl_easy_getinfo(h, CURLINFO_TLS_SSL_PTR, &info) != CURLE_OK || !info) return NULL;
+    return info->internals;
+}
 static inline CURLMcode rf_curl_multi_setopt_long(CURLM *m, CURLMoption o, long v) { return curl_multi_setopt(m, o, v); }
 static inline curl_socket_t rf_curl_socket_bad(void) { return CURL_SOCKET_BAD; }
 // CURL_WRITEFUNC_PAUSE and CURLPAUSE_CONT are macros Swift does not import (a cast, an OR).

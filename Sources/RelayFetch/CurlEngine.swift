@@ -119,9 +119,25 @@ final class CurlEngine: @unchecked Sendable {
             let code = message.pointee.data.result
             curl_multi_remove_handle(multi, easy)
             guard let transfer = running.removeValue(forKey: easy) else { continue }
+            let result = transfer.result(code)
             let continuation = transfer.continuation
             transfer.continuation = nil
-            continuation?.resume(with: transfer.result(code).mapError { $0 as Error })
+            continuation?.resume(with: result.mapError { $0 as Error })
+            if case .failure(let error) = result { failSharingConnection(with: transfer, error) }
+        }
+    }
+
+    /// libcurl 7.88 wakes only the stream that read the end of a proxy connection; the others it
+    /// multiplexed there would wait for their idle timeout. They fail now, with the same hop error.
+    private func failSharingConnection(with failed: CurlTransfer, _ error: FetchError) {
+        guard case .curlProxy = failed.route, failed.originConnection != 0,
+              case .tunnelEndedEarly? = error.relayError?.cause else { return }
+        for (easy, transfer) in running where transfer.originConnection == failed.originConnection {
+            running[easy] = nil
+            curl_multi_remove_handle(multi, easy)
+            let continuation = transfer.continuation
+            transfer.continuation = nil
+            continuation?.resume(throwing: error)
         }
     }
 }

@@ -15,7 +15,7 @@ final class CurlTransfer: @unchecked Sendable {
     /// Largest body accepted: the request's `maximumBodySize`, else (for a buffered body) the
     /// session's `maximumResponseSize`; a streamed body has no limit of its own.
     let maximumSize: Int
-    private var lists: [UnsafeMutablePointer<curl_slist>?] = []
+    var lists: [UnsafeMutablePointer<curl_slist>?] = []
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
     private var requestBody: [UInt8] = []
 
@@ -34,11 +34,19 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// The status of the tunnel this transfer opened (curl thread); nil on a reused connection.
     private var tunnelStatus: TunnelStatus?
-    private let started = CurlTransfer.now()
+    let started = CurlTransfer.now()
+    /// On a `curlProxy` route (curl thread): the relay's answer to the CONNECT, once it came,
+    /// and the hop's report once the tunnel opened.
+    var connectAnswer: (status: Int, reason: String)?
+    var proxyHopReports: [HopReport] = []
+    /// On a `curlProxy` route, the connection the request went on: the TLS object libcurl reports
+    /// for it (the relay's, for an https:// relay), as a number, never dereferenced. Streams
+    /// libcurl multiplexed on one connection share it.
+    var originConnection: UInt = 0
 
     // The idle clock (curl thread): monotonic seconds of the last byte received.
     private let idleTimeout: Double
-    private let maximumTime: Double
+    let maximumTime: Double
     private var lastActivity = CurlTransfer.now()
     fileprivate(set) var idleTimedOut = false
     /// Set once libcurl has started sending the request; asked of libcurl only until then.
@@ -50,7 +58,8 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// With a `sink`, the body streams into it (and libcurl reads in large pieces); without one
     /// it is collected in `body`. `pinnedAddresses`: on a direct route, where the host is
-    /// (resolved by the session's encrypted resolver), so libcurl resolves nothing itself.
+    /// (resolved by the session's encrypted resolver), so libcurl resolves nothing itself; on a
+    /// `curlProxy` route, where the relay is.
     init(request: HTTPRequest, route: Route, configuration: Session.Configuration, pinnedAddresses: [String] = [],
          sink: BodyBuffer? = nil) throws(FetchError) {
         guard let easy = curl_easy_init() else { throw FetchError(.transfer("libcurl could not create a handle")) }
@@ -136,6 +145,9 @@ final class CurlTransfer: @unchecked Sendable {
                 _ = rf_curl_easy_setopt_slist(easy, CURLOPT_RESOLVE, pin)
             }
         }
+        if case .curlProxy(let proxy) = route {
+            configureProxy(proxy, relayAddresses: pinnedAddresses, connectTimeout: configuration.connectTimeout)
+        }
         if case .relayed(let relayed) = route {
             // libcurl connects to the session's loopback listener (an IP literal: no lookup), never
             // to the origin, and so never resolves the origin's name; TLS and Host still use the
@@ -151,8 +163,8 @@ final class CurlTransfer: @unchecked Sendable {
         }
     }
 
-    private func setLong(_ option: CURLoption, _ value: Int) { _ = rf_curl_easy_setopt_long(easy, option, value) }
-    private func setString(_ option: CURLoption, _ value: String) { _ = rf_curl_easy_setopt_str(easy, option, value) }
+    func setLong(_ option: CURLoption, _ value: Int) { _ = rf_curl_easy_setopt_long(easy, option, value) }
+    func setString(_ option: CURLoption, _ value: String) { _ = rf_curl_easy_setopt_str(easy, option, value) }
 
     /// Takes a piece of the body; returns what libcurl's write callback answers: `count`, 0 to
     /// stop the transfer, or CURL_WRITEFUNC_PAUSE while the reader is behind.
@@ -193,6 +205,7 @@ final class CurlTransfer: @unchecked Sendable {
     fileprivate func appendHeader(_ pointer: UnsafePointer<CChar>, _ count: Int) -> Bool {
         lastActivity = Self.now()
         let line = String(decoding: UnsafeRawBufferPointer(start: pointer, count: count), as: UTF8.self)
+        if case .curlProxy(let proxy) = route, takeConnectHeader(line, proxy) { return true }
         if line.hasPrefix("HTTP/") { headerLines.removeAll() }  // a new (final or interim) response
         guard line == "\r\n" || line == "\n" else {
             headerLines.append(line)
@@ -238,6 +251,11 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// The outcome once libcurl reports the transfer done with `code`.
     func result(_ code: CURLcode) -> Result<(Data, HTTPResponse), FetchError> {
+        if case .curlProxy(let proxy) = route {
+            var connects = 0
+            _ = rf_curl_easy_getinfo_long(easy, CURLINFO_NUM_CONNECTS, &connects)
+            proxy.opener.countProxyConnections(connects)
+        }
         let (failure, end) = tunnelStatus?.snapshot ?? (nil, nil)
         if let failure { return .failure(FetchError(.relay(failure))) }
         if exceededLimit {
@@ -266,7 +284,7 @@ final class CurlTransfer: @unchecked Sendable {
                 "the origin's TLS stream was cut (no close_notify); the body of \(received) bytes is truncated")))))
         }
         response.timings = timings()
-        response.relayHopTimings = tunnelStatus?.hopTimings ?? []
+        response.relayHopTimings = tunnelStatus?.hopTimings ?? proxyHopReports.map(RelayHopTiming.init)
         response.bodySkipped = bodySkipped
         return .success((body, response))
     }
@@ -280,6 +298,7 @@ final class CurlTransfer: @unchecked Sendable {
         if idleTimedOut {
             return FetchError(.idleTimeout(seconds: idleTimeout, peer: origin, route: route.hopNames, stalled: nil))
         }
+        if case .curlProxy(let proxy) = route, let error = proxyFailure(code, text: text, proxy) { return error }
         if code == CURLE_OPERATION_TIMEDOUT { return FetchError(.timedOut(maximumTime)) }
         if code == CURLE_OUT_OF_MEMORY {
             // libcurl 7.88 refuses a header block over 100 KiB with this code and no message.
@@ -308,6 +327,7 @@ final class CurlTransfer: @unchecked Sendable {
             _ = rf_curl_easy_getinfo_off(easy, CURLINFO_PRETRANSFER_TIME_T, &sent)
             lastActivity = Self.now()
             requestSent = sent > 0
+            if requestSent, case .curlProxy = route { originConnection = UInt(bitPattern: rf_curl_tls_internals(easy)) }
             return true
         }
         if Self.now() - lastActivity > idleTimeout {

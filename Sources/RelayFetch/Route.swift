@@ -5,6 +5,8 @@ import RelayTransport
 indirect enum Route: Sendable {
     case direct
     case relayed(RelayedRoute)
+    /// One HTTP/1.1 CONNECT hop that libcurl reaches itself, as its own proxy (no local bridge).
+    case curlProxy(CurlProxyRoute)
     /// Encapsulated and POSTed to an Oblivious HTTP relay, which is reached by `carrier`.
     case oblivious(ObliviousRoute)
 
@@ -13,8 +15,18 @@ indirect enum Route: Sendable {
         switch self {
         case .direct: return []
         case .relayed(let relayed): return relayed.hops.map(\.authority)
+        case .curlProxy(let proxy): return [proxy.relay.authority]
         case .oblivious(let oblivious): return oblivious.carrier.hopNames + ["ohttp:" + oblivious.relayURL.absoluteString]
         }
+    }
+}
+
+extension Route {
+    /// The route through `hops` to `target`: libcurl's own proxy support when it can carry the
+    /// hops, else tunnels that `opener` builds. The one place this is decided.
+    static func through(_ hops: [RelayEndpoint], to target: TunnelTarget, opener: TunnelOpener) -> Route {
+        if let proxy = CurlProxyRoute(hops: hops, target: target, opener: opener) { return .curlProxy(proxy) }
+        return .relayed(RelayedRoute(hops: hops, target: target, opener: opener))
     }
 }
 

@@ -176,8 +176,13 @@ public final class Session: @unchecked Sendable {
     /// An idle timeout through relays, with who stalled: each HTTP/2 hop is asked for a PING;
     /// the first that does not answer stalled, and if all answer, the origin did.
     func diagnosed(_ error: FetchError, route: Route) async -> FetchError {
-        guard case .idleTimeout(let seconds, let peer, let names, .none) = error.code, case .relayed(let relayed) = route else { return error }
-        let alive = await opener.probe(hops: relayed.hops, timeout: min(2, seconds))
+        guard case .idleTimeout(let seconds, let peer, let names, .none) = error.code else { return error }
+        let alive: [Bool?]
+        switch route {
+        case .relayed(let relayed): alive = await opener.probe(hops: relayed.hops, timeout: min(2, seconds))
+        case .curlProxy: alive = [nil]  // an HTTP/1.1 hop cannot be probed
+        case .direct, .oblivious: return error
+        }
         let stalled: String
         if let silent = alive.firstIndex(of: false) {
             stalled = "hop \(silent + 1) (\(names[silent])) stalled: it did not answer an HTTP/2 PING"
@@ -207,7 +212,7 @@ public final class Session: @unchecked Sendable {
         guard !proxy.relayHops.isEmpty else {
             throw FetchError(.invalidRelay(index: 0, reason: "a relay configuration covers \(bareHost) but has no hops"))
         }
-        return .relayed(RelayedRoute(hops: try endpoints(proxy.relayHops), target: TunnelTarget(host: bareHost, port: port), opener: opener))
+        return .through(try endpoints(proxy.relayHops), to: TunnelTarget(host: bareHost, port: port), opener: opener)
     }
 
     func endpoints(_ hops: [ProxyConfiguration.RelayHop]) throws(FetchError) -> [RelayEndpoint] {
@@ -226,7 +231,7 @@ public final class Session: @unchecked Sendable {
         components.path = path
         guard let relayURL = components.url else { throw FetchError(.oblivious("bad relay resource path \(oblivious.relayResourcePath)")) }
         let carrier: Route = chain.isEmpty ? .direct
-            : .relayed(RelayedRoute(hops: try endpoints(chain), target: TunnelTarget(host: relay.host, port: relay.port), opener: opener))
+            : .through(try endpoints(chain), to: TunnelTarget(host: relay.host, port: relay.port), opener: opener)
         return .oblivious(ObliviousRoute(relayURL: relayURL, keyConfig: try OHTTPKeyConfigRef.parse(oblivious.gatewayKeyConfig),
                                          relayHeaderFields: relay.headerFields.map { ($0.name, $0.value) }, carrier: carrier))
     }

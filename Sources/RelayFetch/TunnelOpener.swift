@@ -21,6 +21,8 @@ final class TunnelOpener: @unchecked Sendable {
     private var recentlyEnded: [(target: TunnelTarget, status: TunnelStatus)] = []
     /// The per-hop counts when the loop stopped (guarded by `lock`).
     private var finalConnectionsOpened: [Int: Int] = [:]
+    /// Connections libcurl opened to a relay it reached as its proxy (guarded by `lock`).
+    private var proxyConnections = 0
     /// Open tunnels, owned here until they close (loop thread only).
     private var bridges: [ObjectIdentifier: TunnelSocketBridge] = [:]
     /// Called with each tunnel's hop reports (for `-v`), on the event loop.
@@ -120,9 +122,27 @@ final class TunnelOpener: @unchecked Sendable {
         lock.unlock()
     }
 
+    /// Counts connections libcurl opened to a `curlProxy` route's relay (hop 1). Any thread.
+    func countProxyConnections(_ count: Int) {
+        guard count > 0 else { return }
+        lock.withLock { proxyConnections += count }
+    }
+
+    /// Tells `onTunnelOpen` of a tunnel libcurl opened through its proxy. Any thread.
+    func reportTunnelOpen(_ reports: [HopReport]) {
+        loop.execute { [self] in onTunnelOpen?(reports) }
+    }
+
     /// Connections opened so far to each hop, by 1-based hop index; after `shutdown()`, the
     /// counts as they were when the session ended.
     func connectionsOpened() async -> [Int: Int] {
+        var counts = await builderConnectionsOpened()
+        let proxied = lock.withLock { proxyConnections }
+        if proxied > 0 { counts[1, default: 0] += proxied }
+        return counts
+    }
+
+    private func builderConnectionsOpened() async -> [Int: Int] {
         await withCheckedContinuation { continuation in
             let queued = loop.execute { [builder] in continuation.resume(returning: builder.connectionsOpened) }
             // A stopped loop drops the work; shutdown's last loop turn saved the counts first.

@@ -25,8 +25,7 @@ final class TunnelStatus: @unchecked Sendable {
     /// Each hop's tunnel timing, for the transfer that opened the tunnel.
     var hopTimings: [RelayHopTiming] {
         lock.withLock {
-            hopReports.map { RelayHopTiming(hop: $0.hop.endpoint, protocolName: $0.hop.protocolName,
-                                            tunnelOpenAfter: $0.connectedAfter, reusedConnection: $0.reusedConnection) }
+            hopReports.map(RelayHopTiming.init)
         }
     }
 
@@ -44,5 +43,13 @@ final class TunnelStatus: @unchecked Sendable {
 
     func endedAbnormally(since time: Double) -> Bool {
         lock.withLock { abnormalEndTime.map { $0 >= time } ?? false }
+    }
+}
+
+extension RelayHopTiming {
+    /// The timing a hop's report tells.
+    init(_ report: HopReport) {
+        self.init(hop: report.hop.endpoint, protocolName: report.hop.protocolName,
+                  tunnelOpenAfter: report.connectedAfter, reusedConnection: report.reusedConnection)
     }
 }

@@ -87,6 +87,13 @@ public struct HopReport: Sendable, CustomStringConvertible {
     public let connectedAfter: Double
     /// True when the tunnel went over an HTTP/2 connection that was already open.
     public let reusedConnection: Bool
+
+    public init(hop: HopDescription, connectedAfter: Double, reusedConnection: Bool) {
+        self.hop = hop
+        self.connectedAfter = connectedAfter
+        self.reusedConnection = reusedConnection
+    }
+
     public var description: String {
         "\(hop): tunnel open after \(Int((connectedAfter * 1000).rounded())) ms" + (reusedConnection ? " (reused connection)" : "")
     }

@@ -1,0 +1,125 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import RelayTransport
+internal import CCurl
+
+/// A transfer on a `CurlProxyRoute`: libcurl's proxy options from the hop, the relay's answer to
+/// the CONNECT, and libcurl's failures told as the hop's when the tunnel never came up.
+extension CurlTransfer {
+    /// Points libcurl at the relay. `relayAddresses`: where the relay is, when the session
+    /// resolved its name (libcurl's cache takes them, so it looks nothing up itself).
+    func configureProxy(_ proxy: CurlProxyRoute, relayAddresses: [String], connectTimeout: Double) {
+        let relay = proxy.relay
+        setString(CURLOPT_PROXY, proxy.proxyURL)
+        setLong(CURLOPT_PROXYTYPE, Int((relay.usesTLS ? CURLPROXY_HTTPS : CURLPROXY_HTTP).rawValue))
+        setLong(CURLOPT_HTTPPROXYTUNNEL, 1)   // http:// origins are tunnelled too, never sent to the relay in the clear
+        setString(CURLOPT_NOPROXY, "")        // nothing is exempt (the environment's no_proxy neither)
+        setLong(CURLOPT_SUPPRESS_CONNECT_HEADERS, 0)  // the relay's answer comes to `takeConnectHeader`
+        setLong(CURLOPT_CONNECTTIMEOUT_MS, Int(connectTimeout * 1000))
+        if !relayAddresses.isEmpty {
+            let list = relayAddresses.map { $0.contains(":") && !$0.hasPrefix("[") ? "[\($0)]" : $0 }.joined(separator: ",")
+            let pin = curl_slist_append(nil, "\(relay.host):\(relay.port):\(list)")
+            lists.append(pin)
+            _ = rf_curl_easy_setopt_slist(easy, CURLOPT_RESOLVE, pin)
+        }
+
+        // The hop's fields on the CONNECT only; the request's own fields (and User-Agent) never.
+        setLong(CURLOPT_HEADEROPT, Int(CURLHEADER_SEPARATE))
+        var connectHeaders: UnsafeMutablePointer<curl_slist>?
+        for field in relay.headerFields { connectHeaders = curl_slist_append(connectHeaders, "\(field.name): \(field.value)") }
+        // "Name:" with no value stops libcurl adding its own field of that name.
+        for name in ["User-Agent", "Proxy-Connection"] where !relay.headerFields.contains(where: { $0.name.lowercased() == name.lowercased() }) {
+            connectHeaders = curl_slist_append(connectHeaders, "\(name):")
+        }
+        lists.append(connectHeaders)
+        _ = rf_curl_easy_setopt_slist(easy, CURLOPT_PROXYHEADER, connectHeaders)
+
+        if relay.usesTLS { configureRelayTrust(TLSTrustPolicy(relay.trust)) }
+    }
+
+    /// The relay's TLS as the transport's policy says: the chain and name against the anchors,
+    /// or, with pins, the key alone (the chain not consulted); the client identity when set.
+    private func configureRelayTrust(_ policy: TLSTrustPolicy) {
+        setLong(CURLOPT_PROXY_SSLVERSION, Int(CURL_SSLVERSION_TLSv1_2))
+        setLong(CURLOPT_PROXY_SSL_VERIFYPEER, policy.verifiesChain ? 1 : 0)
+        setLong(CURLOPT_PROXY_SSL_VERIFYHOST, policy.verifiesChain ? 2 : 0)
+        switch policy.anchors {
+        case .file(let path)?:
+            setString(CURLOPT_PROXY_CAINFO, path)
+            _ = rf_curl_easy_setopt_ptr(easy, CURLOPT_PROXY_CAPATH, nil)  // that file only, not the system folder too
+        case .systemStore?, nil:
+            break
+        }
+        if !policy.pins.isEmpty {
+            setString(CURLOPT_PROXY_PINNEDPUBLICKEY, policy.pins.map { "sha256//" + Data($0).base64EncodedString() }.joined(separator: ";"))
+        }
+        if let identity = policy.clientIdentity {
+            setString(CURLOPT_PROXY_SSLCERTTYPE, "DER")
+            setString(CURLOPT_PROXY_SSLKEYTYPE, "DER")
+            _ = identity.certificateDER.withUnsafeBytes { rf_curl_easy_setopt_blob(easy, CURLOPT_PROXY_SSLCERT_BLOB, $0.baseAddress, $0.count) }
+            _ = identity.privateKeyDER.withUnsafeBytes { rf_curl_easy_setopt_blob(easy, CURLOPT_PROXY_SSLKEY_BLOB, $0.baseAddress, $0.count) }
+        }
+    }
+
+    /// Takes a header line of the relay's answer to the CONNECT (libcurl passes it on before any
+    /// request was sent); false for the origin's lines. A 2xx answer opens the tunnel.
+    func takeConnectHeader(_ line: String, _ proxy: CurlProxyRoute) -> Bool {
+        var sent: curl_off_t = 0
+        _ = rf_curl_easy_getinfo_off(easy, CURLINFO_PRETRANSFER_TIME_T, &sent)
+        guard sent == 0 else { return false }
+        if line.hasPrefix("HTTP/") {
+            let parts = line.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: " ", maxSplits: 2)
+            connectAnswer = (parts.count > 1 ? Int(parts[1]) ?? 0 : 0, parts.count > 2 ? String(parts[2]) : "")
+        } else if line == "\r\n" || line == "\n", let answer = connectAnswer, (200..<300).contains(answer.status) {
+            let report = HopReport(hop: proxy.hop, connectedAfter: Self.now() - started, reusedConnection: false)
+            proxyHopReports = [report]
+            proxy.opener.reportTunnelOpen([report])
+        }
+        return true
+    }
+
+    /// libcurl's failure `code` on a `CurlProxyRoute`: the hop's when the tunnel never came up
+    /// or was cut under the exchange, the origin's (nil: as on any route) otherwise.
+    func proxyFailure(_ code: CURLcode, text: String, _ proxy: CurlProxyRoute) -> FetchError? {
+        let hop = proxy.hop
+        // The whole request's time limit, not the hop's connect timeout.
+        if code == CURLE_OPERATION_TIMEDOUT, maximumTime > 0, Self.now() - started >= maximumTime { return nil }
+        if let answer = connectAnswer, !(200..<300).contains(answer.status) {
+            return FetchError(.relay(RelayError(hop: hop, cause: .tunnelRefused(status: answer.status, reason: answer.reason))))
+        }
+        var sent: curl_off_t = 0
+        _ = rf_curl_easy_getinfo_off(easy, CURLINFO_PRETRANSFER_TIME_T, &sent)
+        let tunnelUp = connectAnswer != nil || sent > 0  // answered 2xx now, or a reused connection
+        guard tunnelUp else { return FetchError(.relay(RelayError(hop: hop, cause: Self.setupCause(code, text: text, errno: osErrno)))) }
+        switch code {
+        case CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_PARTIAL_FILE, CURLE_GOT_NOTHING, CURLE_HTTP2, CURLE_HTTP2_STREAM:
+            return FetchError(.relay(RelayError(hop: hop, cause: .tunnelEndedEarly(text))))
+        default:
+            return nil
+        }
+    }
+
+    private var osErrno: Int {
+        var value = 0
+        _ = rf_curl_easy_getinfo_long(easy, CURLINFO_OS_ERRNO, &value)
+        return value
+    }
+
+    /// Why the tunnel could not be set up, by libcurl's code for the step that failed.
+    private static func setupCause(_ code: CURLcode, text: String, errno: Int) -> RelayError.Cause {
+        switch code {
+        case CURLE_COULDNT_RESOLVE_PROXY: return .resolveFailed(text)
+        case CURLE_COULDNT_CONNECT: return errno == Int(ECONNREFUSED) ? .connectionRefused : .connectFailed(text)
+        case CURLE_OPERATION_TIMEDOUT: return .timeout
+        case CURLE_SSL_PINNEDPUBKEYNOTMATCH: return .publicKeyPinMismatch
+        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
+             CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_CLIENTCERT, CURLE_SSL_ENGINE_INITFAILED:
+            return .tls(text)
+        case CURLE_GOT_NOTHING, CURLE_RECV_ERROR, CURLE_SEND_ERROR: return .closedDuringSetup
+        case CURLE_WEIRD_SERVER_REPLY: return .protocolError(text)
+        default: return .connectFailed(text)
+        }
+    }
+}
