@@ -26,13 +26,21 @@ extension ProcessLevelPrivacyTests {
         return Set(try dns.questions(after: before, atLeast: 2).map { "\($0[DNSQuestionField.service.rawValue]) \($0[DNSQuestionField.name.rawValue])" })
     }
 
+    /// Automatic (the transport dials the relay), and h1 (libcurl dials it, at the address the
+    /// session's resolver pinned for it).
     func testRelayNameIsResolvedOnlyOverDoH() throws {
+        for (protocolArguments, relayDials) in [([String](), Self.relayA), (["--relay-protocol", "h1"], [Self.relayATCP])] {
+            try relayNameIsResolvedOnlyOverDoH(protocolArguments, relayDials: relayDials)
+        }
+    }
+
+    private func relayNameIsResolvedOnlyOverDoH(_ protocolArguments: [String], relayDials: Set<SystemCallTrace.Dial>) throws {
         let dns = try EncryptedDNSServer.shared()
         let marker = TestServers.marker("strace-doh")
         let asked = try namesAsked(dns) {
-            let (status, output, trace) = try traced(["get", "https://origin.test/index.html?\(marker)", "-o", "/dev/null"] + relayAByName + encryptedDNS)
+            let (status, output, trace) = try traced(["get", "https://origin.test/index.html?\(marker)", "-o", "/dev/null"] + relayAByName + protocolArguments + encryptedDNS)
             XCTAssertEqual(status, 0, output)
-            assertDialledOnly(Self.relayA.union([Self.doh]), in: trace)
+            assertDialledOnly(relayDials.union([Self.doh]), in: trace)
         }
         XCTAssertEqual(asked, ["doh relay.test"])
         XCTAssertEqual(try TestServers.waitForLogLines(TestServers.originALog, containing: marker, skipping: 0).first?.first, "127.0.0.11")

@@ -29,6 +29,8 @@ final class ProcessLevelPrivacyTests: XCTestCase {
     /// Relay A's squid (https://127.0.0.11:3129) with the automatic protocol: QUIC is tried
     /// first (nothing answers on UDP there), then the same port over TCP.
     static let relayA: Set<SystemCallTrace.Dial> = [.init(kind: .udp, address: "127.0.0.11:3129"), .init(kind: .tcp, address: "127.0.0.11:3129")]
+    /// The same relay with --relay-protocol h1: TCP only (libcurl's own proxy connection).
+    static let relayATCP = SystemCallTrace.Dial(kind: .tcp, address: "127.0.0.11:3129")
 
     /// The process dialled exactly `expected` (besides its own tunnel listener), resolved no
     /// name, and the trace is live: it recorded the dials and the opening of the test CA.
@@ -44,6 +46,21 @@ final class ProcessLevelPrivacyTests: XCTestCase {
         XCTAssertEqual(status, 0, output)
         assertDialledOnly(Self.relayA, in: trace)
         XCTAssertEqual(try TestServers.waitForLogLines(TestServers.originALog, containing: marker, skipping: 0).first?.first, "127.0.0.11")
+    }
+
+    /// With --relay-protocol h1 libcurl dials the relay itself, as its proxy: still only the
+    /// relay, no name resolved (an http:// origin too: tunnelled, never resolved here).
+    func testOneHTTP1RelayIsDialledByLibcurlAndNothingIsResolved() throws {
+        let origin = try HostileServer(script: "origin.py", arguments: ["--plain"])
+        defer { origin.stop() }
+        let marker = TestServers.marker("strace-h1")
+        for url in ["https://origin.test/index.html?\(marker)", "http://origin.test:\(origin.port)/plain?\(marker)"] {
+            let (status, output, trace) = try traced(["get", url, "-o", "/dev/null"] + CommandRun.relayArguments + ["--relay-protocol", "h1"])
+            XCTAssertEqual(status, 0, output)
+            assertDialledOnly([Self.relayATCP], in: trace)
+        }
+        XCTAssertEqual(try TestServers.waitForLogLines(TestServers.originALog, containing: marker, skipping: 0).first?.first, "127.0.0.11")
+        XCTAssertEqual(try origin.events().filter { $0.contains(marker) }.count, 1)
     }
 
     func testNothingIsWrittenToDiskButTheRequestedOutput() throws {

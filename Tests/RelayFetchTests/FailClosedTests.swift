@@ -9,9 +9,14 @@ import RelayFetchTestSupport
 final class FailClosedTests: XCTestCase {
     override func setUpWithError() throws { try TestServers.ensureRunning() }
 
+    /// For each way to a relay: the transport's chain (automatic), and libcurl's own proxy (h1).
     func testRelayDownFailsNamingHopOneAndNothingReachesTheOrigin() async throws {
-        let marker = TestServers.marker("down")
-        var hop = TestServers.relayHop(url: TestServers.deadRelayURL)
+        for relayProtocol in [RelayProtocol.automatic, .http1] { try await relayDownFailsClosed(relayProtocol) }
+    }
+
+    private func relayDownFailsClosed(_ relayProtocol: RelayProtocol) async throws {
+        let marker = TestServers.marker("down-\(relayProtocol.rawValue)")
+        var hop = TestServers.relayHop(url: TestServers.deadRelayURL, relayProtocol: relayProtocol)
         hop.tlsOptions = .init(certificateAuthorityFile: TestServers.caFile)
         var proxy = ProxyConfiguration(relayHops: [hop])
         proxy.allowFailover = true  // even asking for failover must not open a direct path
@@ -66,10 +71,14 @@ final class FailClosedTests: XCTestCase {
 
     /// A relay that accepts TCP but never answers: the chain gives up at the connect timeout.
     func testSilentRelayTimesOutWithinTheConnectTimeout() async throws {
+        for relayProtocol in [RelayProtocol.automatic, .http1] { try await silentRelayTimesOut(relayProtocol) }
+    }
+
+    private func silentRelayTimesOut(_ relayProtocol: RelayProtocol) async throws {
         let listener = try SilentSocket(.tcp, host: "127.0.0.14")
         defer { listener.close() }
-        let marker = TestServers.marker("silent")
-        let hop = TestServers.relayHop(url: URL(string: "https://127.0.0.14:\(listener.port)")!)
+        let marker = TestServers.marker("silent-\(relayProtocol.rawValue)")
+        let hop = TestServers.relayHop(url: URL(string: "https://127.0.0.14:\(listener.port)")!, relayProtocol: relayProtocol)
         let session = try Session(configuration: TestServers.configuration(hops: [hop], connectTimeout: 1))
         defer { session.invalidate() }
         let started = Date()

@@ -7,9 +7,14 @@ import RelayFetchTestSupport
 final class FetchThroughRelayTests: XCTestCase {
     override func setUpWithError() throws { try TestServers.ensureRunning() }
 
+    /// For each way to the relay: the transport's chain (automatic), and libcurl's own proxy (h1).
     func testOriginSeesOnlyTheRelayAddress() async throws {
-        let marker = TestServers.marker("via")
-        let session = try Session(configuration: TestServers.configuration(hops: [TestServers.relayHop()]))
+        for relayProtocol in [RelayProtocol.automatic, .http1] { try await originSeesOnlyTheRelay(relayProtocol) }
+    }
+
+    private func originSeesOnlyTheRelay(_ relayProtocol: RelayProtocol) async throws {
+        let marker = TestServers.marker("via-\(relayProtocol.rawValue)")
+        let session = try Session(configuration: TestServers.configuration(hops: [TestServers.relayHop(relayProtocol: relayProtocol)]))
         defer { session.invalidate() }
         let (body, response) = try await session.data(from: URL(string: "https://origin.test/index.html?\(marker)")!)
 
@@ -25,9 +30,13 @@ final class FetchThroughRelayTests: XCTestCase {
     }
 
     func testHopHeaderReachesTheRelayAndNeverTheOrigin() async throws {
-        let marker = TestServers.marker("scope")
+        for relayProtocol in [RelayProtocol.automatic, .http1] { try await hopHeaderStaysWithTheHop(relayProtocol) }
+    }
+
+    private func hopHeaderStaysWithTheHop(_ relayProtocol: RelayProtocol) async throws {
+        let marker = TestServers.marker("scope-\(relayProtocol.rawValue)")
         let earlierTunnels = try TestServers.logLines(TestServers.relayLog, containing: "origin.test:443").count
-        let session = try Session(configuration: TestServers.configuration(hops: [TestServers.relayHop()]))
+        let session = try Session(configuration: TestServers.configuration(hops: [TestServers.relayHop(relayProtocol: relayProtocol)]))
         let (body, _) = try await session.data(from: URL(string: "https://origin.test/echo-headers?\(marker)")!)
         session.invalidate()  // closes the tunnel, so squid writes its log line
 
@@ -45,8 +54,12 @@ final class FetchThroughRelayTests: XCTestCase {
     }
 
     func testMissingTokenIsRefusedWithAnErrorNamingHopOne() async throws {
-        let marker = TestServers.marker("notoken")
-        let session = try Session(configuration: TestServers.configuration(hops: [TestServers.relayHop(token: nil)]))
+        for relayProtocol in [RelayProtocol.automatic, .http1] { try await missingTokenIsRefused(relayProtocol) }
+    }
+
+    private func missingTokenIsRefused(_ relayProtocol: RelayProtocol) async throws {
+        let marker = TestServers.marker("notoken-\(relayProtocol.rawValue)")
+        let session = try Session(configuration: TestServers.configuration(hops: [TestServers.relayHop(token: nil, relayProtocol: relayProtocol)]))
         defer { session.invalidate() }
         for host in ["origin.test", TestServers.originAAddress] {
             do {

@@ -7,14 +7,19 @@ import RelayFetchTestSupport
 final class NoDNSLeakTests: XCTestCase {
     override func setUpWithError() throws { try TestServers.ensureRunning() }
 
+    /// For each way to the relay: the transport's chain (automatic), and libcurl's own proxy (h1).
     func testNameOnlyTheRelayCanResolveLoadsThroughIt() async throws {
-        let marker = TestServers.marker("dns")
+        for relayProtocol in [RelayProtocol.automatic, .http1] { try await nameOnlyTheRelayResolves(relayProtocol) }
+    }
+
+    private func nameOnlyTheRelayResolves(_ relayProtocol: RelayProtocol) async throws {
+        let marker = TestServers.marker("dns-\(relayProtocol.rawValue)")
         // origin2.test exists only in squid's hosts file; the client has no way to resolve it
         // (and ProcessLevelPrivacyTests shows the client never consults a resolver at all).
         let hosts = (try? String(contentsOfFile: "/etc/hosts", encoding: .utf8)) ?? ""
         XCTAssertFalse(hosts.contains("origin2.test"), "the client must not be able to resolve origin2.test")
 
-        let relayed = try Session(configuration: TestServers.configuration(hops: [TestServers.relayHop()]))
+        let relayed = try Session(configuration: TestServers.configuration(hops: [TestServers.relayHop(relayProtocol: relayProtocol)]))
         defer { relayed.invalidate() }
         let (_, response) = try await relayed.data(from: URL(string: "https://origin2.test/index.html?\(marker)")!)
         XCTAssertEqual(response.statusCode, 200)

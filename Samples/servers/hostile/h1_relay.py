@@ -1,6 +1,7 @@
 """A hostile HTTP/1.1 CONNECT relay (TLS): it opens the tunnel like squid would (origin.test and
 origin2.test resolve to 127.0.0.21 and .22 here, as in squid's hosts file), then misbehaves in
-the tunnel per --mode. Logs "CONNECT<TAB>authority" per tunnel and "MISBEHAVED<TAB>mode".
+the tunnel per --mode. Logs "CONNECT<TAB>authority" per tunnel, then "FIELDS<TAB>names" (the
+CONNECT's header field names, lowercase, in order, comma-separated), and "MISBEHAVED<TAB>mode".
 
 Modes:
   stall-after N          forward N bytes from the origin, then stop forwarding (tunnel stays open)
@@ -43,6 +44,7 @@ def handle(client, address):
         return
     authority = head.split("\r\n")[0].split(" ")[1]
     log("CONNECT", authority)
+    log("FIELDS", ",".join(line.split(":", 1)[0].strip().lower() for line in head.split("\r\n")[1:] if line))
     host, _, port = authority.rpartition(":")
     origin = socket.create_connection((HOSTS.get(host, host), int(port)))
     client.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
