@@ -10,7 +10,9 @@ final class BodyBuffer: @unchecked Sendable {
 
     let capacity: Int
     private let lock = NSLock()
-    private var chunks: [Data] = []
+    /// Filled blocks of `storage`, oldest first from `head`; the last may still be filling.
+    private var chunks: [(block: UnsafeMutableRawPointer, count: Int)] = []
+    private let storage: ChunkStorage
     private var head = 0
     private var buffered = 0
     private var producerPaused = false
@@ -23,7 +25,14 @@ final class BodyBuffer: @unchecked Sendable {
     /// Stops the transfer when the reader goes away before the end.
     var cancelProducer: (@Sendable () -> Void)?
 
-    init(capacity: Int = 1 << 20) { self.capacity = capacity }
+    init(capacity: Int = 1 << 20) {
+        self.capacity = capacity
+        storage = ChunkStorage(blockSize: Self.chunkSize, maximumSpare: capacity / Self.chunkSize + 2)
+    }
+
+    deinit {
+        for chunk in chunks[head...] { storage.recycle(chunk.block) }
+    }
 
     // MARK: producer side (libcurl's thread)
 
@@ -49,12 +58,16 @@ final class BodyBuffer: @unchecked Sendable {
             producerPaused = true
             return .pause
         }
-        if head < chunks.count, chunks[chunks.count - 1].count + count <= Self.chunkSize {
-            chunks[chunks.count - 1].append(bytes.assumingMemoryBound(to: UInt8.self), count: count)
-        } else {
-            var chunk = Data(capacity: max(count, Self.chunkSize))
-            chunk.append(bytes.assumingMemoryBound(to: UInt8.self), count: count)
-            chunks.append(chunk)
+        var copied = 0
+        while copied < count {
+            if head == chunks.count || chunks[chunks.count - 1].count == Self.chunkSize {
+                chunks.append((storage.block(), 0))
+            }
+            let last = chunks.count - 1
+            let piece = min(count - copied, Self.chunkSize - chunks[last].count)
+            (chunks[last].block + chunks[last].count).copyMemory(from: bytes + copied, byteCount: piece)
+            chunks[last].count += piece
+            copied += piece
         }
         buffered += count
         return .taken
@@ -177,8 +190,7 @@ final class BodyBuffer: @unchecked Sendable {
     /// Removes the oldest chunk (lock held); once half the room is free again, also returns the
     /// call that wakes a paused producer (made after unlocking: it only queues work).
     private func take() -> (Data, (@Sendable () -> Void)?) {
-        let chunk = chunks[head]
-        chunks[head] = Data()
+        let chunk = storage.data(chunks[head].block, count: chunks[head].count)
         head += 1
         buffered -= chunk.count
         if head == chunks.count {

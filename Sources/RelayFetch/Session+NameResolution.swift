@@ -51,7 +51,9 @@ extension Session {
         let scheme = url.scheme?.lowercased()
         guard scheme == "https" else { throw FetchError(.invalidRelay(index: index + 1, reason: "dnsOverHTTPSURL must be https, not \(url.absoluteString)")) }
         let target = TunnelTarget(host: host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host, port: UInt16(url.portOrDefault))
-        let route = Route.through(try endpoints(Array(proxy.relayHops[...index])), to: target, opener: opener)
+        // Always the transport's chain: it resolves the first relay's name with this session's
+        // resolver, where a libcurl proxy route would need the name pinned before each query.
+        let route = Route.relayed(RelayedRoute(hops: try endpoints(Array(proxy.relayHops[...index])), target: target, opener: opener))
         let transport = DNSOverHTTPSTransport(url: url, usesPOST: false, route: route, addresses: [], engine: engine, configuration: configuration)
         let cache = configuration.privacyContext?.makeCache() ?? DNSCache()
         return SessionNameResolver(stub: StubResolver(transport: transport, cache: cache),
