@@ -34,8 +34,9 @@ final class PostgresCrawlStoreTests: XCTestCase {
 
     func testWorkersStartingTogetherCreateTheSchemaOnce() throws {
         let errors = Locked<[String]>([])
+        let url = database.url  // the threads open their own stores, without the test case
         Self.onThreads(6) {
-            do { _ = try self.store() } catch { errors.mutate { $0.append("\(error)") } }
+            do { _ = try PostgresCrawlStore(url: url, lease: 60) } catch { errors.mutate { $0.append("\(error)") } }
         }
         XCTAssertEqual(errors.value, [])
         XCTAssertEqual(try database.query("SELECT count(*) FROM pg_tables WHERE tablename LIKE 'crawl_%'"), ["3"])
@@ -59,9 +60,10 @@ final class PostgresCrawlStoreTests: XCTestCase {
         try store().enqueue(Self.urls(400, hosts: 10))
         let claimed = Locked<[Int]>([])
         let errors = Locked<[String]>([])
+        let url = database.url
         Self.onThreads(4) {
             do {
-                let worker = try self.store()
+                let worker = try PostgresCrawlStore(url: url, lease: 60)
                 var idle = 0
                 while idle < 50 {
                     guard let entry = try worker.claim(now: Date().timeIntervalSince1970, busyHosts: [], perHost: 100, delay: 0) else {
