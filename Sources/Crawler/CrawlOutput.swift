@@ -5,6 +5,8 @@ import WebArchive
 /// a response record per page and per requisite loaded with it, in files that rotate at a size limit). The JSON lines file is
 /// appended to, so a resumed crawl adds to it; each run starts new WARC files. Each page is one
 /// write() call per file. Safe to call from several tasks at once.
+// @unchecked: `lock` guards the file handles, `warcSize`, `warcHasPage` and `warcFiles` while pages
+// are written (callers read `warcFiles` after the crawl); `encoder` only encodes, set up in init.
 public final class CrawlOutput: @unchecked Sendable {
     private let lock = NSLock()
     private var jsonLines: FileHandle?

@@ -15,6 +15,8 @@ struct SubresourceJob: Sendable {
 /// submitted (while the HTML still streams in, and as style sheets and frames are scanned).
 /// Each URL is loaded once per page; the page's limits (subresources, bytes, `@import` and
 /// frame depth) bound the work, and the ones reached are reported.
+// @unchecked: `lock` guards every var below it (`note` and the waiters are used with it held);
+// the lets are set in init.
 final class SubresourceScheduler: @unchecked Sendable {
     private let loader: PageLoader
     private let pageURL: URL
