@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import XCTest
 import RelayFetchTestSupport
 @testable import Crawler
@@ -196,10 +197,9 @@ final class PostgresCrawlStoreTests: XCTestCase {
 }
 
 /// A value shared by threads of one test.
-final class Locked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: Value
-    init(_ value: Value) { stored = value }
-    var value: Value { lock.lock(); defer { lock.unlock() }; return stored }
-    func mutate(_ body: (inout Value) -> Void) { lock.lock(); body(&stored); lock.unlock() }
+final class Locked<Value: Sendable>: Sendable {
+    private let stored: Mutex<Value>
+    init(_ value: Value) { stored = Mutex(value) }
+    var value: Value { stored.withLock { $0 } }
+    func mutate(_ body: (inout Value) -> Void) { stored.withLock { body(&$0) } }
 }
