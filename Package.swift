@@ -51,5 +51,5 @@ let package = Package(
         .testTarget(name: "RelayFetchCLITests", dependencies: ["RelayFetchCLI", "Crawler", "RelayFetchTestSupport", "CLibXML2"],
                     exclude: ["Fixtures"]),
     ],
-    swiftLanguageModes: [.v5]
+    swiftLanguageModes: [.v6]
 )

@@ -8,6 +8,8 @@ internal import CCurl
 /// One request/response exchange on one libcurl easy handle (no redirects: the session follows
 /// them). For a relayed host, libcurl gets a socket from the session's tunnel opener instead of
 /// one of its own, and connects it to a local listener rather than resolving the name.
+// @unchecked: built on the caller's thread, then touched only by the curl thread (the easy
+// handle, the vars, `continuation`) once `CurlEngine.perform` hands it over under the engine's lock.
 final class CurlTransfer: @unchecked Sendable {
     let easy: UnsafeMutableRawPointer
     let request: HTTPRequest

@@ -3,6 +3,8 @@ import RelayTransport
 
 /// A private browsing session: its own relay tunnels, connections, TLS state and data store,
 /// shared with no other session and gone when it ends.
+// @unchecked: every stored property is a `let` of a Sendable type but `directNameResolver`,
+// which only `init` writes (it needs `relayResolver()`, a method), before anyone can share the session.
 public final class Session: @unchecked Sendable {
     /// The configuration exactly as given: a session made from it gets a store of its own
     /// unless the configuration names one (use `dataStore` for this session's store).

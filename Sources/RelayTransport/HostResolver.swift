@@ -50,16 +50,13 @@ enum AddressLookup {
             loop.execute { completion(.success([literal])) }
             return
         }
-        // The completion runs on the loop, which is its only thread: it is not sent anywhere else.
-        nonisolated(unsafe) let completion = completion
+        // The completion belongs to the loop: whichever thread answers hands the result back there.
+        let answer = loop.hopping(completion)
         if let resolver {
-            resolver.resolve(host: host, port: port) { result in loop.execute { completion(result) } }
+            resolver.resolve(host: host, port: port, completion: answer)
             return
         }
-        DispatchQueue.global().async {
-            let result = systemResolve(host: host, port: port)
-            loop.execute { completion(result) }
-        }
+        DispatchQueue.global().async { answer(systemResolve(host: host, port: port)) }
     }
 
     /// getaddrinfo: the system resolver (plain DNS, /etc/hosts).
@@ -129,7 +126,7 @@ public enum SocketAddress {
                 var v6 = raw.loadUnaligned(as: sockaddr_in6.self).sin6_addr
                 inet_ntop(AF_INET6, &v6, &buffer, socklen_t(buffer.count))
             }
-            return String(cString: buffer)
+            return String(decoding: buffer.prefix { $0 != 0 }.map(UInt8.init(bitPattern:)), as: UTF8.self)
         }
     }
 }
