@@ -62,6 +62,9 @@ final class HTTP2ConnectStream: ConnectStreamActor, ConnectAnswer {
         delegate?.layerDidReceive(bytes)
     }
 
+    /// The relay ended its side (END_STREAM): the tunnel's end of stream; we may still send.
+    func receivedEnd() { perform(machine.handle(.peerFinished)) }
+
     func streamClosed(code: UInt32) {
         perform(machine.handle(.closed(resetCode: code == 0 ? nil : HTTP2RelayConnection.codeName(code))))
     }

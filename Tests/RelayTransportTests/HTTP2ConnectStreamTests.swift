@@ -1,0 +1,229 @@
+import CNghttp2
+import XCTest
+@testable import RelayTransport
+
+/// `HTTP2RelayConnection` and `HTTP2ConnectStream` over an in-memory byte stream, against a real
+/// nghttp2 server session run in-process (`NGHTTP2TestServer`): no socket, no relay.
+final class HTTP2ConnectStreamTests: XCTestCase {
+    private let hop = HopDescription(index: 1, endpoint: "relay.test:443", protocolName: "HTTPS, HTTP/2 CONNECT")
+    private let nextHop = HopDescription(index: 2, endpoint: "relay2.test:443", protocolName: "HTTPS, HTTP/2 CONNECT")
+
+    private final class Harness {
+        let lower: MemoryLayer
+        let connection: HTTP2RelayConnection
+        let server: NGHTTP2TestServer
+
+        init(hop: HopDescription, server: NGHTTP2TestServer) throws {
+            lower = MemoryLayer(hop: hop)
+            connection = try HTTP2RelayConnection(over: lower, hop: hop)
+            self.server = server
+            connection.start()
+            pump()
+        }
+
+        func pump() { RelayTransportTests.pump(lower, server) }
+    }
+
+    private struct Tunnel {
+        let stream: HTTP2ConnectStream
+        let above: Collector
+        let outcome: () -> Result<Void, RelayError>?
+    }
+
+    /// Sends a CONNECT to `authority` (nothing answered yet).
+    private func open(_ harness: Harness, authority: String = "origin.test:443", headers: [(String, String)] = [],
+                      nextHop: HopDescription? = nil) -> Tunnel {
+        let stream = harness.connection.makeStream(authority: authority, headers: headers, nextHop: nextHop)
+        let above = Collector()
+        stream.delegate = above
+        var outcome: Result<Void, RelayError>?
+        stream.connect { outcome = $0 }
+        harness.pump()
+        return Tunnel(stream: stream, above: above, outcome: { outcome })
+    }
+
+    /// A tunnel the server answered 200.
+    private func openTunnel(_ harness: Harness, authority: String = "origin.test:443") throws -> Tunnel {
+        let tunnel = open(harness, authority: authority)
+        harness.server.answer(tunnel.stream.streamID, status: 200)
+        harness.pump()
+        try XCTUnwrap(tunnel.outcome()).get()
+        return tunnel
+    }
+
+    func testTheConnectCarriesOnlyTheHopsFieldsAnd200OpensTheTunnel() throws {
+        let harness = try Harness(hop: hop, server: NGHTTP2TestServer())
+        let tunnel = open(harness, headers: [("Proxy-Authorization", "Bearer secret")])
+        XCTAssertEqual(tunnel.stream.streamID, 1)
+        XCTAssertEqual(harness.server.fields(1), [":method: CONNECT", ":authority: origin.test:443", "proxy-authorization: Bearer secret"],
+                       "no :scheme or :path, and no field but the hop's")
+        XCTAssertNil(tunnel.outcome(), "open only once the relay answers")
+
+        harness.server.answer(1, status: 200, fields: [("alt-svc", "h3=\":4433\"")])
+        harness.pump()
+        XCTAssertNoThrow(try XCTUnwrap(tunnel.outcome()).get())
+        XCTAssertEqual(tunnel.stream.altSvc, "h3=\":4433\"")
+
+        tunnel.stream.send(Array("GET / HTTP/1.1\r\n\r\n".utf8))
+        harness.pump()
+        XCTAssertEqual(harness.server.streams[1]?.data, Array("GET / HTTP/1.1\r\n\r\n".utf8))
+        harness.server.send(Array("HTTP/1.1 200 OK\r\n\r\n".utf8), on: 1)
+        harness.pump()
+        XCTAssertEqual(tunnel.above.received, Array("HTTP/1.1 200 OK\r\n\r\n".utf8))
+    }
+
+    func testRefusalsNameTheStatusAndTheHop() throws {
+        for status in [403, 407] {
+            let harness = try Harness(hop: hop, server: NGHTTP2TestServer())
+            let tunnel = open(harness)
+            harness.server.answer(1, status: status)
+            harness.pump()
+            guard case .failure(let error)? = tunnel.outcome() else { return XCTFail("\(status) opened a tunnel") }
+            XCTAssertEqual(error.hop, hop)
+            let reason = status == 403 ? "Forbidden" : "Proxy Authentication Required"
+            XCTAssertEqual(error.cause, .tunnelRefused(status: status, reason: reason))
+            XCTAssertTrue(error.description.contains("relay refused the tunnel: \(status) \(reason)"), error.description)
+        }
+    }
+
+    func testA502ToTheNextRelayNamesThatRelay() throws {
+        let harness = try Harness(hop: hop, server: NGHTTP2TestServer())
+        let tunnel = open(harness, authority: "relay2.test:443", nextHop: nextHop)
+        harness.server.answer(1, status: 502)
+        harness.pump()
+        guard case .failure(let error)? = tunnel.outcome() else { return XCTFail("502 opened a tunnel") }
+        XCTAssertEqual(error.hop, nextHop)
+        XCTAssertEqual(error.cause, .unreachable(via: 1, status: 502, reason: "Bad Gateway"))
+    }
+
+    func testTheRelayEndingItsSideIsTheTunnelsEnd() throws {
+        let harness = try Harness(hop: hop, server: NGHTTP2TestServer())
+        let tunnel = try openTunnel(harness)
+        harness.server.send(Array("bye".utf8), on: 1)
+        harness.server.finish(1)
+        harness.pump()
+        XCTAssertEqual(tunnel.above.received, Array("bye".utf8))
+        XCTAssertTrue(tunnel.above.ended, "END_STREAM from the relay ends the tunnel")
+        XCTAssertNil(tunnel.above.error)
+    }
+
+    func testRSTStreamMidTunnelFailsItNamingTheCode() throws {
+        let harness = try Harness(hop: hop, server: NGHTTP2TestServer())
+        let tunnel = try openTunnel(harness)
+        harness.server.reset(1, code: NGHTTP2_CONNECT_ERROR)
+        harness.pump()
+        XCTAssertEqual(tunnel.above.error?.hop, hop)
+        XCTAssertEqual(tunnel.above.error?.cause, .protocolError("relay reset the tunnel: CONNECT_ERROR 0xa"))
+        XCTAssertTrue(harness.connection.isUsable, "a reset ends one stream, not the connection")
+    }
+
+    func testOurCloseResetsTheStreamOnly() throws {
+        let harness = try Harness(hop: hop, server: NGHTTP2TestServer())
+        let first = try openTunnel(harness)
+        let second = try openTunnel(harness, authority: "origin2.test:443")
+        XCTAssertEqual(second.stream.streamID, 3)
+        var idle = false
+        harness.connection.onIdle = { idle = true }
+        first.stream.close()
+        harness.pump()
+        XCTAssertEqual(harness.server.streams[1]?.closeCode, NGHTTP2_CANCEL.rawValue)
+        XCTAssertFalse(idle)
+        second.stream.send(Array("still here".utf8))
+        harness.pump()
+        XCTAssertEqual(harness.server.streams[3]?.data, Array("still here".utf8))
+        second.stream.close()
+        harness.pump()
+        XCTAssertTrue(idle, "the last tunnel's end makes the connection idle")
+        XCTAssertNil(first.above.error)
+        XCTAssertFalse(first.above.ended, "what the layer above closed tells it nothing more")
+    }
+
+    func testSeveralTunnelsShareTheConnectionAndKeepTheirBytesApart() throws {
+        let harness = try Harness(hop: hop, server: NGHTTP2TestServer())
+        let tunnels = try (0..<3).map { try openTunnel(harness, authority: "origin\($0).test:443") }
+        XCTAssertEqual(tunnels.map(\.stream.streamID), [1, 3, 5])
+        XCTAssertEqual(harness.connection.activeStreams, 3)
+        for (index, tunnel) in tunnels.enumerated() {
+            tunnel.stream.send(Array("up \(index)".utf8))
+            harness.server.send(Array("down \(index)".utf8), on: tunnel.stream.streamID)
+        }
+        harness.pump()
+        for (index, tunnel) in tunnels.enumerated() {
+            XCTAssertEqual(harness.server.fields(tunnel.stream.streamID)[1], ":authority: origin\(index).test:443")
+            XCTAssertEqual(harness.server.streams[tunnel.stream.streamID]?.data, Array("up \(index)".utf8))
+            XCTAssertEqual(tunnel.above.received, Array("down \(index)".utf8))
+        }
+    }
+
+    func testGoAwayLetsOpenTunnelsFinishRefusesNewOnesAndFailsLaterStreams() throws {
+        let harness = try Harness(hop: hop, server: NGHTTP2TestServer())
+        let open = try openTunnel(harness)
+        let pending = self.open(harness, authority: "origin2.test:443")
+        XCTAssertEqual(pending.stream.streamID, 3)
+        harness.server.goAway(lastStreamID: 1)
+        harness.pump()
+        XCTAssertFalse(harness.connection.isUsable)
+        guard case .failure(let error)? = pending.outcome() else { return XCTFail("a stream after GOAWAY's last one went on") }
+        XCTAssertEqual(error.cause, .protocolError("relay sent GOAWAY (NO_ERROR 0x0) before the stream started"))
+
+        let refused = self.open(harness, authority: "origin3.test:443")
+        guard case .failure(let late)? = refused.outcome() else { return XCTFail("a draining connection took a new stream") }
+        XCTAssertEqual(late.cause, .protocolError("the HTTP/2 connection cannot take new streams"))
+
+        open.stream.send(Array("finishing".utf8))
+        harness.pump()
+        XCTAssertEqual(harness.server.streams[1]?.data, Array("finishing".utf8), "the stream GOAWAY covers goes on")
+        XCTAssertNil(open.above.error)
+
+        harness.lower.deliverEOF()
+        XCTAssertEqual(open.above.error?.hop, hop)
+        XCTAssertEqual(open.above.error?.cause, .protocolError("relay closed the HTTP/2 connection"))
+    }
+
+    func testAClosedWindowStopsUsSendingAndWindowUpdateResumes() throws {
+        let harness = try Harness(hop: hop, server: NGHTTP2TestServer(initialWindow: 100, manualWindow: true))
+        let tunnel = try openTunnel(harness)
+        let upload = (0..<1000).map { UInt8(truncatingIfNeeded: $0) }
+        tunnel.stream.send(upload)
+        harness.pump()
+        XCTAssertEqual(harness.server.streams[1]?.data, Array(upload.prefix(100)), "no more than the window")
+        harness.pump()
+        XCTAssertEqual(harness.server.streams[1]?.data.count, 100, "nothing more while the window stays closed")
+
+        harness.server.openWindow(1, by: 400)
+        harness.pump()
+        XCTAssertEqual(harness.server.streams[1]?.data, Array(upload.prefix(500)))
+        harness.server.openWindow(1, by: 10_000)
+        harness.pump()
+        XCTAssertEqual(harness.server.streams[1]?.data, upload)
+    }
+
+    func testAPausedReaderHoldsTheRelayAtTheStreamWindow() throws {
+        let harness = try Harness(hop: hop, server: NGHTTP2TestServer())
+        let tunnel = try openTunnel(harness)
+        tunnel.stream.setReadingPaused(true)
+        let window = Int(HTTP2RelayConnection.streamWindow)
+        let download = (0..<(window + 1_000_000)).map { UInt8(truncatingIfNeeded: $0 &* 13) }
+        harness.server.send(download, on: 1)
+        harness.pump()
+        XCTAssertEqual(tunnel.above.received.count, window, "no WINDOW_UPDATE while paused: the relay stops at the window")
+        XCTAssertEqual(harness.server.unsent(1), 1_000_000)
+
+        tunnel.stream.setReadingPaused(false)
+        harness.pump()
+        XCTAssertEqual(harness.server.unsent(1), 0, "resuming gives the window back")
+        XCTAssertEqual(tunnel.above.received, download)
+    }
+
+    func testAConnectionErrorFailsEveryTunnelNamingTheHop() throws {
+        let harness = try Harness(hop: hop, server: NGHTTP2TestServer())
+        let tunnels = try (0..<2).map { try openTunnel(harness, authority: "origin\($0).test:443") }
+        harness.lower.deliver(Array(repeating: 0xff, count: 32))  // not a frame: nghttp2 ends the connection
+        for tunnel in tunnels {
+            XCTAssertEqual(tunnel.above.error?.hop, hop)
+            guard case .protocolError(let why)? = tunnel.above.error?.cause else { return XCTFail("\(String(describing: tunnel.above.error))") }
+            XCTAssertTrue(why.hasPrefix("HTTP/2"), why)
+        }
+        XCTAssertTrue(harness.lower.closed)
+    }
+}
