@@ -24,10 +24,7 @@ final class TunnelStatus: @unchecked Sendable {
 
     /// Each hop's tunnel timing, for the transfer that opened the tunnel.
     var hopTimings: [RelayHopTiming] {
-        lock.withLock {
-            hopReports.map { RelayHopTiming(hop: $0.hop.endpoint, protocolName: $0.hop.protocolName,
-                                            tunnelOpenAfter: $0.connectedAfter, reusedConnection: $0.reusedConnection) }
-        }
+        lock.withLock { hopReports.map(RelayHopTiming.init) }
     }
 
     /// The built tunnel ended.

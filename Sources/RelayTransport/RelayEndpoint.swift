@@ -80,14 +80,11 @@ public struct TunnelTarget: Sendable, Hashable, CustomStringConvertible {
     public var description: String { ConnectRequest.authority(host: host, port: port) }
 }
 
-/// What `-v` prints for each hop once a tunnel is up.
-public struct HopReport: Sendable, CustomStringConvertible {
+/// When one hop's tunnel was open, once the chain is up (RelayFetch's `RelayHopTiming` for callers).
+public struct HopReport: Sendable {
     public let hop: HopDescription
     /// Seconds from the start of the chain until this hop's tunnel was open.
     public let connectedAfter: Double
-    /// True when the tunnel went over an HTTP/2 connection that was already open.
+    /// True when the tunnel went over a multiplexed connection that was already open.
     public let reusedConnection: Bool
-    public var description: String {
-        "\(hop): tunnel open after \(Int((connectedAfter * 1000).rounded())) ms" + (reusedConnection ? " (reused connection)" : "")
-    }
 }

@@ -187,9 +187,9 @@ final class RelayChainTests: XCTestCase {
 
 final class ReportCollector: @unchecked Sendable {
     private let lock = NSLock()
-    private var reports: [HopReport] = []
-    func add(_ new: [HopReport]) { lock.lock(); reports += new; lock.unlock() }
-    var all: [HopReport] { lock.lock(); defer { lock.unlock() }; return reports }
+    private var reports: [RelayHopTiming] = []
+    func add(_ new: [RelayHopTiming]) { lock.lock(); reports += new; lock.unlock() }
+    var all: [RelayHopTiming] { lock.lock(); defer { lock.unlock() }; return reports }
 }
 
 /// GOAWAY from an HTTP/2 relay: nghttpx reloaded with SIGHUP has its old worker send GOAWAY and
