@@ -28,15 +28,9 @@ public struct RelayEndpoint: Sendable, Hashable {
     public var authority: String { ConnectRequest.authority(host: host, port: port) }
 }
 
-/// Where to go when an HTTP/3 relay endpoint cannot be reached over QUIC.
-public struct RelayFallback: Sendable, Hashable {
-    public var host: String
-    public var port: UInt16
-    public init(host: String, port: UInt16) {
-        self.host = host
-        self.port = port
-    }
-}
+/// Where to go when an HTTP/3 relay endpoint cannot be reached over QUIC: a host (kept as a name)
+/// and a port, the same value as a tunnel's target.
+public typealias RelayFallback = TunnelTarget
 
 /// The HTTP version spoken to one relay.
 public enum HopProtocol: String, Sendable, Hashable, CaseIterable {
@@ -70,6 +64,7 @@ public struct HeaderField: Sendable, Hashable {
 }
 
 /// Where a tunnel leads: a host name kept unresolved (the last relay resolves it) and a port.
+/// Also a relay's fallback endpoint (`RelayFallback`).
 public struct TunnelTarget: Sendable, Hashable, CustomStringConvertible {
     public var host: String
     public var port: UInt16
