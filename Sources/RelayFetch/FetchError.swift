@@ -61,6 +61,9 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
 
     /// 2 rather than 2.0; 1.5 stays 1.5.
     private static func format(_ seconds: Double) -> String {
-        seconds == seconds.rounded() && seconds < 1e9 ? String(Int(seconds)) : String(seconds)
+        guard seconds < 1e9 else { return String(seconds) }
+        // Tenths at most: a limit derived from another (0.8 x 3 s) reads "2.4", not "2.4000000000000004".
+        let tenths = (seconds * 10).rounded()
+        return tenths.truncatingRemainder(dividingBy: 10) == 0 ? String(Int(tenths / 10)) : String(tenths / 10)
     }
 }

@@ -83,6 +83,8 @@ final class ObliviousDoHTransport: DNSTransport, @unchecked Sendable {
         request.httpShouldHandleCookies = false
         request.siteForCookies = nil
         request.timeout = configuration.nameResolutionTimeout
+        // A sealed DNS message (or a config list) with its padding and AEAD overhead: far below this.
+        request.maximumBodySize = 2 * DNSOverHTTPSTransport.maximumMessageSize
         return try await engine.perform(try CurlTransfer(request: request, route: .direct, configuration: configuration, pinnedAddresses: addresses))
     }
 }
