@@ -195,7 +195,7 @@ final class HTTP2ConnectStreamTests: XCTestCase {
         XCTAssertEqual(harness.server.streams[1]?.data, Array(upload.prefix(500)))
         harness.server.openWindow(1, by: 10_000)
         harness.pump()
-        XCTAssertEqual(harness.server.streams[1]?.data, upload)
+        XCTAssertTrue(harness.server.streams[1]?.data == upload)
     }
 
     func testAPausedReaderHoldsTheRelayAtTheStreamWindow() throws {
@@ -212,7 +212,8 @@ final class HTTP2ConnectStreamTests: XCTestCase {
         tunnel.stream.setReadingPaused(false)
         harness.pump()
         XCTAssertEqual(harness.server.unsent(1), 0, "resuming gives the window back")
-        XCTAssertEqual(tunnel.above.received, download)
+        XCTAssertEqual(tunnel.above.received.count, download.count)
+        XCTAssertTrue(tunnel.above.received == download)
     }
 
     func testAConnectionErrorFailsEveryTunnelNamingTheHop() throws {
