@@ -24,47 +24,39 @@ final class HTTP2ConnectStreamTests: XCTestCase {
         func pump() { RelayTransportTests.pump(lower, server) }
     }
 
-    private struct Tunnel {
-        let stream: HTTP2ConnectStream
-        let above: Collector
-        let outcome: () -> Result<Void, RelayError>?
-    }
+    private typealias Tunnel = Connecting<HTTP2ConnectStream>
 
     /// Sends a CONNECT to `authority` (nothing answered yet).
     private func open(_ harness: Harness, authority: String = "origin.test:443", headers: [(String, String)] = [],
                       nextHop: HopDescription? = nil) -> Tunnel {
-        let stream = harness.connection.makeStream(authority: authority, headers: headers, nextHop: nextHop)
-        let above = Collector()
-        stream.delegate = above
-        var outcome: Result<Void, RelayError>?
-        stream.connect { outcome = $0 }
+        let tunnel = Tunnel(harness.connection.makeStream(authority: authority, headers: headers, nextHop: nextHop))
         harness.pump()
-        return Tunnel(stream: stream, above: above, outcome: { outcome })
+        return tunnel
     }
 
     /// A tunnel the server answered 200.
     private func openTunnel(_ harness: Harness, authority: String = "origin.test:443") throws -> Tunnel {
         let tunnel = open(harness, authority: authority)
-        harness.server.answer(tunnel.stream.streamID, status: 200)
+        harness.server.answer(tunnel.layer.streamID, status: 200)
         harness.pump()
-        try XCTUnwrap(tunnel.outcome()).get()
+        try XCTUnwrap(tunnel.outcome).get()
         return tunnel
     }
 
     func testTheConnectCarriesOnlyTheHopsFieldsAnd200OpensTheTunnel() throws {
         let harness = try Harness(hop: hop, server: NGHTTP2TestServer())
         let tunnel = open(harness, headers: [("Proxy-Authorization", "Bearer secret")])
-        XCTAssertEqual(tunnel.stream.streamID, 1)
+        XCTAssertEqual(tunnel.layer.streamID, 1)
         XCTAssertEqual(harness.server.fields(1), [":method: CONNECT", ":authority: origin.test:443", "proxy-authorization: Bearer secret"],
                        "no :scheme or :path, and no field but the hop's")
-        XCTAssertNil(tunnel.outcome(), "open only once the relay answers")
+        XCTAssertNil(tunnel.outcome, "open only once the relay answers")
 
         harness.server.answer(1, status: 200, fields: [("alt-svc", "h3=\":4433\"")])
         harness.pump()
-        XCTAssertNoThrow(try XCTUnwrap(tunnel.outcome()).get())
-        XCTAssertEqual(tunnel.stream.altSvc, "h3=\":4433\"")
+        XCTAssertNoThrow(try XCTUnwrap(tunnel.outcome).get())
+        XCTAssertEqual(tunnel.layer.altSvc, "h3=\":4433\"")
 
-        tunnel.stream.send(Array("GET / HTTP/1.1\r\n\r\n".utf8))
+        tunnel.layer.send(Array("GET / HTTP/1.1\r\n\r\n".utf8))
         harness.pump()
         XCTAssertEqual(harness.server.streams[1]?.data, Array("GET / HTTP/1.1\r\n\r\n".utf8))
         harness.server.send(Array("HTTP/1.1 200 OK\r\n\r\n".utf8), on: 1)
@@ -78,7 +70,7 @@ final class HTTP2ConnectStreamTests: XCTestCase {
             let tunnel = open(harness)
             harness.server.answer(1, status: status)
             harness.pump()
-            guard case .failure(let error)? = tunnel.outcome() else { return XCTFail("\(status) opened a tunnel") }
+            guard case .failure(let error)? = tunnel.outcome else { return XCTFail("\(status) opened a tunnel") }
             XCTAssertEqual(error.hop, hop)
             let reason = status == 403 ? "Forbidden" : "Proxy Authentication Required"
             XCTAssertEqual(error.cause, .tunnelRefused(status: status, reason: reason))
@@ -91,7 +83,7 @@ final class HTTP2ConnectStreamTests: XCTestCase {
         let tunnel = open(harness, authority: "relay2.test:443", nextHop: nextHop)
         harness.server.answer(1, status: 502)
         harness.pump()
-        guard case .failure(let error)? = tunnel.outcome() else { return XCTFail("502 opened a tunnel") }
+        guard case .failure(let error)? = tunnel.outcome else { return XCTFail("502 opened a tunnel") }
         XCTAssertEqual(error.hop, nextHop)
         XCTAssertEqual(error.cause, .unreachable(via: 1, status: 502, reason: "Bad Gateway"))
     }
@@ -121,17 +113,17 @@ final class HTTP2ConnectStreamTests: XCTestCase {
         let harness = try Harness(hop: hop, server: NGHTTP2TestServer())
         let first = try openTunnel(harness)
         let second = try openTunnel(harness, authority: "origin2.test:443")
-        XCTAssertEqual(second.stream.streamID, 3)
+        XCTAssertEqual(second.layer.streamID, 3)
         var idle = false
         harness.connection.onIdle = { idle = true }
-        first.stream.close()
+        first.layer.close()
         harness.pump()
         XCTAssertEqual(harness.server.streams[1]?.closeCode, NGHTTP2_CANCEL.rawValue)
         XCTAssertFalse(idle)
-        second.stream.send(Array("still here".utf8))
+        second.layer.send(Array("still here".utf8))
         harness.pump()
         XCTAssertEqual(harness.server.streams[3]?.data, Array("still here".utf8))
-        second.stream.close()
+        second.layer.close()
         harness.pump()
         XCTAssertTrue(idle, "the last tunnel's end makes the connection idle")
         XCTAssertNil(first.above.error)
@@ -141,16 +133,16 @@ final class HTTP2ConnectStreamTests: XCTestCase {
     func testSeveralTunnelsShareTheConnectionAndKeepTheirBytesApart() throws {
         let harness = try Harness(hop: hop, server: NGHTTP2TestServer())
         let tunnels = try (0..<3).map { try openTunnel(harness, authority: "origin\($0).test:443") }
-        XCTAssertEqual(tunnels.map(\.stream.streamID), [1, 3, 5])
+        XCTAssertEqual(tunnels.map(\.layer.streamID), [1, 3, 5])
         XCTAssertEqual(harness.connection.activeStreams, 3)
         for (index, tunnel) in tunnels.enumerated() {
-            tunnel.stream.send(Array("up \(index)".utf8))
-            harness.server.send(Array("down \(index)".utf8), on: tunnel.stream.streamID)
+            tunnel.layer.send(Array("up \(index)".utf8))
+            harness.server.send(Array("down \(index)".utf8), on: tunnel.layer.streamID)
         }
         harness.pump()
         for (index, tunnel) in tunnels.enumerated() {
-            XCTAssertEqual(harness.server.fields(tunnel.stream.streamID)[1], ":authority: origin\(index).test:443")
-            XCTAssertEqual(harness.server.streams[tunnel.stream.streamID]?.data, Array("up \(index)".utf8))
+            XCTAssertEqual(harness.server.fields(tunnel.layer.streamID)[1], ":authority: origin\(index).test:443")
+            XCTAssertEqual(harness.server.streams[tunnel.layer.streamID]?.data, Array("up \(index)".utf8))
             XCTAssertEqual(tunnel.above.received, Array("down \(index)".utf8))
         }
     }
@@ -159,18 +151,18 @@ final class HTTP2ConnectStreamTests: XCTestCase {
         let harness = try Harness(hop: hop, server: NGHTTP2TestServer())
         let open = try openTunnel(harness)
         let pending = self.open(harness, authority: "origin2.test:443")
-        XCTAssertEqual(pending.stream.streamID, 3)
+        XCTAssertEqual(pending.layer.streamID, 3)
         harness.server.goAway(lastStreamID: 1)
         harness.pump()
         XCTAssertFalse(harness.connection.isUsable)
-        guard case .failure(let error)? = pending.outcome() else { return XCTFail("a stream after GOAWAY's last one went on") }
+        guard case .failure(let error)? = pending.outcome else { return XCTFail("a stream after GOAWAY's last one went on") }
         XCTAssertEqual(error.cause, .protocolError("relay sent GOAWAY (NO_ERROR 0x0) before the stream started"))
 
         let refused = self.open(harness, authority: "origin3.test:443")
-        guard case .failure(let late)? = refused.outcome() else { return XCTFail("a draining connection took a new stream") }
+        guard case .failure(let late)? = refused.outcome else { return XCTFail("a draining connection took a new stream") }
         XCTAssertEqual(late.cause, .protocolError("the HTTP/2 connection cannot take new streams"))
 
-        open.stream.send(Array("finishing".utf8))
+        open.layer.send(Array("finishing".utf8))
         harness.pump()
         XCTAssertEqual(harness.server.streams[1]?.data, Array("finishing".utf8), "the stream GOAWAY covers goes on")
         XCTAssertNil(open.above.error)
@@ -184,7 +176,7 @@ final class HTTP2ConnectStreamTests: XCTestCase {
         let harness = try Harness(hop: hop, server: NGHTTP2TestServer(initialWindow: 100, manualWindow: true))
         let tunnel = try openTunnel(harness)
         let upload = (0..<1000).map { UInt8(truncatingIfNeeded: $0) }
-        tunnel.stream.send(upload)
+        tunnel.layer.send(upload)
         harness.pump()
         XCTAssertEqual(harness.server.streams[1]?.data, Array(upload.prefix(100)), "no more than the window")
         harness.pump()
@@ -195,13 +187,13 @@ final class HTTP2ConnectStreamTests: XCTestCase {
         XCTAssertEqual(harness.server.streams[1]?.data, Array(upload.prefix(500)))
         harness.server.openWindow(1, by: 10_000)
         harness.pump()
-        XCTAssertTrue(harness.server.streams[1]?.data == upload)
+        XCTAssertBytesEqual(harness.server.streams[1]?.data, upload)
     }
 
     func testAPausedReaderHoldsTheRelayAtTheStreamWindow() throws {
         let harness = try Harness(hop: hop, server: NGHTTP2TestServer())
         let tunnel = try openTunnel(harness)
-        tunnel.stream.setReadingPaused(true)
+        tunnel.layer.setReadingPaused(true)
         let window = Int(HTTP2RelayConnection.streamWindow)
         let download = (0..<(window + 1_000_000)).map { UInt8(truncatingIfNeeded: $0 &* 13) }
         harness.server.send(download, on: 1)
@@ -209,11 +201,10 @@ final class HTTP2ConnectStreamTests: XCTestCase {
         XCTAssertEqual(tunnel.above.received.count, window, "no WINDOW_UPDATE while paused: the relay stops at the window")
         XCTAssertEqual(harness.server.unsent(1), 1_000_000)
 
-        tunnel.stream.setReadingPaused(false)
+        tunnel.layer.setReadingPaused(false)
         harness.pump()
         XCTAssertEqual(harness.server.unsent(1), 0, "resuming gives the window back")
-        XCTAssertEqual(tunnel.above.received.count, download.count)
-        XCTAssertTrue(tunnel.above.received == download)
+        XCTAssertBytesEqual(tunnel.above.received, download)
     }
 
     func testAConnectionErrorFailsEveryTunnelNamingTheHop() throws {

@@ -25,42 +25,34 @@ final class HTTP3ConnectStreamTests: XCTestCase {
         }
     }
 
-    private struct Tunnel {
-        let stream: HTTP3ConnectStream
-        let above: Collector
-        let outcome: () -> Result<Void, RelayError>?
-    }
+    private typealias Tunnel = Connecting<HTTP3ConnectStream>
 
     private func open(_ harness: Harness, authority: String = "origin.test:443", headers: [(String, String)] = [],
                       nextHop: HopDescription? = nil) -> Tunnel {
-        let stream = harness.connection.makeStream(authority: authority, headers: headers, nextHop: nextHop)
-        let above = Collector()
-        stream.delegate = above
-        var outcome: Result<Void, RelayError>?
-        stream.connect { outcome = $0 }
+        let tunnel = Tunnel(harness.connection.makeStream(authority: authority, headers: headers, nextHop: nextHop))
         harness.quic.flush()
-        return Tunnel(stream: stream, above: above, outcome: { outcome })
+        return tunnel
     }
 
     private func openTunnel(_ harness: Harness, authority: String = "origin.test:443") throws -> Tunnel {
         let tunnel = open(harness, authority: authority)
-        harness.server.answer(tunnel.stream.streamID, status: 200)
+        harness.server.answer(tunnel.layer.streamID, status: 200)
         harness.quic.flush()
-        try XCTUnwrap(tunnel.outcome()).get()
+        try XCTUnwrap(tunnel.outcome).get()
         return tunnel
     }
 
     func testTheConnectCarriesOnlyTheHopsFieldsAnd200OpensTheTunnel() throws {
         let harness = try Harness(hop: hop)
         let tunnel = open(harness, headers: [("Proxy-Authorization", "Bearer secret")])
-        XCTAssertEqual(tunnel.stream.streamID, 0)
+        XCTAssertEqual(tunnel.layer.streamID, 0)
         XCTAssertEqual(harness.server.fields(0), [":method: CONNECT", ":authority: origin.test:443", "proxy-authorization: Bearer secret"])
-        XCTAssertNil(tunnel.outcome(), "open only once the relay answers")
+        XCTAssertNil(tunnel.outcome, "open only once the relay answers")
 
         harness.server.answer(0, status: 200)
         harness.quic.flush()
-        XCTAssertNoThrow(try XCTUnwrap(tunnel.outcome()).get())
-        tunnel.stream.send(Array("GET / HTTP/1.1\r\n\r\n".utf8))
+        XCTAssertNoThrow(try XCTUnwrap(tunnel.outcome).get())
+        tunnel.layer.send(Array("GET / HTTP/1.1\r\n\r\n".utf8))
         harness.server.send(Array("HTTP/1.1 200 OK\r\n\r\n".utf8), on: 0)
         harness.quic.flush()
         XCTAssertEqual(harness.server.streams[0]?.data, Array("GET / HTTP/1.1\r\n\r\n".utf8))
@@ -73,7 +65,7 @@ final class HTTP3ConnectStreamTests: XCTestCase {
             let tunnel = open(harness)
             harness.server.answer(0, status: status)
             harness.quic.flush()
-            guard case .failure(let error)? = tunnel.outcome() else { return XCTFail("\(status) opened a tunnel") }
+            guard case .failure(let error)? = tunnel.outcome else { return XCTFail("\(status) opened a tunnel") }
             XCTAssertEqual(error.hop, hop)
             let reason = status == 403 ? "Forbidden" : "Proxy Authentication Required"
             XCTAssertEqual(error.cause, .tunnelRefused(status: status, reason: reason))
@@ -86,7 +78,7 @@ final class HTTP3ConnectStreamTests: XCTestCase {
         let tunnel = open(harness, authority: "relay2.test:443", nextHop: nextHop)
         harness.server.answer(0, status: 503)
         harness.quic.flush()
-        guard case .failure(let error)? = tunnel.outcome() else { return XCTFail("503 opened a tunnel") }
+        guard case .failure(let error)? = tunnel.outcome else { return XCTFail("503 opened a tunnel") }
         XCTAssertEqual(error.hop, nextHop)
         XCTAssertEqual(error.cause, .unreachable(via: 1, status: 503, reason: "Service Unavailable"))
     }
@@ -100,7 +92,7 @@ final class HTTP3ConnectStreamTests: XCTestCase {
         XCTAssertEqual(tunnel.above.received, Array("bye".utf8))
         XCTAssertTrue(tunnel.above.ended)
         XCTAssertNil(tunnel.above.error)
-        tunnel.stream.send(Array("we may still send".utf8))
+        tunnel.layer.send(Array("we may still send".utf8))
         harness.quic.flush()
         XCTAssertEqual(harness.server.streams[0]?.data, Array("we may still send".utf8))
     }
@@ -119,18 +111,18 @@ final class HTTP3ConnectStreamTests: XCTestCase {
         let harness = try Harness(hop: hop)
         let first = try openTunnel(harness)
         let second = try openTunnel(harness, authority: "origin2.test:443")
-        XCTAssertEqual(second.stream.streamID, 4)
+        XCTAssertEqual(second.layer.streamID, 4)
         var idle = false
         harness.connection.onIdle = { idle = true }
-        first.stream.close()
+        first.layer.close()
         harness.quic.flush()
         XCTAssertEqual(harness.quic.abortedByUs[0], HTTP3ErrorCode.requestCancelled)
         XCTAssertEqual(harness.server.streams[0]?.closeCode, HTTP3ErrorCode.requestCancelled)
         XCTAssertFalse(idle)
-        second.stream.send(Array("still here".utf8))
+        second.layer.send(Array("still here".utf8))
         harness.quic.flush()
         XCTAssertEqual(harness.server.streams[4]?.data, Array("still here".utf8))
-        second.stream.close()
+        second.layer.close()
         harness.quic.flush()
         XCTAssertTrue(idle)
         XCTAssertNil(first.above.error)
@@ -140,15 +132,15 @@ final class HTTP3ConnectStreamTests: XCTestCase {
     func testSeveralTunnelsShareTheConnectionAndKeepTheirBytesApart() throws {
         let harness = try Harness(hop: hop)
         let tunnels = try (0..<3).map { try openTunnel(harness, authority: "origin\($0).test:443") }
-        XCTAssertEqual(tunnels.map(\.stream.streamID), [0, 4, 8])
+        XCTAssertEqual(tunnels.map(\.layer.streamID), [0, 4, 8])
         for (index, tunnel) in tunnels.enumerated() {
-            tunnel.stream.send(Array("up \(index)".utf8))
-            harness.server.send(Array("down \(index)".utf8), on: tunnel.stream.streamID)
+            tunnel.layer.send(Array("up \(index)".utf8))
+            harness.server.send(Array("down \(index)".utf8), on: tunnel.layer.streamID)
         }
         harness.quic.flush()
         for (index, tunnel) in tunnels.enumerated() {
-            XCTAssertEqual(harness.server.fields(tunnel.stream.streamID)[1], ":authority: origin\(index).test:443")
-            XCTAssertEqual(harness.server.streams[tunnel.stream.streamID]?.data, Array("up \(index)".utf8))
+            XCTAssertEqual(harness.server.fields(tunnel.layer.streamID)[1], ":authority: origin\(index).test:443")
+            XCTAssertEqual(harness.server.streams[tunnel.layer.streamID]?.data, Array("up \(index)".utf8))
             XCTAssertEqual(tunnel.above.received, Array("down \(index)".utf8))
         }
     }
@@ -157,14 +149,14 @@ final class HTTP3ConnectStreamTests: XCTestCase {
         let harness = try Harness(hop: hop, streamLimit: 1)
         let first = try openTunnel(harness)
         let waiting = open(harness, authority: "origin2.test:443")
-        XCTAssertEqual(waiting.stream.streamID, -1, "no stream ID while the relay allows no more")
-        XCTAssertNil(waiting.outcome())
+        XCTAssertEqual(waiting.layer.streamID, -1, "no stream ID while the relay allows no more")
+        XCTAssertNil(waiting.outcome)
         XCTAssertEqual(harness.connection.activeStreams, 2)
         harness.quic.allowStreams(1)
-        XCTAssertEqual(waiting.stream.streamID, 4)
+        XCTAssertEqual(waiting.layer.streamID, 4)
         harness.server.answer(4, status: 200)
         harness.quic.flush()
-        XCTAssertNoThrow(try XCTUnwrap(waiting.outcome()).get())
+        XCTAssertNoThrow(try XCTUnwrap(waiting.outcome).get())
         XCTAssertNil(first.above.error)
     }
 
@@ -175,9 +167,9 @@ final class HTTP3ConnectStreamTests: XCTestCase {
         harness.quic.flush()
         XCTAssertFalse(harness.connection.isUsable)
         let refused = self.open(harness, authority: "origin2.test:443")
-        guard case .failure(let error)? = refused.outcome() else { return XCTFail("a draining connection took a new stream") }
+        guard case .failure(let error)? = refused.outcome else { return XCTFail("a draining connection took a new stream") }
         XCTAssertEqual(error.cause, .protocolError("the HTTP/3 connection cannot take new streams"))
-        open.stream.send(Array("finishing".utf8))
+        open.layer.send(Array("finishing".utf8))
         harness.quic.flush()
         XCTAssertEqual(harness.server.streams[0]?.data, Array("finishing".utf8))
         XCTAssertNil(open.above.error)
@@ -188,20 +180,20 @@ final class HTTP3ConnectStreamTests: XCTestCase {
         let tunnel = try openTunnel(harness)
         let sent = harness.server.streams[0]?.data.count ?? 0  // the request's HEADERS frame counts too
         let upload = (0..<1000).map { UInt8(truncatingIfNeeded: $0) }
-        tunnel.stream.send(upload)
+        tunnel.layer.send(upload)
         harness.quic.flush()
         let received = harness.server.streams[0]?.data ?? []
         XCTAssertLessThan(received.count, upload.count, "the window holds the rest back (\(sent) + \(received.count))")
         XCTAssertEqual(received, Array(upload.prefix(received.count)))
         harness.quic.openSendWindow(0, by: 10_000)
-        XCTAssertTrue(harness.server.streams[0]?.data == upload, "more credit lets the rest go, in order")
+        XCTAssertBytesEqual(harness.server.streams[0]?.data, upload, "more credit lets the rest go, in order")
     }
 
     func testAPausedReaderGivesNoCreditSoTheRelayStopsAtTheWindow() throws {
         let window = 64 * 1024
         let harness = try Harness(hop: hop, receiveWindow: window)
         let tunnel = try openTunnel(harness)
-        tunnel.stream.setReadingPaused(true)
+        tunnel.layer.setReadingPaused(true)
         let download = (0..<(window * 4)).map { UInt8(truncatingIfNeeded: $0 &* 13) }
         harness.server.send(download, on: 0)
         harness.quic.flush()
@@ -211,10 +203,9 @@ final class HTTP3ConnectStreamTests: XCTestCase {
         harness.quic.flush()
         XCTAssertEqual(tunnel.above.received.count, first, "nothing more while paused")
 
-        tunnel.stream.setReadingPaused(false)
+        tunnel.layer.setReadingPaused(false)
         harness.quic.flush()
-        XCTAssertEqual(tunnel.above.received.count, download.count, "resuming gives the credit back")
-        XCTAssertTrue(tunnel.above.received == download)
+        XCTAssertBytesEqual(tunnel.above.received, download, "resuming gives the credit back")
     }
 
     func testALostConnectionFailsEveryTunnelWithItsError() throws {
@@ -234,15 +225,13 @@ final class HTTP3ConnectStreamTests: XCTestCase {
     func testConnectUDPIsAnExtendedConnectTheRelayAccepts() throws {
         let harness = try Harness(hop: hop, server: NGHTTP3TestServer(connectProtocol: true))
         let relay = RelayEndpoint(host: "relay.test", port: 443, headerFields: [HeaderField(name: "Proxy-Authorization", value: "Bearer t")])
-        let stream = harness.connection.makeUDPStream(relay: relay, target: TunnelTarget(host: "relay2.test", port: 443), nextHop: nextHop)
-        var outcome: Result<Void, RelayError>?
-        stream.connect { outcome = $0 }
+        let tunnel = Tunnel(harness.connection.makeUDPStream(relay: relay, target: TunnelTarget(host: "relay2.test", port: 443), nextHop: nextHop))
         harness.quic.flush()
         XCTAssertEqual(harness.server.fields(0), [":method: CONNECT", ":protocol: connect-udp", ":scheme: https", ":authority: relay.test:443",
                                                   ":path: /.well-known/masque/udp/relay2.test/443/", "proxy-authorization: Bearer t",
                                                   "capsule-protocol: ?1"])
         harness.server.answer(0, status: 200, fields: [("capsule-protocol", "?1")])
         harness.quic.flush()
-        XCTAssertNoThrow(try XCTUnwrap(outcome).get())
+        XCTAssertNoThrow(try XCTUnwrap(tunnel.outcome).get())
     }
 }

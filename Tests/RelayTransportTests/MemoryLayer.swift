@@ -102,3 +102,23 @@ final class Collector: TransportLayerDelegate {
     func layerDidReceiveEOF() { ended = true }
     func layerDidFail(_ error: RelayError) { self.error = error }
 }
+
+/// A layer under test being connected (a CONNECT stream, say): what it passes up, and how its
+/// connect ended (nil while it waits).
+final class Connecting<Layer: TransportLayer> {
+    let layer: Layer
+    let above = Collector()
+    private(set) var outcome: Result<Void, RelayError>?
+
+    init(_ layer: Layer) {
+        self.layer = layer
+        layer.delegate = above
+        layer.connect { [unowned self] in outcome = $0 }
+    }
+}
+
+/// Compares byte arrays by length, then content, without printing megabytes when they differ.
+func XCTAssertBytesEqual(_ actual: [UInt8]?, _ expected: [UInt8], _ message: String = "", file: StaticString = #filePath, line: UInt = #line) {
+    XCTAssertEqual(actual?.count, expected.count, "length: \(message)", file: file, line: line)
+    XCTAssertTrue(actual == expected, "content: \(message)", file: file, line: line)
+}

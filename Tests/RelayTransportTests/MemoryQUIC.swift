@@ -39,6 +39,16 @@ final class MemoryQUIC: QUICStreamTransport {
 
     private static func isRequestStream(_ id: Int64) -> Bool { id & 3 == 0 }
 
+    /// How many of `count` bytes on stream `id` its window lets through now, taken from the
+    /// window (request streams only: control and QPACK streams are not held back here).
+    private static func admit(_ count: Int, on id: Int64, window: inout [Int64: Int], initial: Int) -> Int {
+        guard isRequestStream(id) else { return count }
+        let open = window[id, default: initial]
+        let admitted = min(count, open)
+        window[id] = open - admitted
+        return admitted
+    }
+
     // MARK: QUICStreamTransport
 
     func connect(_ completion: @escaping (Result<Void, RelayError>) -> Void) {
@@ -147,12 +157,7 @@ final class MemoryQUIC: QUICStreamTransport {
         while let chunk = try application.quicNextStreamData() {
             let id = chunk.streamID
             let bytes = chunk.buffers.flatMap { Array($0) }
-            var count = bytes.count
-            if Self.isRequestStream(id) {
-                let window = sendWindow[id, default: initialSendWindow]
-                count = min(count, window)
-                sendWindow[id] = window - count
-            }
+            let count = Self.admit(bytes.count, on: id, window: &sendWindow, initial: initialSendWindow)
             let fin = chunk.fin && count == bytes.count
             if count > 0 || fin {
                 try application.quicWrote(count, onStream: id)
@@ -173,12 +178,7 @@ final class MemoryQUIC: QUICStreamTransport {
         var moved = false
         while let output = server.nextOutput() {
             let id = output.id
-            var count = output.bytes.count
-            if Self.isRequestStream(id) {
-                let window = receiveWindow[id, default: initialReceiveWindow]
-                count = min(count, window)
-                receiveWindow[id] = window - count
-            }
+            let count = Self.admit(output.bytes.count, on: id, window: &receiveWindow, initial: initialReceiveWindow)
             let fin = output.fin && count == output.bytes.count
             if count > 0 || fin {
                 server.wrote(count, on: id)

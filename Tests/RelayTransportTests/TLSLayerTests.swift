@@ -56,15 +56,13 @@ final class TLSLayerTests: XCTestCase {
         let upload = (0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
         pair.tls.send(upload)
         pump(pair.lower, pair.server)
-        XCTAssertEqual(pair.server.received.count, upload.count)
-        XCTAssertTrue(pair.server.received == upload)
+        XCTAssertBytesEqual(pair.server.received, upload)
         XCTAssertGreaterThanOrEqual(pair.server.applicationRecords, 13, "at most 16 KiB of plaintext per record")
 
         let download = (0..<1_000_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
         pair.server.send(download)
         pump(pair.lower, pair.server)
-        XCTAssertEqual(pair.above.received.count, download.count)
-        XCTAssertTrue(pair.above.received == download)
+        XCTAssertBytesEqual(pair.above.received, download)
         XCTAssertLessThanOrEqual(pair.above.deliveries, 8, "records are gathered into large deliveries, not passed up one by one")
     }
 
