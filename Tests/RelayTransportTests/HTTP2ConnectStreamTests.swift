@@ -207,6 +207,36 @@ final class HTTP2ConnectStreamTests: XCTestCase {
         XCTAssertBytesEqual(tunnel.above.received, download)
     }
 
+    func testFramesArrivingOneByteAtATime() throws {
+        let server = NGHTTP2TestServer()
+        let lower = MemoryLayer(hop: hop)
+        let connection = try HTTP2RelayConnection(over: lower, hop: hop)
+        connection.start()
+        let tunnel = Tunnel(connection.makeStream(authority: "origin.test:443", headers: [], nextHop: nil))
+        pump(lower, server, chunk: 1)
+        server.answer(1, status: 200)
+        server.send(Array("one byte at a time".utf8), on: 1)
+        pump(lower, server, chunk: 1)
+        XCTAssertNoThrow(try XCTUnwrap(tunnel.outcome).get())
+        XCTAssertEqual(tunnel.above.received, Array("one byte at a time".utf8))
+    }
+
+    func testPingsAreAnsweredAndFailWithTheConnection() throws {
+        let harness = try Harness(hop: hop, server: NGHTTP2TestServer())
+        var answers: [Bool] = []
+        harness.connection.ping { answers.append($0) }
+        harness.connection.ping { answers.append($0) }  // joins the PING in flight
+        harness.pump()
+        XCTAssertEqual(answers, [true, true], "the relay's ACK answers both probes")
+
+        let cancelled = harness.connection.ping { answers.append($0) }
+        harness.connection.cancelPing(cancelled)
+        XCTAssertEqual(answers.last, false)
+        harness.connection.ping { answers.append($0) }
+        harness.lower.deliverEOF()
+        XCTAssertEqual(answers, [true, true, false, false], "a PING the dead connection never answered fails")
+    }
+
     func testAConnectionErrorFailsEveryTunnelNamingTheHop() throws {
         let harness = try Harness(hop: hop, server: NGHTTP2TestServer())
         let tunnels = try (0..<2).map { try openTunnel(harness, authority: "origin\($0).test:443") }

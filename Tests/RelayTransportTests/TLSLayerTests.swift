@@ -168,3 +168,61 @@ final class TLSLayerTests: XCTestCase {
         XCTAssertTrue(pair.above.ended)
     }
 }
+
+/// `TLSClientConnection` (DNS over TLS uses it) over the same in-memory stream and server.
+final class TLSClientConnectionTests: XCTestCase {
+    private let hop = HopDescription(index: 0, endpoint: "127.0.0.11:853", protocolName: "DNS over TLS")
+
+    private func connection() throws -> (MemoryLayer, TLSClientConnection, OpenSSLTestServer) {
+        let lower = MemoryLayer(hop: hop)
+        let trust = TLSTrust(caFile: OpenSSLTestServer.pki.appendingPathComponent("ca.pem").path)
+        let client = try TLSClientConnection(over: lower, serverName: "relay.test", trust: trust, alpn: ["dot"], description: hop)
+        return (lower, client, try OpenSSLTestServer())
+    }
+
+    func testItConnectsCarriesBytesAndEndsCleanlyOnCloseNotify() throws {
+        let (lower, client, server) = try connection()
+        var received: [UInt8] = []
+        var ends: [RelayError?] = []
+        client.onReceive = { received += $0 }
+        client.onEnd = { ends.append($0) }
+        var outcome: Result<Void, RelayError>?
+        client.connect { outcome = $0 }
+        pump(lower, server)
+        XCTAssertNoThrow(try XCTUnwrap(outcome).get())
+        XCTAssertEqual(client.negotiatedALPN, "dot")
+
+        client.send(Array("query".utf8))
+        server.send(Array("answer".utf8))
+        server.closeNotify()
+        pump(lower, server)
+        XCTAssertEqual(server.received, Array("query".utf8))
+        XCTAssertEqual(received, Array("answer".utf8))
+        XCTAssertEqual(ends.count, 1)
+        XCTAssertNil(ends.first ?? nil, "close_notify: a clean end")
+    }
+
+    func testACutConnectionEndsWithTheHopsError() throws {
+        let (lower, client, server) = try connection()
+        var ends: [RelayError?] = []
+        client.onEnd = { ends.append($0) }
+        client.connect { _ in }
+        pump(lower, server)
+        lower.deliverEOF()
+        XCTAssertEqual(ends.count, 1)
+        XCTAssertEqual(ends.first??.hop, hop)
+        XCTAssertEqual(ends.first??.cause, .tunnelEndedEarly("the connection ended without a TLS close_notify"))
+    }
+
+    func testAnUntrustedServerFailsTheConnect() throws {
+        let lower = MemoryLayer(hop: hop)
+        let client = try TLSClientConnection(over: lower, serverName: "relay.test", trust: TLSTrust(pinnedPublicKeys: [[UInt8](repeating: 1, count: 32)]),
+                                             alpn: [], description: hop)
+        var outcome: Result<Void, RelayError>?
+        client.connect { outcome = $0 }
+        pump(lower, try OpenSSLTestServer())
+        guard case .failure(let error)? = outcome else { return XCTFail("a key matching no pin was accepted") }
+        XCTAssertEqual(error.cause, .publicKeyPinMismatch)
+        XCTAssertTrue(lower.closed)
+    }
+}
