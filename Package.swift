@@ -39,7 +39,8 @@ let package = Package(
 
         // Finds (and if needed starts) the real test servers; used by the end-to-end tests only.
         .target(name: "RelayFetchTestSupport", dependencies: ["RelayFetch"], path: "Tests/RelayFetchTestSupport"),
-        .testTarget(name: "RelayTransportTests", dependencies: ["RelayTransport", "RelayFetchTestSupport"]),
+        // COpenSSL and CNghttp2: the layer tests run real servers of those libraries in-process.
+        .testTarget(name: "RelayTransportTests", dependencies: ["RelayTransport", "RelayFetchTestSupport", "COpenSSL", "CNghttp2"]),
         .testTarget(name: "RelayFetchTests", dependencies: ["RelayFetch", "RelayTransport", "RelayFetchTestSupport"]),
         .testTarget(name: "ObliviousHTTPTests", dependencies: ["ObliviousHTTP"], exclude: ["Vectors"]),
         .testTarget(name: "NameResolutionTests", dependencies: ["NameResolution"]),
