@@ -170,9 +170,11 @@ final class HTTP3RelayConnection: QUICApplication {
         guard !delivering else { return }
         delivering = true
         defer { delivering = false }
+        // In turns rather than one removeFirst each: a wake-up that drained many datagrams queues many events.
         while !events.isEmpty {
-            let event = events.removeFirst()
-            event()
+            let turn = events
+            events.removeAll(keepingCapacity: true)
+            for event in turn { event() }
         }
     }
 
