@@ -14,8 +14,9 @@ public final class HTTP3RelayInstance {
     private var process: Process?
 
     /// Issues the certificate and starts the relay; `token` is what it wants in proxy-authorization
-    /// (without "Bearer "), `idleTimeout` its QUIC idle timeout in seconds.
-    public init(host: String, token: String = "relay-token-B", idleTimeout: Double = 60) throws {
+    /// (without "Bearer "), `idleTimeout` its QUIC idle timeout in seconds; with `goAwayAfter`, it
+    /// sends GOAWAY on a connection after that many tunnels on it.
+    public init(host: String, token: String = "relay-token-B", idleTimeout: Double = 60, goAwayAfter: Int = 0) throws {
         try TestServers.ensureRunning()
         self.host = host
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("h3relay-\(UUID().uuidString)")
@@ -25,7 +26,8 @@ public final class HTTP3RelayInstance {
         try Self.issueCertificate(for: host, certificate: certificate, key: key, in: folder)
         arguments = ["-u", "-B", TestServers.repository.appendingPathComponent("Samples/servers/h3_relay.py").path,
                      "--name", "T", "--listen", "\(host):\(port)", "--source", host, "--token", token,
-                     "--cert", certificate, "--key", key, "--state", folder.path, "--idle-timeout", String(idleTimeout)]
+                     "--cert", certificate, "--key", key, "--state", folder.path, "--idle-timeout", String(idleTimeout),
+                     "--goaway-after", String(goAwayAfter)]
         try start()
     }
 

@@ -110,6 +110,19 @@ final class HTTP3InnerConnectionReuseTests: XCTestCase {
         XCTAssertEqual(Set(connects.values(HTTP3RelayLogField.peer)).count, 2, "\(connects)")
     }
 
+    func testATunnelAfterHop2SentGOAWAYOpensAFreshConnection() throws {
+        let relayB = try HTTP3RelayInstance(host: Self.relayBHost, goAwayAfter: 2)
+        let session = HTTP3TestChain()
+        defer { session.end() }
+        for target in Self.targets { XCTAssertTrue(try fetch(through: session, to: target), target) }
+        let connects = try relayB.lines().with(HTTP3RelayLogField.method, "CONNECT").with(HTTP3RelayLogField.status, "200")
+        XCTAssertEqual(connects.values(HTTP3RelayLogField.authority), Self.targets.map { "\($0):443" })
+        let peers = connects.values(HTTP3RelayLogField.peer)
+        XCTAssertEqual(peers.count, 3)
+        XCTAssertEqual(peers.first, peers.dropFirst().first, "two tunnels on the first connection: \(connects)")
+        XCTAssertNotEqual(peers.last, peers.first, "after its GOAWAY, a new connection: \(connects)")
+    }
+
     /// A tunnel to `target` through both hops and a GET over it; whether the sample page came back.
     private func fetch(through session: HTTP3TestChain, to target: String) throws -> Bool {
         let (tunnel, _) = try session.tunnel(through: Self.hops(), to: TunnelTarget(host: target, port: 443)).get()
