@@ -22,6 +22,9 @@ final class HTTP3ConnectStream: ConnectStreamActor {
     var completion: ((Result<Void, RelayError>) -> Void)?
     var machine = ConnectStreamMachine(protocolName: "HTTP/3")
     private var credit = FlowCredit()
+    /// Tunnel bytes received since the last delivery: all the DATA that one read of the QUIC
+    /// socket brought goes up as one piece, not one per packet.
+    private var arriving: [UInt8] = []
 
     init(connection: HTTP3RelayConnection, authority: String, headers: [(String, String)], nextHop: HopDescription?,
          pseudoHeaders: [(String, String)]? = nil) {
@@ -54,12 +57,19 @@ final class HTTP3ConnectStream: ConnectStreamActor {
         if !actions.isEmpty { connection.post { [self] in perform(actions) } }
     }
 
-    func receivedData(_ bytes: [UInt8]) {
+    func receivedData(_ bytes: UnsafeBufferPointer<UInt8>) {
         // Bytes for a tunnel nobody reads any more are given back at once.
         let due = machine.carriesBytes ? credit.received(bytes.count) : bytes.count
         if due > 0 { connection.credit(self, count: due) }
         guard machine.carriesBytes else { return }
-        connection.post { [self] in if machine.carriesBytes { delegate?.layerDidReceive(bytes) } }
+        let first = arriving.isEmpty
+        arriving.append(contentsOf: bytes)
+        guard first else { return }  // the delivery already queued takes these too
+        connection.post { [self] in
+            let piece = arriving
+            arriving = []
+            if machine.carriesBytes && !piece.isEmpty { delegate?.layerDidReceive(piece) }
+        }
     }
 
     /// The relay ended its side of the stream (FIN): the tunnel's end of stream.

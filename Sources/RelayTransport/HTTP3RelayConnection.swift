@@ -78,6 +78,14 @@ final class HTTP3RelayConnection: QUICApplication {
         HTTP3ConnectStream(connection: self, authority: authority, headers: headers, nextHop: nextHop)
     }
 
+    /// Takes no new tunnels from now on; open ones go on. For a connection a tunnel timed out
+    /// on: the relay may be gone without a word.
+    func retire() {
+        guard !isDraining else { return }
+        isDraining = true
+        post { [self] in if activeStreams == 0 { onIdle?() } }
+    }
+
     /// Ends the connection: CONNECTION_CLOSE (H3_NO_ERROR); open tunnels fail.
     func close() {
         guard !closed else { return }
@@ -167,9 +175,11 @@ final class HTTP3RelayConnection: QUICApplication {
         guard !delivering else { return }
         delivering = true
         defer { delivering = false }
+        // In turns rather than one removeFirst each: a wake-up that drained many datagrams queues many events.
         while !events.isEmpty {
-            let event = events.removeFirst()
-            event()
+            let turn = events
+            events.removeAll(keepingCapacity: true)
+            for event in turn { event() }
         }
     }
 
