@@ -3,6 +3,8 @@ internal import CCurl
 
 /// Runs a session's libcurl multi handle on a thread of its own. Connections, TLS sessions and
 /// libcurl's caches live in this multi handle, so they belong to one session only.
+// @unchecked: `lock` guards the queues and `stopping`; the multi handle and `running` belong to the
+// curl thread (`run()`), the only one that calls into libcurl's multi API after init.
 final class CurlEngine: @unchecked Sendable {
     private static let globalInit: Void = { _ = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
 
@@ -131,7 +133,7 @@ final class CurlEngine: @unchecked Sendable {
     /// multiplexed there would wait for their idle timeout. They fail now, with the same hop error.
     private func failSharingConnection(with failed: CurlTransfer, _ error: FetchError) {
         guard case .curlProxy = failed.route, failed.originConnection != 0,
-              case .tunnelEndedEarly? = error.relayError?.cause else { return }
+              case .tunnelEndedEarly? = error.relayError?.cause.code else { return }
         for (easy, transfer) in running where transfer.originConnection == failed.originConnection {
             running[easy] = nil
             curl_multi_remove_handle(multi, easy)

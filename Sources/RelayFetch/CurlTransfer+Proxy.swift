@@ -87,15 +87,15 @@ extension CurlTransfer {
         // The whole request's time limit, not the hop's connect timeout.
         if code == CURLE_OPERATION_TIMEDOUT, maximumTime > 0, Self.now() - started >= maximumTime { return nil }
         if let answer = connectAnswer, !(200..<300).contains(answer.status) {
-            return FetchError(.relay(RelayError(hop: hop, cause: .tunnelRefused(status: answer.status, reason: answer.reason))))
+            return FetchError(relay: RelayError(hop: hop, cause: .tunnelRefused(status: answer.status, reason: answer.reason)))
         }
         var sent: curl_off_t = 0
         _ = rf_curl_easy_getinfo_off(easy, CURLINFO_PRETRANSFER_TIME_T, &sent)
         let tunnelUp = connectAnswer != nil || sent > 0  // answered 2xx now, or a reused connection
-        guard tunnelUp else { return FetchError(.relay(RelayError(hop: hop, cause: Self.setupCause(code, text: text, errno: osErrno)))) }
+        guard tunnelUp else { return FetchError(relay: RelayError(hop: hop, cause: Self.setupCause(code, text: text, errno: osErrno))) }
         switch code {
         case CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_PARTIAL_FILE, CURLE_GOT_NOTHING, CURLE_HTTP2, CURLE_HTTP2_STREAM:
-            return FetchError(.relay(RelayError(hop: hop, cause: .tunnelEndedEarly(text))))
+            return FetchError(relay: RelayError(hop: hop, cause: .tunnelEndedEarly(text)))
         default:
             return nil
         }

@@ -81,7 +81,7 @@ extension Session {
         do {
             return try await nameResolver.pinnedAddresses(for: proxy.relay.host) ?? []
         } catch {
-            throw FetchError(.relay(RelayError(hop: proxy.hop, cause: .resolveFailed(error.description))))
+            throw FetchError(relay: RelayError(hop: proxy.hop, cause: .resolveFailed(error.description)))
         }
     }
 

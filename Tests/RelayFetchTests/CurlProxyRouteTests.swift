@@ -54,7 +54,8 @@ final class CurlProxyRouteTests: XCTestCase {
         let opened = await session.relayConnectionsOpened()
         XCTAssertEqual(opened, [1: 2])
         XCTAssertEqual(response.relayHopTimings.map(\.protocolName), ["HTTPS, HTTP/1.1 CONNECT"])
-        XCTAssertEqual(reports.all.map(\.hop.description), Array(repeating: "hop 1 (127.0.0.11:\(relay.port), HTTPS, HTTP/1.1 CONNECT)", count: 2))
+        XCTAssertEqual(reports.all.map { "hop \($0.index) (\($0.hop), \($0.protocolName))" },
+                       Array(repeating: "hop 1 (127.0.0.11:\(relay.port), HTTPS, HTTP/1.1 CONNECT)", count: 2))
     }
 
     /// An http:// origin is tunnelled with CONNECT too: squid logs a CONNECT to it and never the
@@ -104,7 +105,7 @@ final class CurlProxyRouteTests: XCTestCase {
         let session = try Session(configuration: TestServers.configuration(hops: [TestServers.relayHop(trustTestCA: false, relayProtocol: .http1)]))
         defer { session.invalidate() }
         let error = await session.fetchError(URL(string: "https://\(TestServers.originAAddress)/index.html?\(marker)")!)
-        guard case .tls? = error?.relayError?.cause else { return XCTFail("\(String(describing: error))") }
+        XCTAssertTrue(error?.relayError?.cause.description.hasPrefix("TLS handshake failed") == true, "\(String(describing: error))")
         XCTAssertEqual(error?.relayError?.hop.index, 1)
         try await TestServers.proveDirectlyReachable(TestServers.originAAddress)
         XCTAssertEqual(try TestServers.logLines(TestServers.originALog, containing: marker).count, 0, "origin A was reached")
