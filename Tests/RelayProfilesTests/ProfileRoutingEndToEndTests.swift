@@ -28,8 +28,13 @@ final class ProfileRoutingEndToEndTests: XCTestCase {
         return file
     }
 
-    private func session(profile file: URL) throws -> Session {
-        var configuration = Session.Configuration(proxyConfigurations: try ManagedRelayProfileReader.read(contentsOf: file).proxyConfigurations)
+    /// `relayProtocol` set on every hop the profile gives (h1: libcurl's own proxy reaches the relay).
+    private func session(profile file: URL, relayProtocol: RelayProtocol = .automatic) throws -> Session {
+        var proxies = try ManagedRelayProfileReader.read(contentsOf: file).proxyConfigurations
+        for index in proxies.indices {
+            for hop in proxies[index].relayHops.indices { proxies[index].relayHops[hop].relayProtocol = relayProtocol }
+        }
+        var configuration = Session.Configuration(proxyConfigurations: proxies)
         configuration.originCertificateAuthorityFile = TestServers.caFile
         // internal.test too, so that it would load if its route ever went direct.
         configuration.directHostAddresses = ["public.test:443": TestServers.originBAddress, "internal.test:443": TestServers.originAAddress]
@@ -74,18 +79,24 @@ final class ProfileRoutingEndToEndTests: XCTestCase {
         XCTAssertEqual(try TestServers.logLines(TestServers.originALog, containing: marker).count, 0, "internal.test went direct")
     }
 
+    /// For each way to the relay: the transport's chain (automatic), and libcurl's own proxy (h1),
+    /// which gets the identity as DER blobs (never a file).
     func testProfileIdentityAuthenticatesToARelayThatDemandsIt() async throws {
+        for relayProtocol in [RelayProtocol.automatic, .http1] { try await identityAuthenticates(relayProtocol) }
+    }
+
+    private func identityAuthenticates(_ relayProtocol: RelayProtocol) async throws {
         let p12 = try Data(contentsOf: TestServers.repository.appendingPathComponent("Profiles/certs/client.p12"))
         let withIdentity = try Self.profile(relay: "https://127.0.0.11:3130", identity: p12)
         let without = try Self.profile(relay: "https://127.0.0.11:3130")
         defer { try? FileManager.default.removeItem(at: withIdentity); try? FileManager.default.removeItem(at: without) }
 
-        let good = try session(profile: withIdentity)
+        let good = try session(profile: withIdentity, relayProtocol: relayProtocol)
         defer { good.invalidate() }
         let (_, response) = try await good.data(from: URL(string: "https://internal.test/index.html")!)
         XCTAssertEqual(response.statusCode, 200)
 
-        let bad = try session(profile: without)
+        let bad = try session(profile: without, relayProtocol: relayProtocol)
         defer { bad.invalidate() }
         do {
             _ = try await bad.data(from: URL(string: "https://internal.test/index.html")!)
