@@ -47,6 +47,39 @@ final class DomainRoutingTests: XCTestCase {
         }
     }
 
+    /// Exactly one hop spoken to with HTTP/1.1 CONNECT (h1 to an https:// relay, or an http://
+    /// relay) is libcurl's own proxy; any other hop, or more than one, is the transport's chain.
+    func testOnlyOneHTTP1HopIsLibcurlsOwnProxy() throws {
+        func hop(_ url: String, _ relayProtocol: RelayProtocol) -> ProxyConfiguration.RelayHop {
+            var hop = ProxyConfiguration.RelayHop(http2RelayEndpoint: URL(string: url)!)
+            hop.relayProtocol = relayProtocol
+            return hop
+        }
+        let cases: [([ProxyConfiguration.RelayHop], Bool)] = [
+            ([hop("https://relay.example", .http1)], true),
+            ([hop("http://relay.example:3128", .automatic)], true),
+            ([hop("http://relay.example:3128", .http1)], true),
+            ([hop("https://relay.example", .automatic)], false),
+            ([hop("https://relay.example", .http2)], false),
+            ([hop("https://relay.example", .http3)], false),
+            ([hop("https://a.example", .http1), hop("https://b.example", .http1)], false),
+        ]
+        for (hops, viaLibcurl) in cases {
+            let session = try Session(configuration: .init(proxyConfigurations: [ProxyConfiguration(relayHops: hops)]))
+            defer { session.invalidate() }
+            let route = try session.route(for: URL(string: "http://origin.test/")!)
+            let description = hops.map { "\($0.endpointURL!) \($0.relayProtocol)" }
+            switch route {
+            case .curlProxy(let proxy):
+                XCTAssertTrue(viaLibcurl, "\(description)")
+                XCTAssertEqual(proxy.target.description, "origin.test:80")
+                XCTAssertEqual(proxy.proxyURL, hops[0].endpointURL!.absoluteString.hasPrefix("https") ? "https://relay.example:443" : "http://relay.example:3128")
+            case .relayed: XCTAssertFalse(viaLibcurl, "\(description)")
+            default: XCTFail("\(description): \(route)")
+            }
+        }
+    }
+
     func testBadRelayAndTargetURLsAreClearErrors() throws {
         let bad = ProxyConfiguration.RelayHop(http2RelayEndpoint: URL(string: "socks5://relay.example")!)
         let session = try Session(configuration: .init(proxyConfigurations: [ProxyConfiguration(relayHops: [bad])]))
