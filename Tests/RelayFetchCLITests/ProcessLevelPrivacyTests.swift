@@ -49,15 +49,19 @@ final class ProcessLevelPrivacyTests: XCTestCase {
     }
 
     /// With --relay-protocol h1 libcurl dials the relay itself, as its proxy: still only the
-    /// relay, no name resolved (an http:// origin too: tunnelled, never resolved here).
+    /// relay, no name resolved (an http:// origin too: tunnelled, never resolved here), and
+    /// nothing written but the output.
     func testOneHTTP1RelayIsDialledByLibcurlAndNothingIsResolved() throws {
         let origin = try HostileServer(script: "origin.py", arguments: ["--plain"])
         defer { origin.stop() }
         let marker = TestServers.marker("strace-h1")
         for url in ["https://origin.test/index.html?\(marker)", "http://origin.test:\(origin.port)/plain?\(marker)"] {
-            let (status, output, trace) = try traced(["get", url, "-o", "/dev/null"] + CommandRun.relayArguments + ["--relay-protocol", "h1"])
-            XCTAssertEqual(status, 0, output)
+            let output = FileManager.default.temporaryDirectory.appendingPathComponent("relayfetch-h1-\(UUID().uuidString).out")
+            defer { try? FileManager.default.removeItem(at: output) }
+            let (status, text, trace) = try traced(["get", url, "-o", output.path] + CommandRun.relayArguments + ["--relay-protocol", "h1"])
+            XCTAssertEqual(status, 0, text)
             assertDialledOnly([Self.relayATCP], in: trace)
+            assertWritesOnly(output, in: trace)
         }
         XCTAssertEqual(try TestServers.waitForLogLines(TestServers.originALog, containing: marker, skipping: 0).first?.first, "127.0.0.11")
         XCTAssertEqual(try origin.events().filter { $0.contains(marker) }.count, 1)
