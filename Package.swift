@@ -33,13 +33,14 @@ let package = Package(
         .target(name: "OAuthFlow", dependencies: ["HeadlessPage", "RelayFetch", "COpenSSL"]),
         .target(name: "Crawler", dependencies: ["RelayFetch", "HeadlessPage", "WebArchive", "CSQLite", "CPostgreSQL", "CZlib", "COpenSSL"]),
         .target(name: "RelayFetchCLI", dependencies: ["RelayFetch", "RelayTransport", "RelayProfiles", "HeadlessPage", "WebArchive", "OAuthFlow", "Crawler"]),
-        .executableTarget(name: "relayfetch", dependencies: ["RelayFetchCLI"]),
+        .executableTarget(name: "relayfetch", dependencies: ["RelayFetchCLI", "CLinux"]),
         // Benchmarks against peers measured in the same run (Benchmarks/run.sh); not a test.
         .executableTarget(name: "relayfetch-bench", dependencies: ["RelayFetch", "ObliviousHTTP"], path: "Benchmarks/RelayBench"),
 
         // Finds (and if needed starts) the real test servers; used by the end-to-end tests only.
         .target(name: "RelayFetchTestSupport", dependencies: ["RelayFetch"], path: "Tests/RelayFetchTestSupport"),
-        .testTarget(name: "RelayTransportTests", dependencies: ["RelayTransport", "RelayFetchTestSupport"]),
+        // COpenSSL and CNghttp2: the layer tests run real servers of those libraries in-process.
+        .testTarget(name: "RelayTransportTests", dependencies: ["RelayTransport", "RelayFetchTestSupport", "COpenSSL", "CNghttp2"]),
         .testTarget(name: "RelayFetchTests", dependencies: ["RelayFetch", "RelayTransport", "RelayFetchTestSupport"]),
         .testTarget(name: "ObliviousHTTPTests", dependencies: ["ObliviousHTTP"], exclude: ["Vectors"]),
         .testTarget(name: "NameResolutionTests", dependencies: ["NameResolution"]),
@@ -51,5 +52,5 @@ let package = Package(
         .testTarget(name: "RelayFetchCLITests", dependencies: ["RelayFetchCLI", "Crawler", "RelayFetchTestSupport", "CLibXML2"],
                     exclude: ["Fixtures"]),
     ],
-    swiftLanguageModes: [.v5]
+    swiftLanguageModes: [.v6]
 )

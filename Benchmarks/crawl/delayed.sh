@@ -79,33 +79,17 @@ bench_hub "hc:hr:$delay" "hr:ho:$delay"
 # --- relay and origin ----------------------------------------------------------------------
 mkdir -p "$work/squid"
 echo "$origin_ip origin.test" >"$work/squid/hosts"
-cat >"$work/squid/squid.conf" <<EOF
+bench_squid_conf "$work/squid" <<EOF
 https_port $relay_ip:3129 tls-cert=$pki/relay.pem tls-key=$pki/relay.key
 http_port $relay_ip:3128
 visible_hostname relay.bench.test
 tcp_outgoing_address $relay_ip
-via off
-forwarded_for delete
-hosts_file $work/squid/hosts
-dns_nameservers 127.0.0.1
 acl relay_token req_header Proxy-Authorization ^Bearer[[:space:]]$token\$
 deny_info 407:ERR_CACHE_ACCESS_DENIED relay_token
 http_access deny !relay_token
 http_access allow relay_token
-cache deny all
-cache_mem 0 MB
 access_log none
-cache_log $work/squid/cache.log
-cache_store_log none
-logfile_rotate 0
-pid_filename $work/squid/squid.pid
-coredump_dir $work/squid
-netdb_filename none
-pinger_enable off
-cache_effective_user proxy
-shutdown_lifetime 0 seconds
 EOF
-chown -R proxy:proxy "$work/squid"
 ip netns exec "$(bench_ns r)" squid -n "rfcb$$" -N -f "$work/squid/squid.conf" >"$work/squid/stdout.log" 2>&1 &
 pids+=($!)
 

@@ -163,6 +163,34 @@ http {
 EOF
 }
 
+# bench_squid_conf DIR: writes DIR/squid.conf from the lines on standard input (ports, access
+# rules, logging: what differs between benchmarks) followed by what every benchmark relay shares:
+# no Via or X-Forwarded-For, names from DIR/hosts only, no cache, no state or helpers on disk
+# outside DIR, and a prompt stop. DIR ends up owned by squid's user.
+bench_squid_conf() {
+  {
+    cat
+    cat <<EOF
+via off
+forwarded_for delete
+hosts_file $1/hosts
+dns_nameservers 127.0.0.1
+cache deny all
+cache_mem 0 MB
+cache_log $1/cache.log
+cache_store_log none
+logfile_rotate 0
+pid_filename $1/squid.pid
+coredump_dir $1
+netdb_filename none
+pinger_enable off
+cache_effective_user proxy
+shutdown_lifetime 0 seconds
+EOF
+  } >"$1/squid.conf"
+  chown -R proxy:proxy "$1"
+}
+
 # bench_relayfetch DEFAULT_SCRATCH: sets $relayfetch to BENCH_RELAYFETCH, or to a release build
 # made with scratch path BENCH_BUILD_DIR (default DEFAULT_SCRATCH).
 bench_relayfetch() {

@@ -85,36 +85,20 @@ squid_conf() {
   local state=$work/squid-$1
   mkdir -p "$state"
   if [[ $1 == b ]]; then echo "$idp_ip idp.test" >"$state/hosts"; else : >"$state/hosts"; fi
-  cat >"$state/squid.conf" <<EOF
+  bench_squid_conf "$state" <<EOF
 https_port $2:3129 tls-cert=$pki/relay.pem tls-key=$pki/relay.key
 visible_hostname relay-$1.bench.test
 tcp_outgoing_address $2
-via off
-forwarded_for delete
-hosts_file $state/hosts
-dns_nameservers 127.0.0.1
 negative_dns_ttl 1 seconds
 dns_timeout 500 milliseconds
 acl relay_token req_header Proxy-Authorization ^Bearer[[:space:]]${token_of[$1]}\$
 deny_info 407:ERR_CACHE_ACCESS_DENIED relay_token
 http_access deny !relay_token
 http_access allow relay_token
-cache deny all
-cache_mem 0 MB
 logformat bench %ts.%03tu	%>a	%rm	%ru	%>Hs	%<a	%tr
 access_log stdio:$state/access.log logformat=bench
 buffered_logs off
-cache_log $state/cache.log
-cache_store_log none
-logfile_rotate 0
-pid_filename $state/squid.pid
-coredump_dir $state
-netdb_filename none
-pinger_enable off
-cache_effective_user proxy
-shutdown_lifetime 0 seconds
 EOF
-  chown -R proxy:proxy "$state"
 }
 squid_conf a "$relay_a_ip"
 squid_conf b "$relay_b_ip"

@@ -114,7 +114,7 @@ EOF
 } >"$work/nginx/nginx.conf"
 
 for host in "${!origin_ip[@]}"; do echo "${origin_ip[$host]} $host"; done >"$work/squid/hosts"
-cat >"$work/squid/squid.conf" <<EOF
+bench_squid_conf "$work/squid" <<EOF
 # The relay: HTTPS CONNECT with a token (relayfetch), HTTPS without one (Chromium cannot add
 # proxy headers), plain HTTP without one (wget cannot speak TLS to a proxy).
 https_port $relay_ip:3129 name=token tls-cert=$pki/relay.pem tls-key=$pki/relay.key
@@ -122,10 +122,6 @@ https_port $relay_ip:3130 name=open tls-cert=$pki/relay.pem tls-key=$pki/relay.k
 http_port $relay_ip:3128 name=plain
 visible_hostname relay.page.test
 tcp_outgoing_address $relay_ip
-via off
-forwarded_for delete
-hosts_file $work/squid/hosts
-dns_nameservers 127.0.0.1
 negative_dns_ttl 1 seconds
 dns_timeout 500 milliseconds
 acl token_port myportname token
@@ -137,22 +133,10 @@ http_access deny token_port !relay_token
 acl page_origins dstdomain .page.test
 http_access deny !page_origins
 http_access allow all
-cache deny all
-cache_mem 0 MB
 logformat bench %ts.%03tu	%>a	%lp	%rm	%ru	%>Hs	%<a	%tr
 access_log stdio:$work/squid/access.log logformat=bench
 buffered_logs off
-cache_log $work/squid/cache.log
-cache_store_log none
-logfile_rotate 0
-pid_filename $work/squid/squid.pid
-coredump_dir $work/squid
-netdb_filename none
-pinger_enable off
-cache_effective_user proxy
-shutdown_lifetime 0 seconds
 EOF
-chown -R proxy:proxy "$work/squid"
 
 ip netns exec "${ns_of[o]}" nginx -p "$work/nginx" -c "$work/nginx/nginx.conf" >"$work/nginx/stdout.log" 2>&1 &
 pids+=($!)

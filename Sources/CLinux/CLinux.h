@@ -3,6 +3,8 @@
 // Swift's Glibc module does not export epoll or eventfd; the event loop needs both.
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+// Nor mallopt, which the command-line tool tunes at start-up.
+#include <malloc.h>
 // Nor recvmmsg, sendmmsg and struct mmsghdr (GNU extensions): QUIC reads every waiting datagram,
 // and sends the packets of one write, in one call.
 #include <sys/socket.h>

@@ -1,22 +1,30 @@
 import Foundation
+import Synchronization
 import WebArchive
 
 /// Where crawled pages are written: JSON lines (one record per page) and WARC 1.1 (a request and
 /// a response record per page and per requisite loaded with it, in files that rotate at a size limit). The JSON lines file is
 /// appended to, so a resumed crawl adds to it; each run starts new WARC files. Each page is one
 /// write() call per file. Safe to call from several tasks at once.
-public final class CrawlOutput: @unchecked Sendable {
-    private let lock = NSLock()
-    private var jsonLines: FileHandle?
+public final class CrawlOutput: Sendable {
     private let encoder: JSONEncoder
+    private let writesJSONLines: Bool
     private let warcFolder: URL?
     private let warcLimit: Int
     private let warcPrefix: String
-    private var warc: FileHandle?
-    private var warcSize = 0
-    private var warcHasPage = false
+    private let files: Mutex<Files>
+
+    /// The open files and where the current WARC file stands, behind one lock.
+    private struct Files {
+        var jsonLines: FileHandle?
+        var warc: FileHandle?
+        var warcSize = 0
+        var warcHasPage = false
+        var warcFiles: [URL] = []
+    }
+
     /// The WARC files this run wrote, in order.
-    public private(set) var warcFiles: [URL] = []
+    public var warcFiles: [URL] { files.withLock { $0.warcFiles } }
 
     /// Opens (creating or appending to) `jsonLinesPath`, and the first WARC file in
     /// `warcDirectory` (created if missing), named for this run; a new one follows when a page
@@ -28,28 +36,33 @@ public final class CrawlOutput: @unchecked Sendable {
         warcLimit = warcMaximumSize
         let stamp = ISO8601DateFormatter().string(from: Date()).replacingOccurrences(of: ":", with: "")
         warcPrefix = "relayfetch-crawl-\(stamp)-\(ProcessInfo.processInfo.processIdentifier)"
-        if let jsonLinesPath { jsonLines = try Self.openForAppend(URL(fileURLWithPath: jsonLinesPath)) }
+        var opened = Files()
+        if let jsonLinesPath { opened.jsonLines = try Self.openForAppend(URL(fileURLWithPath: jsonLinesPath)) }
+        writesJSONLines = opened.jsonLines != nil
         if let warcDirectory {
             let folder = URL(fileURLWithPath: warcDirectory, isDirectory: true)
             do { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) } catch {
                 throw CrawlError.output("cannot create \(warcDirectory): \(error.localizedDescription)")
             }
             warcFolder = folder
-            try startWARCFile()
+            try Self.startWARCFile(&opened, in: folder, prefix: warcPrefix)
         } else {
             warcFolder = nil
         }
+        files = Mutex(opened)
     }
 
     deinit {
-        try? jsonLines?.close()
-        try? warc?.close()
+        files.withLock { files in
+            try? files.jsonLines?.close()
+            try? files.warc?.close()
+        }
     }
 
     /// Writes one page to every output.
     public func write(_ page: CrawledPage) throws {
         var line: Data?
-        if jsonLines != nil {
+        if writesJSONLines {
             line = try encoder.encode(page.record)
             line?.append(0x0A)
         }
@@ -68,29 +81,29 @@ public final class CrawlOutput: @unchecked Sendable {
             }
             archived = records
         }
-        lock.lock()
-        defer { lock.unlock() }
-        if let line { jsonLines?.write(line) }
-        if let archived {
+        try files.withLock { files in
+            if let line { files.jsonLines?.write(line) }
+            guard let archived else { return }
             // A file holds at least one page, however big; the next page that would overflow it starts a new one.
-            if warcSize + archived.count > warcLimit && warcHasPage { try startWARCFile() }
-            warc?.write(archived)
-            warcSize += archived.count
-            warcHasPage = true
+            if files.warcSize + archived.count > warcLimit && files.warcHasPage, let warcFolder {
+                try Self.startWARCFile(&files, in: warcFolder, prefix: warcPrefix)
+            }
+            files.warc?.write(archived)
+            files.warcSize += archived.count
+            files.warcHasPage = true
         }
     }
 
     /// Closes the current WARC file (if any) and starts the next, with its warcinfo record.
-    private func startWARCFile() throws {
-        guard let warcFolder else { return }
-        try? warc?.close()
-        let file = warcFolder.appendingPathComponent(warcPrefix + String(format: "-%05d.warc", warcFiles.count))
-        warc = try Self.openForAppend(file)
-        warcFiles.append(file)
+    private static func startWARCFile(_ files: inout Files, in folder: URL, prefix: String) throws {
+        try? files.warc?.close()
+        let file = folder.appendingPathComponent(prefix + String(format: "-%05d.warc", files.warcFiles.count))
+        files.warc = try openForAppend(file)
+        files.warcFiles.append(file)
         let info = WARCWriter.warcinfo()
-        warc?.write(info)
-        warcSize = info.count
-        warcHasPage = false
+        files.warc?.write(info)
+        files.warcSize = info.count
+        files.warcHasPage = false
     }
 
     private static func openForAppend(_ file: URL) throws -> FileHandle {

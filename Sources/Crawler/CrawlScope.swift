@@ -3,7 +3,7 @@ import RelayFetch
 
 /// Which URLs a crawl follows: hosts (the seeds' hosts, or their registrable domains as the
 /// public suffix list defines them), URL regexes to allow and deny, and a maximum link depth.
-public struct CrawlScope: @unchecked Sendable {
+public struct CrawlScope: Sendable {
     /// How far from the seeds' hosts a crawl may go.
     public enum HostRule: Sendable {
         /// Only the exact hosts of the seeds.

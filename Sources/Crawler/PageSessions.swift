@@ -1,5 +1,6 @@
 import Foundation
 import RelayFetch
+import Synchronization
 
 /// How far one set of cookies and cached responses reaches in a crawl.
 public enum CrawlSessionScope: String, Sendable, CaseIterable {
@@ -17,10 +18,9 @@ public enum CrawlSessionScope: String, Sendable, CaseIterable {
 /// The session each exchange of a page is made with, as the crawl's session scope says: a
 /// session that shares its relay chain's tunnels and connections (no new relay connection per
 /// page) with a data store of the scope's own. Stores of the host scope live as long as the crawl.
-final class PageSessions: @unchecked Sendable {
+final class PageSessions: Sendable {
     let scope: CrawlSessionScope
-    private let lock = NSLock()
-    private var hostStores: [String: WebsiteDataStore] = [:]
+    private let hostStores = Mutex<[String: WebsiteDataStore]>([:])
 
     init(scope: CrawlSessionScope) { self.scope = scope }
 
@@ -34,7 +34,7 @@ final class PageSessions: @unchecked Sendable {
     }
 
     private func store(for host: String) -> WebsiteDataStore {
-        lock.withLock {
+        hostStores.withLock { hostStores in
             if let store = hostStores[host] { return store }
             let store = WebsiteDataStore.nonPersistent()
             hostStores[host] = store

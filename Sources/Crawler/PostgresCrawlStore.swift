@@ -10,6 +10,8 @@ import Foundation
 /// its next start time in the same transaction. Times are the server's clock, so workers'
 /// clocks need not agree. The schema is created by the first worker (under an advisory lock,
 /// so workers starting together do not race).
+// @unchecked: the libpq connection and `lastRecovery` have no lock: one caller at a time
+// (while a crawl runs, its `CrawlCoordinator` actor makes every call; other workers have their own).
 public final class PostgresCrawlStore: CrawlStore, @unchecked Sendable {
     private let connection: PostgresConnection
     /// Who holds a claim: host name, process id and a random part.

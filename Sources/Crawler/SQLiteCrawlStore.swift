@@ -6,6 +6,8 @@ import Foundation
 /// links it found commit in one transaction, and pages claimed but not completed are queued again
 /// when the next run starts (`recoverClaims`). The options the crawl was started with are kept
 /// beside it (`adopt`). One process uses it at a time; politeness stays in that process.
+// @unchecked: the SQLite connection is opened NOMUTEX and nothing here locks it: one caller at a
+// time (while a crawl runs, its `CrawlCoordinator` actor makes every call).
 public final class SQLiteCrawlStore: CrawlStore, @unchecked Sendable {
     private let database: SQLiteDatabase
     /// The file, or nil in memory.

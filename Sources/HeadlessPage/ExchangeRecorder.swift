@@ -1,5 +1,6 @@
 import Foundation
 import RelayFetch
+import Synchronization
 
 /// One request and its response as sent and received (for archives such as HAR).
 public struct RecordedExchange: Sendable {
@@ -13,23 +14,16 @@ public struct RecordedExchange: Sendable {
 
 /// Sends requests through a session and keeps each exchange, in the order they completed;
 /// shared by the navigators and clients of one flow. Thread-safe.
-public final class ExchangeRecorder: @unchecked Sendable {
-    private let lock = NSLock()
-    private var recorded: [RecordedExchange] = []
+public final class ExchangeRecorder: Sendable {
+    private let recorded = Mutex<[RecordedExchange]>([])
 
     public init() {}
 
     /// Every exchange so far.
-    public var exchanges: [RecordedExchange] {
-        lock.lock()
-        defer { lock.unlock() }
-        return recorded
-    }
+    public var exchanges: [RecordedExchange] { recorded.withLock { $0 } }
 
     private func append(_ exchange: RecordedExchange) {
-        lock.lock()
-        defer { lock.unlock() }
-        recorded.append(exchange)
+        recorded.withLock { $0.append(exchange) }
     }
 
     /// `session.data(for:)`, recorded.

@@ -3,6 +3,9 @@ internal import CLibXML2
 
 /// A parsed HTML document (libxml2), queryable with XPath and simple CSS selectors. Parsing uses
 /// libxml2's push parser, fed chunk by chunk; it recovers from broken markup as browsers do.
+// @unchecked: wraps a libxml2 tree, which no lock guards. A shared document is only read (libxml2
+// reads change nothing; each query makes its own XPath context); the editing calls and `release()`
+// are made by its one owner before anyone else sees it (`OfflineCopy` edits a copy it parsed itself).
 public final class HTMLDocument: @unchecked Sendable {
     let doc: xmlDocPtr
 
@@ -69,6 +72,7 @@ public final class HTMLDocument: @unchecked Sendable {
 }
 
 /// One element of an `HTMLDocument`; valid while the document lives (it keeps it alive).
+// @unchecked: a node of its document's libxml2 tree, shared under the document's rule (above).
 public struct HTMLElement: @unchecked Sendable {
     let node: xmlNodePtr
     let document: HTMLDocument

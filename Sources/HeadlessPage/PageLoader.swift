@@ -4,7 +4,7 @@ import RelayFetch
 /// Loads a page the way a private embedded browser would: the HTML, then every subresource it
 /// (and its style sheets and frames) needs, concurrently, all through the session's relays and
 /// into the session's memory-only store. No JavaScript runs.
-public final class PageLoader: @unchecked Sendable {
+public final class PageLoader: Sendable {
     /// Limits and switches for a load. The limits bound one page's work, whatever the server
     /// sends; a load that reaches one goes on with what fits and reports it in `Page.limitsReached`.
     public struct Options: Sendable {

@@ -2,16 +2,18 @@
 import Glibc
 #endif
 import Foundation
+import Synchronization
 
 /// A subresource body kept in an unnamed file (O_TMPFILE) instead of memory: the page loader
 /// spools a large body it does not parse (an image, a font, media) here as it arrives, so an
 /// archive of a heavy page needs memory for the bodies in flight only. The file has no name at
 /// any moment (nothing is left on disk, whatever happens to the process) and is freed when the
 /// last reference goes. Thread-safe for appends from one writer and reads after it finished.
-public final class SpooledBody: @unchecked Sendable {
+public final class SpooledBody: Sendable {
     private let descriptor: Int32
+    private let written = Atomic<Int>(0)
     /// Bytes written so far.
-    public private(set) var count = 0
+    public var count: Int { written.load(ordering: .acquiring) }
 
     /// An unnamed file in `directory`, or nil where the file system has none (the caller keeps
     /// the body in memory then: there is no named fallback).
@@ -26,6 +28,7 @@ public final class SpooledBody: @unchecked Sendable {
     deinit { close(descriptor) }
 
     func append(_ data: Data) throws {
+        let count = count
         try data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
             var offset = 0
             while offset < raw.count {
@@ -35,11 +38,12 @@ public final class SpooledBody: @unchecked Sendable {
                 offset += written
             }
         }
-        count += data.count
+        written.store(count + data.count, ordering: .releasing)  // the one writer: no lost update
     }
 
     /// Hands the body to `body` in chunks of at most `chunkSize` bytes, in order.
     public func forEachChunk(chunkSize: Int = 1 << 20, _ body: (Data) throws -> Void) throws {
+        let count = count
         var offset = 0
         var buffer = Data(count: chunkSize)
         while offset < count {

@@ -6,6 +6,8 @@ import RelayFetch
 /// the scan resumes after the last element it saw: the whole page costs one walk, not one per
 /// chunk. A `<style>` element is scanned once an element follows it (its text is complete);
 /// the page loader's final pass over the whole document covers anything left.
+// @unchecked: every var is read and written on `queue` only (`feed` and `settle` enqueue onto it),
+// where `found` is called too; the lets are set in init.
 final class StreamingScanner: @unchecked Sendable {
     private let queue = DispatchQueue(label: "relayfetch.preload-scanner")
     private var parser: HTMLStreamParser?

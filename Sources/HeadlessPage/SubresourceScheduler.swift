@@ -1,5 +1,6 @@
 import Foundation
 import RelayFetch
+import Synchronization
 
 /// One subresource to load: what, for which document (the referrer and its policy), and how
 /// deep in frames and `@import` chains it was found.
@@ -15,29 +16,38 @@ struct SubresourceJob: Sendable {
 /// submitted (while the HTML still streams in, and as style sheets and frames are scanned).
 /// Each URL is loaded once per page; the page's limits (subresources, bytes, `@import` and
 /// frame depth) bound the work, and the ones reached are reported.
-final class SubresourceScheduler: @unchecked Sendable {
+final class SubresourceScheduler: Sendable {
     private let loader: PageLoader
     private let pageURL: URL
     private let deadline: Date
     private let progress: (@Sendable (PageProgress) -> Void)?
     private let limits: ConcurrencyLimits
-    private let lock = NSLock()
-    private var seen: Set<URL> = []
-    private var finished: [PageResource] = []
-    private var discovered = 0
-    private var bytes = 0
-    private var active = 0
-    /// Style sheets and frames in flight: what a document's styles wait for.
-    private var activeStyleInputs = 0
-    private var closed = false
-    /// What the waiter in `idle` waits for: only the style inputs, or everything.
-    private var idleWantsStylesOnly = false
-    private var reached: [PageLimit] = []
-    private var idle: CheckedContinuation<Void, Never>?
-    /// Browser mode: fetched style sheets by requested URL, and documents whose styles still
-    /// have to be applied (the page, then its frames) once every sheet they need has loaded.
-    private var sheets: [URL: DocumentStyleSheets.Loaded] = [:]
-    private var unstyled: [StyledDocument] = []
+    private let state = Mutex(State())
+
+    /// What the loads in flight share, behind one lock.
+    private struct State {
+        var seen: Set<URL> = []
+        var finished: [PageResource] = []
+        var discovered = 0
+        var bytes = 0
+        var active = 0
+        /// Style sheets and frames in flight: what a document's styles wait for.
+        var activeStyleInputs = 0
+        var closed = false
+        /// What the waiter in `idle` waits for: only the style inputs, or everything.
+        var idleWantsStylesOnly = false
+        var reached: [PageLimit] = []
+        var idle: CheckedContinuation<Void, Never>?
+        /// Browser mode: fetched style sheets by requested URL, and documents whose styles still
+        /// have to be applied (the page, then its frames) once every sheet they need has loaded.
+        var sheets: [URL: DocumentStyleSheets.Loaded] = [:]
+        var unstyled: [StyledDocument] = []
+
+        /// Records a limit reached.
+        mutating func note(_ limit: PageLimit) {
+            if !reached.contains(limit) { reached.append(limit) }
+        }
+    }
 
     private struct StyledDocument {
         let document: HTMLDocument
@@ -61,34 +71,34 @@ final class SubresourceScheduler: @unchecked Sendable {
                                    perOrigin: loader.options.maximumConcurrentRequestsPerOrigin)
     }
 
-    func markSeen(_ url: URL) { lock.withLock { _ = seen.insert(url) } }
+    func markSeen(_ url: URL) { state.withLock { _ = $0.seen.insert(url) } }
 
     /// The limits reached so far, each once.
-    var limitsReached: [PageLimit] { lock.withLock { reached } }
+    var limitsReached: [PageLimit] { state.withLock { $0.reached } }
 
     /// Starts loading the jobs whose URLs were not seen before, as far as the page's limits
     /// allow. Thread-safe. Returns false once a limit stops further submissions.
     @discardableResult
     func submit(_ jobs: [SubresourceJob]) -> Bool {
         let options = loader.options
-        let (fresh, open): ([SubresourceJob], Bool) = lock.withLock {
+        let (fresh, open): ([SubresourceJob], Bool) = state.withLock { state in
             var new: [SubresourceJob] = []
-            for job in jobs where !seen.contains(job.reference.url) {
-                if discovered >= options.maximumSubresources {
-                    note(.subresources(options.maximumSubresources))
+            for job in jobs where !state.seen.contains(job.reference.url) {
+                if state.discovered >= options.maximumSubresources {
+                    state.note(.subresources(options.maximumSubresources))
                     break
                 }
                 if budget.used >= budget.limit || budget.isExhausted {
-                    note(.bytes(options.maximumPageBytes))
+                    state.note(.bytes(options.maximumPageBytes))
                     break
                 }
-                seen.insert(job.reference.url)
+                state.seen.insert(job.reference.url)
                 new.append(job)
-                discovered += 1
+                state.discovered += 1
             }
-            active += new.count
-            activeStyleInputs += new.filter { Self.isStyleInput($0) }.count
-            return (new, discovered < options.maximumSubresources && !budget.isExhausted)
+            state.active += new.count
+            state.activeStyleInputs += new.filter { Self.isStyleInput($0) }.count
+            return (new, state.discovered < options.maximumSubresources && !budget.isExhausted)
         }
         for job in fresh {
             Task { [self] in
@@ -102,17 +112,12 @@ final class SubresourceScheduler: @unchecked Sendable {
         return open
     }
 
-    /// Records a limit reached (under the lock).
-    private func note(_ limit: PageLimit) {
-        if !reached.contains(limit) { reached.append(limit) }
-    }
-
-    private func noteLocked(_ limit: PageLimit) { lock.withLock { note(limit) } }
+    private func note(_ limit: PageLimit) { state.withLock { $0.note(limit) } }
 
     /// Browser mode: applies the document's style sheets once they have loaded (in `finish`).
     func addStyledDocument(_ document: HTMLDocument, baseURL: URL, referrer: URL, policy: ReferrerPolicy, viewport: Viewport, frameDepth: Int = 0) {
-        lock.withLock {
-            unstyled.append(StyledDocument(document: document, baseURL: baseURL, referrer: referrer, policy: policy,
+        state.withLock {
+            $0.unstyled.append(StyledDocument(document: document, baseURL: baseURL, referrer: referrer, policy: policy,
                                            viewport: viewport, frameDepth: frameDepth))
         }
     }
@@ -129,14 +134,14 @@ final class SubresourceScheduler: @unchecked Sendable {
             await waitUntilIdle(stylesOnly: false)
             if !submitStyleJobs() { break }
         }
-        return lock.withLock { finished }
+        return state.withLock { $0.finished }
     }
 
     /// Submits what the cascade of each document not yet styled needs; false when there was none.
     private func submitStyleJobs() -> Bool {
-        let (documents, loaded) = lock.withLock { () -> ([StyledDocument], [URL: DocumentStyleSheets.Loaded]) in
-            defer { unstyled.removeAll() }
-            return (unstyled, sheets)
+        let (documents, loaded) = state.withLock { state -> ([StyledDocument], [URL: DocumentStyleSheets.Loaded]) in
+            defer { state.unstyled.removeAll() }
+            return (state.unstyled, state.sheets)
         }
         for document in documents { submit(styleJobs(document, loaded: loaded)) }
         return !documents.isEmpty
@@ -160,11 +165,11 @@ final class SubresourceScheduler: @unchecked Sendable {
 
     private func waitUntilIdle(stylesOnly: Bool) async {
         await withCheckedContinuation { continuation in
-            let done: Bool = lock.withLock {
-                closed = true
-                if (stylesOnly ? activeStyleInputs : active) == 0 { return true }
-                idle = continuation
-                idleWantsStylesOnly = stylesOnly
+            let done: Bool = state.withLock { state in
+                state.closed = true
+                if (stylesOnly ? state.activeStyleInputs : state.active) == 0 { return true }
+                state.idle = continuation
+                state.idleWantsStylesOnly = stylesOnly
                 return false
             }
             if done { continuation.resume() }
@@ -172,11 +177,12 @@ final class SubresourceScheduler: @unchecked Sendable {
     }
 
     private func jobDone(_ job: SubresourceJob) {
-        let waiter: CheckedContinuation<Void, Never>? = lock.withLock {
-            active -= 1
-            if Self.isStyleInput(job) { activeStyleInputs -= 1 }
-            guard closed, (idleWantsStylesOnly ? activeStyleInputs : active) == 0, let waiter = idle else { return nil }
-            idle = nil
+        let waiter: CheckedContinuation<Void, Never>? = state.withLock { state in
+            state.active -= 1
+            if Self.isStyleInput(job) { state.activeStyleInputs -= 1 }
+            guard state.closed, (state.idleWantsStylesOnly ? state.activeStyleInputs : state.active) == 0,
+                  let waiter = state.idle else { return nil }
+            state.idle = nil
             return waiter
         }
         waiter?.resume()
@@ -211,17 +217,17 @@ final class SubresourceScheduler: @unchecked Sendable {
             }
         } catch {
             if case .responseTooLarge = (error as? FetchError)?.code, budget.isExhausted {
-                noteLocked(.bytes(loader.options.maximumPageBytes))
+                note(.bytes(loader.options.maximumPageBytes))
                 resource.error = "not loaded: the page reached its limit of \(loader.options.maximumPageBytes) bytes (maximumPageBytes)"
             } else {
                 resource.error = "\(error)"
             }
             resource.duration = Date().timeIntervalSince(resource.startedAt)
         }
-        let snapshot: PageProgress = lock.withLock {
-            finished.append(resource)
-            bytes += resource.size
-            return PageProgress(done: finished.count, total: discovered, bytes: bytes)
+        let snapshot: PageProgress = state.withLock { state in
+            state.finished.append(resource)
+            state.bytes += resource.size
+            return PageProgress(done: state.finished.count, total: state.discovered, bytes: state.bytes)
         }
         progress?(snapshot)
         return next
@@ -265,9 +271,9 @@ final class SubresourceScheduler: @unchecked Sendable {
         let type = ContentType(response).mimeType ?? ""
         if case .browser = loader.scanMode, job.reference.kind == .stylesheet || type == "text/css" {
             let sheet = DocumentStyleSheets.Loaded(url: response.url, text: String(decoding: body, as: UTF8.self))
-            lock.withLock {
-                sheets[job.reference.url] = sheet
-                sheets[response.url] = sheet
+            state.withLock {
+                $0.sheets[job.reference.url] = sheet
+                $0.sheets[response.url] = sheet
             }
             // Imports load whatever their media list says (Chromium fetches them all); the other
             // URLs wait for the cascade.
@@ -289,7 +295,7 @@ final class SubresourceScheduler: @unchecked Sendable {
         for reference in CSSURLScanner.references(in: [UInt8](body), limit: options.maximumSubresources + 1) where reference.isImport || !importsOnly {
             guard let url = SubresourceScanner.resolve(reference.url, against: response.url) else { continue }
             if reference.isImport && job.importDepth >= options.importDepth {
-                noteLocked(.importDepth(options.importDepth))
+                note(.importDepth(options.importDepth))
                 continue
             }
             let kind: SubresourceKind = reference.isImport ? .stylesheet : Self.kind(ofCSSReference: url)
@@ -313,7 +319,7 @@ final class SubresourceScheduler: @unchecked Sendable {
             return deeper && jobs.count < limit
         }
         guard deeper else {
-            if !jobs.isEmpty { noteLocked(.frameDepth(options.frameDepth)) }
+            if !jobs.isEmpty { note(.frameDepth(options.frameDepth)) }
             return []
         }
         if case .browser(let viewport) = mode {

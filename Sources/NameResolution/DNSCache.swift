@@ -1,8 +1,9 @@
 import Foundation
+import Synchronization
 
 /// A session's resolved names, in memory only and never written anywhere: each answer is kept
 /// for its TTL (capped at a day), and empty answers for 30 seconds. Thread-safe.
-public final class DNSCache: @unchecked Sendable {
+public final class DNSCache: Sendable {
     private struct Key: Hashable {
         let name: String
         let type: DNSRecordType
@@ -12,8 +13,7 @@ public final class DNSCache: @unchecked Sendable {
         let expires: Double
     }
 
-    private let lock = NSLock()
-    private var entries: [Key: Entry] = [:]
+    private let entries = Mutex<[Key: Entry]>([:])
     private let clock: @Sendable () -> Double
     /// How long an answer with no records (the name has no such type) is kept.
     public static let emptyAnswerSeconds: UInt32 = 30
@@ -27,7 +27,7 @@ public final class DNSCache: @unchecked Sendable {
     public func lookup(_ name: String, type: DNSRecordType) -> [DNSRecord]? {
         let key = Key(name: DNSMessage.normalized(name), type: type)
         let now = clock()
-        return lock.withLock {
+        return entries.withLock { entries in
             guard let entry = entries[key] else { return nil }
             guard entry.expires > now else {
                 entries[key] = nil
@@ -43,12 +43,12 @@ public final class DNSCache: @unchecked Sendable {
         guard seconds > 0 else { return }
         let key = Key(name: DNSMessage.normalized(name), type: type)
         let expires = clock() + Double(seconds)
-        lock.withLock { entries[key] = Entry(records: records, expires: expires) }
+        entries.withLock { $0[key] = Entry(records: records, expires: expires) }
     }
 
     /// Forgets every answer.
     public func flush() {
-        lock.withLock { entries.removeAll() }
+        entries.withLock { $0.removeAll() }
     }
 
     @Sendable public static func monotonicSeconds() -> Double {

@@ -4,8 +4,9 @@ internal import COpenSSL
 /// A private key that signs compact JWS, read from PEM: RSA (RS256), EC P-256 (ES256) or
 /// Ed25519 (EdDSA). It owns its OpenSSL key and frees it when it goes. Used for
 /// `private_key_jwt` client authentication.
+// @unchecked: an OpenSSL key (a C pointer), immutable after init; OpenSSL allows signing with
+// one key from several threads at once.
 public final class JWSSigningKey: @unchecked Sendable {
-    // Immutable after init; OpenSSL keys may be used from several threads for signing.
     private let key: OpaquePointer
     /// The JWS `alg` the key signs with.
     public let algorithm: String

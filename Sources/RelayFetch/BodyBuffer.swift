@@ -1,27 +1,41 @@
 import Foundation
+import Synchronization
 
 /// The bounded hand-over between libcurl's thread (the producer) and a response body's reader.
 /// It holds at most about `capacity` bytes: when full, the producer is told to pause the
 /// transfer (libcurl stops reading, so every layer below stops too), and `resumeProducer` runs
 /// once the reader has taken it below half of that.
-final class BodyBuffer: @unchecked Sendable {
+final class BodyBuffer: Sendable {
     /// What the producer should do with a chunk it offered.
     enum Offer { case taken, pause }
 
     let capacity: Int
-    private let lock = NSLock()
-    private var chunks: [Data] = []
-    private var head = 0
-    private var buffered = 0
-    private var producerPaused = false
-    private var outcome: Result<Void, Error>?
-    private var response: Result<HTTPResponse, Error>?
-    private var responseWaiter: CheckedContinuation<HTTPResponse, Error>?
-    private var chunkWaiter: CheckedContinuation<Data?, Error>?
+    private let state = Mutex(State())
+
+    /// Everything both sides touch, behind the one lock.
+    private struct State {
+        var chunks: [Data] = []
+        var head = 0
+        var buffered = 0
+        var producerPaused = false
+        var outcome: Result<Void, Error>?
+        var response: Result<HTTPResponse, Error>?
+        var responseWaiter: CheckedContinuation<HTTPResponse, Error>?
+        var chunkWaiter: CheckedContinuation<Data?, Error>?
+        var resumeProducer: (@Sendable () -> Void)?
+        var cancelProducer: (@Sendable () -> Void)?
+    }
+
     /// Asks libcurl's thread to unpause the transfer (set by the session before it starts).
-    var resumeProducer: (@Sendable () -> Void)?
+    var resumeProducer: (@Sendable () -> Void)? {
+        get { state.withLock { $0.resumeProducer } }
+        set { state.withLock { $0.resumeProducer = newValue } }
+    }
     /// Stops the transfer when the reader goes away before the end.
-    var cancelProducer: (@Sendable () -> Void)?
+    var cancelProducer: (@Sendable () -> Void)? {
+        get { state.withLock { $0.cancelProducer } }
+        set { state.withLock { $0.cancelProducer = newValue } }
+    }
 
     init(capacity: Int = 1 << 20) { self.capacity = capacity }
 
@@ -29,11 +43,11 @@ final class BodyBuffer: @unchecked Sendable {
 
     /// The final response's head arrived: whoever waits for it goes on.
     func receivedResponse(_ head: HTTPResponse) {
-        let waiter: CheckedContinuation<HTTPResponse, Error>? = lock.withLock {
-            guard response == nil else { return nil }
-            response = .success(head)
-            defer { responseWaiter = nil }
-            return responseWaiter
+        let waiter: CheckedContinuation<HTTPResponse, Error>? = state.withLock { state in
+            guard state.response == nil else { return nil }
+            state.response = .success(head)
+            defer { state.responseWaiter = nil }
+            return state.responseWaiter
         }
         waiter?.resume(returning: head)
     }
@@ -43,21 +57,21 @@ final class BodyBuffer: @unchecked Sendable {
     /// TLS record, 16 KiB, at a time) are joined into chunks of up to `chunkSize`, and a waiting
     /// reader is woken by `flush()`, once per turn of libcurl's loop rather than per piece.
     func offer(_ bytes: UnsafeRawPointer, count: Int) -> Offer {
-        lock.lock()
-        defer { lock.unlock() }
-        if buffered >= capacity {
-            producerPaused = true
-            return .pause
+        state.withLock { state in
+            if state.buffered >= capacity {
+                state.producerPaused = true
+                return .pause
+            }
+            if state.head < state.chunks.count, state.chunks[state.chunks.count - 1].count + count <= Self.chunkSize {
+                state.chunks[state.chunks.count - 1].append(bytes.assumingMemoryBound(to: UInt8.self), count: count)
+            } else {
+                var chunk = Data(capacity: max(count, Self.chunkSize))
+                chunk.append(bytes.assumingMemoryBound(to: UInt8.self), count: count)
+                state.chunks.append(chunk)
+            }
+            state.buffered += count
+            return .taken
         }
-        if head < chunks.count, chunks[chunks.count - 1].count + count <= Self.chunkSize {
-            chunks[chunks.count - 1].append(bytes.assumingMemoryBound(to: UInt8.self), count: count)
-        } else {
-            var chunk = Data(capacity: max(count, Self.chunkSize))
-            chunk.append(bytes.assumingMemoryBound(to: UInt8.self), count: count)
-            chunks.append(chunk)
-        }
-        buffered += count
-        return .taken
     }
 
     /// The size chunks are joined up to.
@@ -65,14 +79,13 @@ final class BodyBuffer: @unchecked Sendable {
 
     /// Hands what arrived to a reader that waits for it (libcurl's thread, after each turn).
     func flush() {
-        lock.lock()
-        guard let waiter = chunkWaiter, head < chunks.count else {
-            lock.unlock()
-            return
+        let handOver: (CheckedContinuation<Data?, Error>, Data, (@Sendable () -> Void)?)? = state.withLock { state in
+            guard let waiter = state.chunkWaiter, state.head < state.chunks.count else { return nil }
+            state.chunkWaiter = nil
+            let (chunk, resume) = take(&state)
+            return (waiter, chunk, resume)
         }
-        chunkWaiter = nil
-        let (chunk, resume) = take()
-        lock.unlock()
+        guard let (waiter, chunk, resume) = handOver else { return }
         resume?()
         waiter.resume(returning: chunk)
     }
@@ -80,27 +93,27 @@ final class BodyBuffer: @unchecked Sendable {
     /// The transfer ended: cleanly (`.success`) or not. The reader sees the error after the
     /// bytes that came before it.
     func finish(_ result: Result<Void, Error>) {
-        lock.lock()
-        guard outcome == nil else {
-            lock.unlock()
-            return
+        typealias Wake = (head: CheckedContinuation<HTTPResponse, Error>?, headResult: Result<HTTPResponse, Error>?,
+                          chunk: CheckedContinuation<Data?, Error>?)
+        let wake: Wake? = state.withLock { state in
+            guard state.outcome == nil else { return nil }
+            state.outcome = result
+            var headWaiter: CheckedContinuation<HTTPResponse, Error>?
+            if state.response == nil {
+                if case .failure(let error) = result { state.response = .failure(error) } else { state.response = .failure(FetchError(.transfer("the transfer ended without a response"))) }
+                headWaiter = state.responseWaiter
+                state.responseWaiter = nil
+            }
+            let waiter = state.chunks.count == state.head ? state.chunkWaiter : nil
+            if waiter != nil { state.chunkWaiter = nil }
+            return (headWaiter, state.response, waiter)
         }
-        outcome = result
-        var headWaiter: CheckedContinuation<HTTPResponse, Error>?
-        if response == nil {
-            if case .failure(let error) = result { response = .failure(error) } else { response = .failure(FetchError(.transfer("the transfer ended without a response"))) }
-            headWaiter = responseWaiter
-            responseWaiter = nil
-        }
-        let waiter = chunks.count == head ? chunkWaiter : nil
-        if waiter != nil { chunkWaiter = nil }
-        let headResult = response
-        lock.unlock()
-        if let headWaiter, let headResult { headWaiter.resume(with: headResult) }
+        guard let wake else { return }
+        if let headWaiter = wake.head, let headResult = wake.headResult { headWaiter.resume(with: headResult) }
         flush()  // a reader waiting while bytes are still buffered gets them first
         switch result {
-        case .success: waiter?.resume(returning: nil)
-        case .failure(let error): waiter?.resume(throwing: error)
+        case .success: wake.chunk?.resume(returning: nil)
+        case .failure(let error): wake.chunk?.resume(throwing: error)
         }
     }
 
@@ -109,14 +122,11 @@ final class BodyBuffer: @unchecked Sendable {
     /// Waits for the final response's head (or the failure that came first).
     func waitForResponse() async throws -> HTTPResponse {
         try await withCheckedThrowingContinuation { continuation in
-            lock.lock()
-            if let response {
-                lock.unlock()
-                continuation.resume(with: response)
-                return
+            let response: Result<HTTPResponse, Error>? = state.withLock { state in
+                if state.response == nil { state.responseWaiter = continuation }
+                return state.response
             }
-            responseWaiter = continuation
-            lock.unlock()
+            if let response { continuation.resume(with: response) }
         }
     }
 
@@ -129,21 +139,13 @@ final class BodyBuffer: @unchecked Sendable {
         case .wait: break
         }
         return try await withCheckedThrowingContinuation { continuation in
-            lock.lock()
-            if head < chunks.count {
-                let (chunk, resume) = take()
-                lock.unlock()
+            switch readyOrWait(continuation) {
+            case .chunk(let chunk, let resume):
                 resume?()
                 continuation.resume(returning: chunk)
-            } else if let outcome {
-                lock.unlock()
-                switch outcome {
-                case .success: continuation.resume(returning: nil)
-                case .failure(let error): continuation.resume(throwing: error)
-                }
-            } else {
-                chunkWaiter = continuation
-                lock.unlock()
+            case .ended(.success): continuation.resume(returning: nil)
+            case .ended(.failure(let error)): continuation.resume(throwing: error)
+            case .waiting: break
             }
         }
     }
@@ -152,44 +154,63 @@ final class BodyBuffer: @unchecked Sendable {
 
     /// A chunk or the end, when one is there without waiting (throws the transfer's error).
     private func takeReady() throws -> Ready {
-        lock.lock()
-        if head < chunks.count {
-            let (chunk, resume) = take()
-            lock.unlock()
+        enum Found { case chunk(Data, (@Sendable () -> Void)?), ended(Result<Void, Error>), none }
+        let found: Found = state.withLock { state in
+            if state.head < state.chunks.count {
+                let (chunk, resume) = take(&state)
+                return .chunk(chunk, resume)
+            }
+            return state.outcome.map { .ended($0) } ?? .none
+        }
+        switch found {
+        case .chunk(let chunk, let resume):
             resume?()
             return .chunk(chunk)
-        }
-        guard let outcome else {
-            lock.unlock()
+        case .ended(let outcome):
+            try outcome.get()
+            return .end
+        case .none:
             return .wait
         }
-        lock.unlock()
-        try outcome.get()
-        return .end
+    }
+
+    private enum Waited { case chunk(Data, (@Sendable () -> Void)?), ended(Result<Void, Error>), waiting }
+
+    /// What arrived since `takeReady`, or else `continuation` parked as the waiting reader.
+    private func readyOrWait(_ continuation: CheckedContinuation<Data?, Error>) -> Waited {
+        state.withLock { state in
+            if state.head < state.chunks.count {
+                let (chunk, resume) = take(&state)
+                return .chunk(chunk, resume)
+            }
+            if let outcome = state.outcome { return .ended(outcome) }
+            state.chunkWaiter = continuation
+            return .waiting
+        }
     }
 
     /// The reader will read no more: a transfer still running is stopped.
     func cancel() {
-        let running = lock.withLock { outcome == nil }
-        if running { cancelProducer?() }
+        let cancelRunning = state.withLock { $0.outcome == nil ? $0.cancelProducer : nil }
+        cancelRunning?()
     }
 
     /// Removes the oldest chunk (lock held); once half the room is free again, also returns the
     /// call that wakes a paused producer (made after unlocking: it only queues work).
-    private func take() -> (Data, (@Sendable () -> Void)?) {
-        let chunk = chunks[head]
-        chunks[head] = Data()
-        head += 1
-        buffered -= chunk.count
-        if head == chunks.count {
-            chunks.removeAll(keepingCapacity: true)
-            head = 0
-        } else if head > 64 {
-            chunks.removeFirst(head)
-            head = 0
+    private func take(_ state: inout State) -> (Data, (@Sendable () -> Void)?) {
+        let chunk = state.chunks[state.head]
+        state.chunks[state.head] = Data()
+        state.head += 1
+        state.buffered -= chunk.count
+        if state.head == state.chunks.count {
+            state.chunks.removeAll(keepingCapacity: true)
+            state.head = 0
+        } else if state.head > 64 {
+            state.chunks.removeFirst(state.head)
+            state.head = 0
         }
-        guard producerPaused && buffered <= capacity / 2 else { return (chunk, nil) }
-        producerPaused = false
-        return (chunk, resumeProducer)
+        guard state.producerPaused && state.buffered <= capacity / 2 else { return (chunk, nil) }
+        state.producerPaused = false
+        return (chunk, state.resumeProducer)
     }
 }

@@ -1,18 +1,23 @@
 import Foundation
+import Synchronization
 
 /// An in-memory cookie jar (RFC 6265bis): Domain, Path, Secure, HttpOnly, SameSite, Max-Age,
 /// Expires, host-only cookies, the `__Host-` and `__Secure-` prefixes, and public suffixes
 /// (libpsl) refused as cookie domains, and the RFC's size limits (`CookieLimits`).
 /// Thread-safe; never written anywhere.
-public final class CookieJar: @unchecked Sendable {
-    private let lock = NSLock()
-    private var cookies: [Cookie] = []
-    private let now: () -> Date
+public final class CookieJar: Sendable {
+    private let contents = Mutex(Contents())
+    private let now: @Sendable () -> Date
     /// When the jar evicts cookies.
     public let limits: CookieLimits
-    private var sites: [String: String] = [:]
 
-    public init(limits: CookieLimits = .rfc6265bis, clock: @escaping () -> Date = Date.init) {
+    /// What the lock guards: the cookies, and the site of each cookie domain seen.
+    fileprivate struct Contents {
+        var cookies: [Cookie] = []
+        var sites: [String: String] = [:]
+    }
+
+    public init(limits: CookieLimits = .rfc6265bis, clock: @escaping @Sendable () -> Date = { Date() }) {
         self.limits = limits
         now = clock
     }
@@ -20,7 +25,7 @@ public final class CookieJar: @unchecked Sendable {
     /// Every live cookie (for tests and inspection).
     public var allCookies: [Cookie] {
         let time = now()
-        return lock.withLock { cookies.filter { !$0.isExpired(at: time) } }
+        return contents.withLock { $0.cookies.filter { !$0.isExpired(at: time) } }
     }
 
     /// Stores the cookies of `Set-Cookie` header values received from `url`.
@@ -33,12 +38,12 @@ public final class CookieJar: @unchecked Sendable {
     public func cookieHeader(for url: URL, siteForCookies: URL? = nil) -> String? {
         let time = now()
         let crossSite = siteForCookies.map { !Self.sameSite($0, url) } ?? false
-        let sent: [Cookie] = lock.withLock {
+        let sent: [Cookie] = contents.withLock { contents in
             var sent: [Cookie] = []
-            for index in cookies.indices where cookies[index].matches(url, at: time) {
-                if crossSite && cookies[index].sameSite != .unrestricted { continue }
-                cookies[index].lastAccessed = time  // least recently used goes first when the jar is full
-                sent.append(cookies[index])
+            for index in contents.cookies.indices where contents.cookies[index].matches(url, at: time) {
+                if crossSite && contents.cookies[index].sameSite != .unrestricted { continue }
+                contents.cookies[index].lastAccessed = time  // least recently used goes first when the jar is full
+                sent.append(contents.cookies[index])
             }
             return sent
         }
@@ -73,53 +78,17 @@ public final class CookieJar: @unchecked Sendable {
         let latest = time.addingTimeInterval(CookieLimits.maximumAge)
         let expires: Date? = (parsed.maxAge.map { time.addingTimeInterval(TimeInterval(min($0, Int(CookieLimits.maximumAge)))) } ?? parsed.expires)
             .map { min($0, latest) }
-        lock.withLock {
-            let existing = cookies.firstIndex { $0.name == parsed.name && $0.domain == domain && $0.path == path }
-            let created = existing.map { cookies[$0].created } ?? time
-            if let existing { cookies.remove(at: existing) }
+        contents.withLock { contents in
+            let existing = contents.cookies.firstIndex { $0.name == parsed.name && $0.domain == domain && $0.path == path }
+            let created = existing.map { contents.cookies[$0].created } ?? time
+            if let existing { contents.cookies.remove(at: existing) }
             let cookie = Cookie(name: parsed.name, value: parsed.value, domain: domain, hostOnly: hostOnly, path: path,
                                 secure: parsed.secure, httpOnly: parsed.httpOnly, sameSite: parsed.sameSite ?? .lax,
                                 expires: expires, created: created, lastAccessed: time)
             guard !cookie.isExpired(at: time) else { return }
-            cookies.append(cookie)
-            evictIfOverLimits(crowdedDomain: domain, at: time)
+            contents.cookies.append(cookie)
+            contents.evictIfOverLimits(limits, crowdedDomain: domain, at: time)
         }
-    }
-
-    /// RFC 6265bis §5.7's eviction, with the lock held: expired cookies first; then, while the
-    /// domain is over its limit, its insecure cookies and then its others; the same for its site;
-    /// then, while the jar is over its total, any cookie. Within a step the least recently used
-    /// goes first.
-    private func evictIfOverLimits(crowdedDomain domain: String, at time: Date) {
-        let site = site(of: domain)
-        let inSite: (Cookie) -> Bool = { self.site(of: $0.domain) == site }
-        guard cookies.count(where: { $0.domain == domain }) > limits.perDomain || cookies.count(where: inSite) > limits.perSite
-                || cookies.count > limits.total else { return }
-        cookies.removeAll { $0.isExpired(at: time) }
-        evict(cookies.count { $0.domain == domain } - limits.perDomain) { $0.domain == domain }
-        evict(cookies.count(where: inSite) - limits.perSite, where: inSite)
-        evict(cookies.count - limits.total, insecureFirst: false) { _ in true }
-    }
-
-    /// Removes `excess` cookies that `matches` picks: insecure ones first, least recently used first.
-    private func evict(_ excess: Int, insecureFirst: Bool = true, where matches: (Cookie) -> Bool) {
-        var excess = excess
-        for insecureOnly in (insecureFirst ? [true, false] : [false]) where excess > 0 {
-            let victims = cookies.indices.filter { matches(cookies[$0]) && (!insecureOnly || !cookies[$0].secure) }
-                .sorted { cookies[$0].lastAccessed < cookies[$1].lastAccessed }.prefix(excess)
-            excess -= victims.count
-            for index in victims.sorted(by: >) { cookies.remove(at: index) }
-        }
-    }
-
-    /// The registrable domain a cookie domain belongs to (itself when it has none), remembered
-    /// so eviction does not ask libpsl once per cookie. Lock held.
-    private func site(of domain: String) -> String {
-        if let known = sites[domain] { return known }
-        let site = PublicSuffixList.registrableDomain(domain) ?? domain
-        if sites.count > 10_000 { sites.removeAll() }
-        sites[domain] = site
-        return site
     }
 
     /// The directory of the request path (RFC 6265bis §5.1.4).
@@ -132,5 +101,44 @@ public final class CookieJar: @unchecked Sendable {
     static func sameSite(_ a: URL, _ b: URL) -> Bool {
         guard let hostA = a.host?.lowercased(), let hostB = b.host?.lowercased() else { return false }
         return (PublicSuffixList.registrableDomain(hostA) ?? hostA) == (PublicSuffixList.registrableDomain(hostB) ?? hostB)
+    }
+}
+
+extension CookieJar.Contents {
+    /// RFC 6265bis §5.7's eviction, with the lock held: expired cookies first; then, while the
+    /// domain is over its limit, its insecure cookies and then its others; the same for its site;
+    /// then, while the jar is over its total, any cookie. Within a step the least recently used
+    /// goes first.
+    fileprivate mutating func evictIfOverLimits(_ limits: CookieLimits, crowdedDomain domain: String, at time: Date) {
+        let site = site(of: domain)
+        let siteDomains = Set(cookies.map(\.domain)).filter { self.site(of: $0) == site }
+        let inSite: (Cookie) -> Bool = { siteDomains.contains($0.domain) }
+        guard cookies.count(where: { $0.domain == domain }) > limits.perDomain || cookies.count(where: inSite) > limits.perSite
+                || cookies.count > limits.total else { return }
+        cookies.removeAll { $0.isExpired(at: time) }
+        evict(cookies.count { $0.domain == domain } - limits.perDomain) { $0.domain == domain }
+        evict(cookies.count(where: inSite) - limits.perSite, where: inSite)
+        evict(cookies.count - limits.total, insecureFirst: false) { _ in true }
+    }
+
+    /// Removes `excess` cookies that `matches` picks: insecure ones first, least recently used first.
+    private mutating func evict(_ excess: Int, insecureFirst: Bool = true, where matches: (Cookie) -> Bool) {
+        var excess = excess
+        for insecureOnly in (insecureFirst ? [true, false] : [false]) where excess > 0 {
+            let victims = cookies.indices.filter { matches(cookies[$0]) && (!insecureOnly || !cookies[$0].secure) }
+                .sorted { cookies[$0].lastAccessed < cookies[$1].lastAccessed }.prefix(excess)
+            excess -= victims.count
+            for index in victims.sorted(by: >) { cookies.remove(at: index) }
+        }
+    }
+
+    /// The registrable domain a cookie domain belongs to (itself when it has none), remembered
+    /// so eviction does not ask libpsl once per cookie. Lock held.
+    private mutating func site(of domain: String) -> String {
+        if let known = sites[domain] { return known }
+        let site = PublicSuffixList.registrableDomain(domain) ?? domain
+        if sites.count > 10_000 { sites.removeAll() }
+        sites[domain] = site
+        return site
     }
 }

@@ -3,6 +3,8 @@ internal import CCurl
 
 /// Runs a session's libcurl multi handle on a thread of its own. Connections, TLS sessions and
 /// libcurl's caches live in this multi handle, so they belong to one session only.
+// @unchecked: `lock` guards the queues and `stopping`; the multi handle and `running` belong to the
+// curl thread (`run()`), the only one that calls into libcurl's multi API after init.
 final class CurlEngine: @unchecked Sendable {
     private static let globalInit: Void = { _ = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
 

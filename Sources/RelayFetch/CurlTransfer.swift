@@ -8,6 +8,8 @@ internal import CCurl
 /// One request/response exchange on one libcurl easy handle (no redirects: the session follows
 /// them). For a relayed host, libcurl gets a socket from the session's tunnel opener instead of
 /// one of its own, and connects it to a local listener rather than resolving the name.
+// @unchecked: built on the caller's thread, then touched only by the curl thread (the easy
+// handle, the vars, `continuation`) once `CurlEngine.perform` hands it over under the engine's lock.
 final class CurlTransfer: @unchecked Sendable {
     let easy: UnsafeMutableRawPointer
     let request: HTTPRequest
@@ -239,7 +241,7 @@ final class CurlTransfer: @unchecked Sendable {
     /// The outcome once libcurl reports the transfer done with `code`.
     func result(_ code: CURLcode) -> Result<(Data, HTTPResponse), FetchError> {
         let (failure, end) = tunnelStatus?.snapshot ?? (nil, nil)
-        if let failure { return .failure(FetchError(.relay(failure))) }
+        if let failure { return .failure(FetchError(relay: failure)) }
         if exceededLimit {
             let budget = request.byteBudget.flatMap { $0.isExhausted ? $0.limit : nil }
             return .failure(FetchError(.responseTooLarge(limit: budget ?? maximumSize)))
@@ -262,8 +264,8 @@ final class CurlTransfer: @unchecked Sendable {
                                     headerFields: Self.parseHeaderFields(headerLines),
                                     url: request.url, relayHops: route.hopNames)
         if !bodySkipped, case .relayClosed(let hop, originStreamCut: true) = end, response.bodyEndsAtConnectionClose(method: request.method) {
-            return .failure(FetchError(.relay(RelayError(hop: hop, cause: .tunnelEndedEarly(
-                "the origin's TLS stream was cut (no close_notify); the body of \(received) bytes is truncated")))))
+            return .failure(FetchError(relay: RelayError(hop: hop, cause: .tunnelEndedEarly(
+                "the origin's TLS stream was cut (no close_notify); the body of \(received) bytes is truncated"))))
         }
         response.timings = timings()
         response.relayHopTimings = tunnelStatus?.hopTimings ?? []
@@ -287,9 +289,9 @@ final class CurlTransfer: @unchecked Sendable {
         }
         switch tunnelEnd {
         case .relayClosed(let hop, _):
-            return FetchError(.relay(RelayError(hop: hop, cause: .tunnelEndedEarly(text))))
+            return FetchError(relay: RelayError(hop: hop, cause: .tunnelEndedEarly(text)))
         case .failed(let error):
-            return FetchError(.relay(error))
+            return FetchError(relay: error)
         case .clientClosed, nil:
             return FetchError(.transfer(text))
         }

@@ -31,6 +31,7 @@ struct DNSOverHTTPSTransport: DNSTransport {
         request.httpShouldHandleCookies = false
         request.siteForCookies = nil
         request.timeout = configuration.nameResolutionTimeout
+        request.maximumBodySize = Self.maximumMessageSize
         let transfer = try CurlTransfer(request: request, route: route, configuration: configuration, pinnedAddresses: addresses)
         let (body, response) = try await engine.perform(transfer)
         guard response.statusCode == 200 else {
@@ -41,6 +42,10 @@ struct DNSOverHTTPSTransport: DNSTransport {
         }
         return [UInt8](body)
     }
+
+    /// A DNS message is at most 65,535 bytes (its length travels in 16 bits over TCP); a resolver
+    /// that sends more is cut off there, not at the session's response limit.
+    static let maximumMessageSize = 65_535
 
     /// base64url without padding (RFC 8484 §6).
     static func base64URL(_ bytes: [UInt8]) -> String {

@@ -7,6 +7,7 @@ import RelayTransport
 /// are pipelined on it, each with a two-byte length and an ID of its own, and answers are
 /// matched by ID in whatever order they come (RFC 7766 §6.2.1.1). State is confined to the
 /// session's event loop.
+// @unchecked: the vars below `timeout` are read and written on `loop` only (queries hop onto it).
 final class DNSOverTLSTransport: DNSTransport, @unchecked Sendable {
     private let host: String
     private let port: UInt16

@@ -53,7 +53,7 @@ public final class DownloadFile {
         guard fd >= 0 else { throw Self.error("cannot create a file in \(folder)") }
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         fchmod(fd, 0o644)  // mkostemp makes 0600; a download gets the mode an unnamed file would
-        temporaryPath = String(cString: template)
+        temporaryPath = String(decoding: template.prefix { $0 != 0 }.map(UInt8.init(bitPattern:)), as: UTF8.self)
     }
 
     /// The partial file at `destination`, opened to append to (a resumed download).

@@ -6,8 +6,8 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
         case invalidURL(String)
         case unsupportedScheme(String)
         case invalidRelay(index: Int, reason: String)
-        /// A hop of the chain failed; the error names it.
-        case relay(RelayError)
+        /// A hop of the chain failed, or cut the tunnel after it was up; the failure names it.
+        case relay(RelayFailure)
         /// The exchange with the origin failed after the tunnel was up (or, direct, at all).
         case transfer(String)
         case tooManyRedirects(Int)
@@ -29,8 +29,11 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
 
     public init(_ code: Code) { self.code = code }
 
-    /// The relay error, when a hop failed.
-    public var relayError: RelayError? {
+    /// A failure of the relay chain, as the transport reported it.
+    init(relay error: RelayError) { code = .relay(RelayFailure(error)) }
+
+    /// The relay hop's failure, when a hop failed.
+    public var relayError: RelayFailure? {
         if case .relay(let error) = code { return error }
         return nil
     }
@@ -40,7 +43,7 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
         case .invalidURL(let text): return "invalid URL \"\(text)\""
         case .unsupportedScheme(let scheme): return "unsupported URL scheme \"\(scheme)\" (use http:// or https://)"
         case .invalidRelay(let index, let reason): return "relay \(index): \(reason)"
-        case .relay(let error): return error.description
+        case .relay(let failure): return failure.description
         case .transfer(let why): return why
         case .tooManyRedirects(let count): return "too many redirects (more than \(count))"
         case .redirectLoop(let url): return "redirect loop at \(url)"
@@ -58,6 +61,9 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
 
     /// 2 rather than 2.0; 1.5 stays 1.5.
     private static func format(_ seconds: Double) -> String {
-        seconds == seconds.rounded() && seconds < 1e9 ? String(Int(seconds)) : String(seconds)
+        guard seconds < 1e9 else { return String(seconds) }
+        // Tenths at most: a limit derived from another (0.8 x 3 s) reads "2.4", not "2.4000000000000004".
+        let tenths = (seconds * 10).rounded()
+        return tenths.truncatingRemainder(dividingBy: 10) == 0 ? String(Int(tenths / 10)) : String(tenths / 10)
     }
 }

@@ -1,9 +1,10 @@
 import Foundation
+import Synchronization
 
 /// A private, in-memory HTTP cache (RFC 9111 basics): fresh responses are reused, stale ones
 /// revalidated with ETag / Last-Modified. Only successful GETs without credentials are kept;
 /// `no-store` and `Vary` (other than Accept-Encoding) are not cached. Never written anywhere.
-final class HTTPCache: @unchecked Sendable {
+final class HTTPCache: Sendable {
     struct Entry {
         let response: HTTPResponse
         let body: Data
@@ -21,18 +22,17 @@ final class HTTPCache: @unchecked Sendable {
         case revalidate(Entry, [(name: String, value: String)])
     }
 
-    private let lock = NSLock()
-    private var entries: [String: Entry] = [:]
-    private let now: () -> Date
+    private let entries = Mutex<[String: Entry]>([:])
+    private let now: @Sendable () -> Date
     private let maximumBodySize: Int
 
-    init(maximumBodySize: Int = 8 << 20, clock: @escaping () -> Date = Date.init) {
+    init(maximumBodySize: Int = 8 << 20, clock: @escaping @Sendable () -> Date = { Date() }) {
         self.maximumBodySize = maximumBodySize
         now = clock
     }
 
     func lookup(_ request: HTTPRequest) -> Lookup {
-        guard Self.isCacheable(request), let entry = lock.withLock({ entries[request.url.absoluteString] }) else { return .miss }
+        guard Self.isCacheable(request), let entry = entries.withLock({ $0[request.url.absoluteString] }) else { return .miss }
         if let freshFor = entry.freshFor, now().timeIntervalSince(entry.storedAt) < freshFor { return .fresh(entry) }
         var conditions: [(name: String, value: String)] = []
         if let etag = entry.etag { conditions.append(("If-None-Match", etag)) }
@@ -57,7 +57,7 @@ final class HTTPCache: @unchecked Sendable {
         }
         guard freshFor.map({ $0 > 0 }) ?? false || etag != nil || lastModified != nil else { return }
         let entry = Entry(response: response, body: body, storedAt: now(), freshFor: freshFor, etag: etag, lastModified: lastModified)
-        lock.withLock { entries[request.url.absoluteString] = entry }
+        entries.withLock { $0[request.url.absoluteString] = entry }
     }
 
     /// After a 304: the stored entry, fresh again, with the new response's header fields merged in.
@@ -75,7 +75,7 @@ final class HTTPCache: @unchecked Sendable {
         let refreshed = Entry(response: response, body: entry.body, storedAt: now(), freshFor: freshFor ?? entry.freshFor,
                               etag: response.value(forHeaderField: "ETag") ?? entry.etag,
                               lastModified: response.value(forHeaderField: "Last-Modified") ?? entry.lastModified)
-        lock.withLock { entries[request.url.absoluteString] = refreshed }
+        entries.withLock { $0[request.url.absoluteString] = refreshed }
         return refreshed
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import NameResolution
 import ObliviousHTTP
 
@@ -7,15 +8,14 @@ import ObliviousHTTP
 /// `targetpath`; the relay sees who asks but not what, the target what but not who. The target's
 /// configuration is given, or fetched once through the same relay (never from the target
 /// directly). The relay is reached at its pinned addresses over the session's libcurl engine.
-final class ObliviousDoHTransport: DNSTransport, @unchecked Sendable {
+final class ObliviousDoHTransport: DNSTransport, Sendable {
     private let relay: URL
     private let target: URL
     private let addresses: [String]
     private let engine: CurlEngine
     private let configuration: Session.Configuration
-    private let lock = NSLock()
     /// The target's configuration: given, or one fetch that concurrent queries share.
-    private var config: Task<ObliviousDoH.Config, Error>?
+    private let config = Mutex<Task<ObliviousDoH.Config, Error>?>(nil)
 
     init(relay: URL, target: URL, keys: Data?, addresses: [String], engine: CurlEngine, configuration: Session.Configuration) throws(FetchError) {
         self.relay = relay
@@ -26,7 +26,7 @@ final class ObliviousDoHTransport: DNSTransport, @unchecked Sendable {
         if let keys {
             do {
                 let given = try ObliviousDoH.Config.firstSupported(in: keys)
-                config = Task { given }
+                config.withLock { $0 = Task { given } }
             } catch {
                 throw FetchError(.nameResolution("the ODoH target's configs: \(error)"))
             }
@@ -47,7 +47,7 @@ final class ObliviousDoHTransport: DNSTransport, @unchecked Sendable {
     }
 
     private func targetConfig() async throws -> ObliviousDoH.Config {
-        let task = lock.withLock { () -> Task<ObliviousDoH.Config, Error> in
+        let task = config.withLock { config -> Task<ObliviousDoH.Config, Error> in
             if let config { return config }
             let fetch = Task { try await self.fetchConfig() }
             config = fetch
@@ -56,7 +56,7 @@ final class ObliviousDoHTransport: DNSTransport, @unchecked Sendable {
         do {
             return try await task.value
         } catch {
-            lock.withLock { if config == task { config = nil } }  // a failed fetch is tried again next time
+            config.withLock { if $0 == task { $0 = nil } }  // a failed fetch is tried again next time
             throw error
         }
     }
@@ -83,6 +83,8 @@ final class ObliviousDoHTransport: DNSTransport, @unchecked Sendable {
         request.httpShouldHandleCookies = false
         request.siteForCookies = nil
         request.timeout = configuration.nameResolutionTimeout
+        // A sealed DNS message (or a config list) with its padding and AEAD overhead: far below this.
+        request.maximumBodySize = 2 * DNSOverHTTPSTransport.maximumMessageSize
         return try await engine.perform(try CurlTransfer(request: request, route: .direct, configuration: configuration, pinnedAddresses: addresses))
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A response body as it arrives (`Session.bytes(for:)`): an asynchronous sequence of its bytes,
 /// or of its chunks through `chunks`. At most about 1 MiB waits for the reader; a reader that
@@ -69,21 +70,20 @@ public struct ResponseBody: AsyncSequence, Sendable {
     }
 
     /// Owns the buffer: when the last copy of the body goes, a transfer still running stops.
-    fileprivate final class Source: @unchecked Sendable {
+    fileprivate final class Source: Sendable {
         let buffer: BodyBuffer?
-        private var data: Data?
-        private let lock = NSLock()
+        private let data: Mutex<Data?>
 
         init(buffer: BodyBuffer?, data: Data?) {
             self.buffer = buffer
-            self.data = data
+            self.data = Mutex(data)
         }
 
         deinit { buffer?.cancel() }
 
         func next() async throws -> Data? {
             if let buffer { return try await buffer.next() }
-            return lock.withLock {
+            return data.withLock { data in
                 defer { data = nil }
                 return data.flatMap { $0.isEmpty ? nil : $0 }
             }

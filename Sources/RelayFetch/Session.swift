@@ -3,6 +3,8 @@ import RelayTransport
 
 /// A private browsing session: its own relay tunnels, connections, TLS state and data store,
 /// shared with no other session and gone when it ends.
+// @unchecked: every stored property is a `let` of a Sendable type but `directNameResolver`,
+// which only `init` writes (it needs `relayResolver()`, a method), before anyone can share the session.
 public final class Session: @unchecked Sendable {
     /// The configuration exactly as given: a session made from it gets a store of its own
     /// unless the configuration names one (use `dataStore` for this session's store).
@@ -76,8 +78,8 @@ public final class Session: @unchecked Sendable {
     }
 
     /// Receives each relay tunnel's per-hop timings as it opens (for verbose output).
-    public func onTunnelOpen(_ handler: @escaping @Sendable ([HopReport]) -> Void) {
-        opener.loop.execute { [opener] in opener.onTunnelOpen = handler }
+    public func onTunnelOpen(_ handler: @escaping @Sendable ([RelayHopTiming]) -> Void) {
+        opener.loop.execute { [opener] in opener.onTunnelOpen = { handler($0.map(RelayHopTiming.init)) } }
     }
 
     /// How many connections this session has opened to each relay hop (1 = nearest the client).

@@ -6,7 +6,7 @@ import RelayTransport
 /// its own in-memory cache: the first relay's host (as the chain builder's `HostResolver`),
 /// direct hosts and an OHTTP relay reached directly (pinned for libcurl). When encrypted
 /// resolution is required, a failure is an error; otherwise the system resolver is asked next.
-final class SessionNameResolver: HostResolver, @unchecked Sendable {
+final class SessionNameResolver: HostResolver, Sendable {
     let stub: StubResolver?
     let required: Bool
 

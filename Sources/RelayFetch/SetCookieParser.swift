@@ -50,32 +50,3 @@ struct SetCookieParser {
         return result
     }
 }
-
-/// HTTP dates (RFC 9110 §5.6.7), including the obsolete forms cookies still use.
-enum HTTPDate {
-    private static let formats = ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy",
-                                  "EEE, dd-MMM-yyyy HH:mm:ss zzz", "EEE, dd MMM yyyy HH:mm:ss Z"]
-
-    static func parse(_ text: String) -> Date? {
-        // HTTP dates are short ASCII; Foundation's DateFormatter on Linux traps on some non-ASCII
-        // text (found by fuzzing), and a server's Expires value must not be able to crash us.
-        guard text.utf8.count <= 64, text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else { return nil }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        for format in formats {
-            formatter.dateFormat = format
-            if let date = formatter.date(from: text) { return date }
-        }
-        return nil
-    }
-
-    /// `date` in the preferred form (IMF-fixdate), as If-Range and Last-Modified carry it.
-    static func format(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        return formatter.string(from: date)
-    }
-}

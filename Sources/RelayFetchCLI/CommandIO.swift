@@ -1,11 +1,11 @@
 import Foundation
 
 /// Where a command writes: standard output and error by default, buffers in tests.
-public final class CommandIO: @unchecked Sendable {
-    private let out: (Data) -> Void
-    private let err: (String) -> Void
+public final class CommandIO: Sendable {
+    private let out: @Sendable (Data) -> Void
+    private let err: @Sendable (String) -> Void
 
-    public init(out: @escaping (Data) -> Void, err: @escaping (String) -> Void) {
+    public init(out: @escaping @Sendable (Data) -> Void, err: @escaping @Sendable (String) -> Void) {
         self.out = out
         self.err = err
     }

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Crawler
 import Foundation
+import Synchronization
 import RelayFetch
 
 /// `relayfetch crawl SEED...`: a polite, resumable batch crawl through the relays given.
@@ -285,10 +286,10 @@ struct CrawlCommand: Subcommand {
 }
 
 /// The first error an output raised while pages were being written.
-private final class OutputFailure: @unchecked Sendable {
-    private let lock = NSLock()
-    private(set) var first: String?
-    func record(_ error: String) { lock.lock(); if first == nil { first = error }; lock.unlock() }
+private final class OutputFailure: Sendable {
+    private let recorded = Mutex<String?>(nil)
+    var first: String? { recorded.withLock { $0 } }
+    func record(_ error: String) { recorded.withLock { if $0 == nil { $0 = error } } }
 }
 
 private extension JSONEncoder {

@@ -77,7 +77,7 @@ struct OAuthCommand: Subcommand {
             return 1
         }
         let secrets = scenarios.flatMap(\.scenario.secrets).filter { !$0.isEmpty }
-        let redact = { (text: String) in secrets.reduce(text) { $0.replacingOccurrences(of: $1, with: "[redacted]") } }
+        let redact: @Sendable (String) -> String = { text in secrets.reduce(text) { $0.replacingOccurrences(of: $1, with: "[redacted]") } }
         let verdicts = parallel > 1 ? await runConcurrently(configuration, io: io, redact: redact)
                                     : await runInTurn(configuration, io: io, redact: redact)
         if let harDirectory {
@@ -100,7 +100,7 @@ struct OAuthCommand: Subcommand {
     }
 
     /// One scenario after the other, each step printed as it ends.
-    private func runInTurn(_ configuration: Session.Configuration, io: CommandIO, redact: (String) -> String) async -> [OAuthScenarioRunner.Verdict] {
+    private func runInTurn(_ configuration: Session.Configuration, io: CommandIO, redact: @Sendable (String) -> String) async -> [OAuthScenarioRunner.Verdict] {
         var verdicts: [OAuthScenarioRunner.Verdict] = []
         for (_, scenario) in scenarios {
             io.print(redact("scenario \(scenario.name)"))
@@ -114,7 +114,7 @@ struct OAuthCommand: Subcommand {
     /// Up to `parallel` scenarios at once; each one's lines printed together when it ends;
     /// verdicts returned in the order the files were given.
     private func runConcurrently(_ configuration: Session.Configuration, io: CommandIO,
-                                 redact: @escaping (String) -> String) async -> [OAuthScenarioRunner.Verdict] {
+                                 redact: @escaping @Sendable (String) -> String) async -> [OAuthScenarioRunner.Verdict] {
         let all = scenarios.map(\.scenario)
         return await withTaskGroup(of: (Int, OAuthScenarioRunner.Verdict).self) { group in
             var next = 0

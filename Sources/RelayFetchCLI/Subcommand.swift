@@ -1,6 +1,6 @@
 /// A `relayfetch` subcommand: parses its arguments (nil when `--help` was asked for), then runs
 /// and returns the exit status.
-protocol Subcommand {
+protocol Subcommand: Sendable {
     static var help: String { get }
     static func parse(_ arguments: [String]) throws -> Self?
     func run(io: CommandIO) async -> Int32

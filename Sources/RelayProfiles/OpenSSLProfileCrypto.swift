@@ -94,6 +94,6 @@ enum OpenSSLProfileCrypto {
         guard code != 0 else { return "unknown error" }
         var buffer = [CChar](repeating: 0, count: 256)
         ERR_error_string_n(code, &buffer, buffer.count)
-        return String(cString: buffer).split(separator: ":").last.map(String.init) ?? ""
+        return String(decoding: buffer.prefix { $0 != 0 }.map(UInt8.init(bitPattern:)), as: UTF8.self).split(separator: ":").last.map(String.init) ?? ""
     }
 }

@@ -6,6 +6,9 @@ internal import CLinux
 
 /// The I/O thread: an epoll loop that owns every file descriptor and all C protocol state of the
 /// transport. Work from other threads enters through `execute`; everything else runs on the loop.
+// @unchecked: `lock` guards `pending` and `stopped`; `endCondition` guards `ended`; the handlers,
+// timers, `nextTimerID` and `stopping` belong to the loop thread (the loop-thread API below runs
+// there only); `loopThreadID` is written once, before init returns.
 public final class EventLoop: @unchecked Sendable {
     /// Called on the loop when a registered descriptor is readable or writable.
     typealias Handler = (_ readable: Bool, _ writable: Bool, _ hangup: Bool) -> Void

@@ -19,8 +19,8 @@ final class HTTP3ConnectStream: ConnectStreamActor {
     var ended: Bool { machine.isEnded }
     private let connection: HTTP3RelayConnection
     let nextHop: HopDescription?
-    private var completion: ((Result<Void, RelayError>) -> Void)?
-    private var machine = ConnectStreamMachine(protocolName: "HTTP/3")
+    var completion: ((Result<Void, RelayError>) -> Void)?
+    var machine = ConnectStreamMachine(protocolName: "HTTP/3")
     private var credit = FlowCredit()
     /// Tunnel bytes received since the last delivery: all the DATA that one read of the QUIC
     /// socket brought goes up as one piece, not one per packet.
@@ -35,19 +35,13 @@ final class HTTP3ConnectStream: ConnectStreamActor {
         self.nextHop = nextHop
     }
 
-    func connect(_ completion: @escaping (Result<Void, RelayError>) -> Void) {
-        self.completion = completion
-        perform(machine.handle(.submitted))
-        if !connection.submit(self) { perform(machine.handle(.notAccepted)) }
-    }
+    func submit() -> Bool { connection.submit(self) }
 
     func send(_ bytes: [UInt8]) {
         guard machine.carriesBytes, !bytes.isEmpty else { return }
         outgoing.append(bytes)
         connection.resume(self)
     }
-
-    func close() { perform(machine.handle(.closedByUs)) }
 
     func resetStream() { connection.reset(self) }
 
@@ -57,8 +51,6 @@ final class HTTP3ConnectStream: ConnectStreamActor {
     }
 
     // MARK: events from the connection (inside nghttp3's callbacks)
-
-    func receivedStatus(_ status: Int) { perform(machine.handle(.status(status))) }
 
     func headersComplete() {
         let actions = machine.handle(.headersComplete)
@@ -101,11 +93,5 @@ final class HTTP3ConnectStream: ConnectStreamActor {
 
     func connectionFailed(_ error: RelayError) {
         connection.post { [self] in perform(machine.handle(.connectionFailed), connectionError: error) }
-    }
-
-    func finish(_ result: Result<Void, RelayError>) {
-        guard let completion else { return }
-        self.completion = nil
-        completion(result)
     }
 }

@@ -34,27 +34,25 @@ struct HTTP3RacingConnector: HopConnector {
         }
         // The relay's HTTPS record, asked with its addresses: one without h3 means TCP only, and
         // its port is where QUIC is tried.
-        resolver.serviceHint(host: relay.host) { [context] result in
-            context.loop.execute {
-                switch result {
-                case .failure(let why):  // told as the hop the user named, not as its QUIC side
-                    let named = attempt.copy()
-                    named.fallBack(hop: count)
-                    completion(.failure(RelayError(hop: named.description(ofHop: count, negotiated: nil), cause: .resolveFailed(why.reason))))
-                case .success(let hint):
-                    if let port = hint?.port, port != relay.port, relay.fallback == RelayFallback(host: relay.host, port: relay.port) {
-                        attempt.useHTTP3Port(port, hop: count)
-                    }
-                    if hint?.offersHTTP3 == false || context.tcpPreferred.contains(attempt.hops[count - 1].authority) {
-                        context.tcpPreferred.insert(attempt.hops[count - 1].authority)
-                        attempt.fallBack(hop: count)
-                        fallback.openTunnel(through: count, to: target, attempt: attempt, completion: completion)
-                    } else {
-                        race(through: count, to: target, attempt: attempt, completion: completion)
-                    }
+        resolver.serviceHint(host: relay.host, completion: context.loop.hopping { [context] result in
+            switch result {
+            case .failure(let why):  // told as the hop the user named, not as its QUIC side
+                let named = attempt.copy()
+                named.fallBack(hop: count)
+                completion(.failure(RelayError(hop: named.description(ofHop: count, negotiated: nil), cause: .resolveFailed(why.reason))))
+            case .success(let hint):
+                if let port = hint?.port, port != relay.port, relay.fallback == RelayFallback(host: relay.host, port: relay.port) {
+                    attempt.useHTTP3Port(port, hop: count)
+                }
+                if hint?.offersHTTP3 == false || context.tcpPreferred.contains(attempt.hops[count - 1].authority) {
+                    context.tcpPreferred.insert(attempt.hops[count - 1].authority)
+                    attempt.fallBack(hop: count)
+                    fallback.openTunnel(through: count, to: target, attempt: attempt, completion: completion)
+                } else {
+                    race(through: count, to: target, attempt: attempt, completion: completion)
                 }
             }
-        }
+        })
     }
 
     private func race(through count: Int, to target: TunnelTarget, attempt: ChainAttempt,

@@ -8,7 +8,7 @@ internal import CNghttp3
 /// Owns the nghttp3 connection (freed in deinit) and the QUIC connection. Loop thread only.
 final class HTTP3RelayConnection: QUICApplication {
     let hop: HopDescription
-    let quic: QUICConnection
+    let quic: QUICStreamTransport
     private var http3: OpaquePointer?  // nghttp3_conn
     private var streams: [Int64: HTTP3ConnectStream] = [:]
     private var waitingForStreamID: [HTTP3ConnectStream] = []
@@ -27,11 +27,16 @@ final class HTTP3RelayConnection: QUICApplication {
     }
 
     /// `path` carries the QUIC packets: nil for UDP to the relay, or a CONNECT-UDP stream through the hop before.
-    init(loop: EventLoop, relay: RelayEndpoint, hop: HopDescription, handshakeTimeout: Double = 10,
-         path: QUICDatagramPath? = nil, resolver: HostResolver? = nil) throws(TLSSetupError) {
+    convenience init(loop: EventLoop, relay: RelayEndpoint, hop: HopDescription, handshakeTimeout: Double = 10,
+                     path: QUICDatagramPath? = nil, resolver: HostResolver? = nil) throws(TLSSetupError) {
+        self.init(quic: try QUICConnection(loop: loop, host: relay.host, port: relay.port, trust: relay.trust, alpn: "h3", hop: hop,
+                                           handshakeTimeout: handshakeTimeout, path: path, resolver: resolver), hop: hop)
+    }
+
+    /// HTTP/3 over `quic`, which this connection owns from now on.
+    init(quic: QUICStreamTransport, hop: HopDescription) {
         self.hop = hop
-        quic = try QUICConnection(loop: loop, host: relay.host, port: relay.port, trust: relay.trust, alpn: "h3", hop: hop,
-                                  handshakeTimeout: handshakeTimeout, path: path, resolver: resolver)
+        self.quic = quic
         quic.application = self
     }
 
@@ -282,8 +287,8 @@ final class HTTP3RelayConnection: QUICApplication {
 }
 
 /// Calls `body` with a C array of nghttp3_nv pointing into one packed copy of `fields` (the C library
-/// copies them in turn during the call).
-private func withHTTP3NameValues<R>(_ fields: [(String, String)], _ body: (UnsafePointer<nghttp3_nv>, Int) -> R) -> R {
+/// copies them in turn during the call). Internal for the layer tests' nghttp3 server.
+func withHTTP3NameValues<R>(_ fields: [(String, String)], _ body: (UnsafePointer<nghttp3_nv>, Int) -> R) -> R {
     withPackedHeaderFields(fields.map { (Array($0.0.utf8), Array($0.1.utf8)) }) { base, spans in
         let values = spans.map {
             nghttp3_nv(name: base + $0.name.lowerBound, value: base + $0.value.lowerBound, namelen: $0.name.count,

@@ -50,16 +50,13 @@ enum AddressLookup {
             loop.execute { completion(.success([literal])) }
             return
         }
-        // The completion runs on the loop, which is its only thread: it is not sent anywhere else.
-        nonisolated(unsafe) let completion = completion
+        // The completion belongs to the loop: whichever thread answers hands the result back there.
+        let answer = loop.hopping(completion)
         if let resolver {
-            resolver.resolve(host: host, port: port) { result in loop.execute { completion(result) } }
+            resolver.resolve(host: host, port: port, completion: answer)
             return
         }
-        DispatchQueue.global().async {
-            let result = systemResolve(host: host, port: port)
-            loop.execute { completion(result) }
-        }
+        DispatchQueue.global().async { answer(systemResolve(host: host, port: port)) }
     }
 
     /// getaddrinfo: the system resolver (plain DNS, /etc/hosts).
@@ -101,19 +98,26 @@ public enum SocketAddress {
 
     /// sockaddr_in for 4 address bytes (network order).
     public static func ipv4(_ bytes: [UInt8], port: UInt16) -> Data {
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        withUnsafeMutableBytes(of: &address.sin_addr) { $0.copyBytes(from: bytes.prefix(4)) }
-        return withUnsafeBytes(of: address) { Data($0) }
+        socketAddress(sockaddr_in()) {
+            $0.sin_family = sa_family_t(AF_INET)
+            $0.sin_port = port.bigEndian
+            withUnsafeMutableBytes(of: &$0.sin_addr) { $0.copyBytes(from: bytes.prefix(4)) }
+        }
     }
 
     /// sockaddr_in6 for 16 address bytes.
     public static func ipv6(_ bytes: [UInt8], port: UInt16) -> Data {
-        var address = sockaddr_in6()
-        address.sin6_family = sa_family_t(AF_INET6)
-        address.sin6_port = port.bigEndian
-        withUnsafeMutableBytes(of: &address.sin6_addr) { $0.copyBytes(from: bytes.prefix(16)) }
+        socketAddress(sockaddr_in6()) {
+            $0.sin6_family = sa_family_t(AF_INET6)
+            $0.sin6_port = port.bigEndian
+            withUnsafeMutableBytes(of: &$0.sin6_addr) { $0.copyBytes(from: bytes.prefix(16)) }
+        }
+    }
+
+    /// The bytes of `empty` (a sockaddr_in or sockaddr_in6) once `fill` set its fields.
+    private static func socketAddress<Address>(_ empty: Address, _ fill: (inout Address) -> Void) -> Data {
+        var address = empty
+        fill(&address)
         return withUnsafeBytes(of: address) { Data($0) }
     }
 
@@ -129,7 +133,7 @@ public enum SocketAddress {
                 var v6 = raw.loadUnaligned(as: sockaddr_in6.self).sin6_addr
                 inet_ntop(AF_INET6, &v6, &buffer, socklen_t(buffer.count))
             }
-            return String(cString: buffer)
+            return String(decoding: buffer.prefix { $0 != 0 }.map(UInt8.init(bitPattern:)), as: UTF8.self)
         }
     }
 }

@@ -97,7 +97,7 @@ final class TLSContext {
             if code == 0 { break }
             var buffer = [CChar](repeating: 0, count: 256)
             ERR_error_string_n(code, &buffer, buffer.count)
-            let text = String(cString: buffer)
+            let text = String(decoding: buffer.prefix { $0 != 0 }.map(UInt8.init(bitPattern:)), as: UTF8.self)
             // "error:0A000086:SSL routines::certificate verify failed" -> the part after the last colon.
             messages.append(text.split(separator: ":").last.map(String.init) ?? text)
         }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import RelayFetch
 import RelayFetchTestSupport
 @testable import Crawler
@@ -50,9 +51,8 @@ struct CrawlTestHarness {
     }
 }
 
-final class RecordList: @unchecked Sendable {
-    private let lock = NSLock()
-    private var records: [CrawlRecord] = []
-    func append(_ record: CrawlRecord) { lock.lock(); records.append(record); lock.unlock() }
-    var all: [CrawlRecord] { lock.lock(); defer { lock.unlock() }; return records }
+final class RecordList: Sendable {
+    private let records = Mutex<[CrawlRecord]>([])
+    func append(_ record: CrawlRecord) { records.withLock { $0.append(record) } }
+    var all: [CrawlRecord] { records.withLock { $0 } }
 }

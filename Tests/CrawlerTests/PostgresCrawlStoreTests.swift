@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import XCTest
 import RelayFetchTestSupport
 @testable import Crawler
@@ -34,8 +35,9 @@ final class PostgresCrawlStoreTests: XCTestCase {
 
     func testWorkersStartingTogetherCreateTheSchemaOnce() throws {
         let errors = Locked<[String]>([])
+        let url = database.url  // the threads open their own stores, without the test case
         Self.onThreads(6) {
-            do { _ = try self.store() } catch { errors.mutate { $0.append("\(error)") } }
+            do { _ = try PostgresCrawlStore(url: url, lease: 60) } catch { errors.mutate { $0.append("\(error)") } }
         }
         XCTAssertEqual(errors.value, [])
         XCTAssertEqual(try database.query("SELECT count(*) FROM pg_tables WHERE tablename LIKE 'crawl_%'"), ["3"])
@@ -59,9 +61,10 @@ final class PostgresCrawlStoreTests: XCTestCase {
         try store().enqueue(Self.urls(400, hosts: 10))
         let claimed = Locked<[Int]>([])
         let errors = Locked<[String]>([])
+        let url = database.url
         Self.onThreads(4) {
             do {
-                let worker = try self.store()
+                let worker = try PostgresCrawlStore(url: url, lease: 60)
                 var idle = 0
                 while idle < 50 {
                     guard let entry = try worker.claim(now: Date().timeIntervalSince1970, busyHosts: [], perHost: 100, delay: 0) else {
@@ -194,10 +197,9 @@ final class PostgresCrawlStoreTests: XCTestCase {
 }
 
 /// A value shared by threads of one test.
-final class Locked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: Value
-    init(_ value: Value) { stored = value }
-    var value: Value { lock.lock(); defer { lock.unlock() }; return stored }
-    func mutate(_ body: (inout Value) -> Void) { lock.lock(); body(&stored); lock.unlock() }
+final class Locked<Value: Sendable>: Sendable {
+    private let stored: Mutex<Value>
+    init(_ value: Value) { stored = Mutex(value) }
+    var value: Value { stored.withLock { $0 } }
+    func mutate(_ body: (inout Value) -> Void) { stored.withLock { body(&$0) } }
 }

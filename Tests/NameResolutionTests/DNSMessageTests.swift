@@ -1,3 +1,4 @@
+import Synchronization
 import XCTest
 @testable import NameResolution
 
@@ -95,16 +96,15 @@ final class DNSMessageTests: XCTestCase {
     }
 
     func testCacheHonoursTTLAndFlush() {
-        final class Clock: @unchecked Sendable { var now = 100.0 }
-        let clock = Clock()
-        let cache = DNSCache(clock: { clock.now })
+        let now = Mutex(100.0)  // the cache reads its clock from any thread
+        let cache = DNSCache(clock: { now.withLock { $0 } })
         let record = DNSRecord(name: "a.test", type: .a, ttl: 10, data: .address([1, 2, 3, 4]))
         cache.store([record], for: "A.test.", type: .a, ttl: 10)
         cache.store([record], for: "zero.test", type: .a, ttl: 0)
         XCTAssertEqual(cache.lookup("a.test", type: .a), [record])
         XCTAssertNil(cache.lookup("a.test", type: .aaaa))
         XCTAssertNil(cache.lookup("zero.test", type: .a), "a TTL of 0 is not cached")
-        clock.now += 10.5
+        now.withLock { $0 += 10.5 }
         XCTAssertNil(cache.lookup("a.test", type: .a), "expired after its TTL")
         cache.store([record], for: "a.test", type: .a, ttl: 10)
         cache.flush()

@@ -1,5 +1,6 @@
 import Foundation
 import RelayFetchCLI
+import Synchronization
 import RelayFetchTestSupport
 
 /// Runs `relayfetch` in-process with captured output.
@@ -41,10 +42,10 @@ struct CommandRun {
     }
 }
 
-private final class Sink: @unchecked Sendable {
-    private let lock = NSLock()
-    private(set) var out = Data()
-    private(set) var err = ""
-    func append(out data: Data) { lock.lock(); out += data; lock.unlock() }
-    func append(err text: String) { lock.lock(); err += text; lock.unlock() }
+private final class Sink: Sendable {
+    private let captured = Mutex((out: Data(), err: ""))
+    var out: Data { captured.withLock { $0.out } }
+    var err: String { captured.withLock { $0.err } }
+    func append(out data: Data) { captured.withLock { $0.out += data } }
+    func append(err text: String) { captured.withLock { $0.err += text } }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The encrypted DNS resolver of the tests (Samples/servers/dns/dns_resolver.py on dnslib and
 /// pyhpke, nginx in front for HTTPS), started once per test process and stopped with it:
@@ -6,11 +7,13 @@ import Foundation
 /// ODoH target https://odoh-target.test/dns-query on the same address, and the oblivious relay
 /// https://odoh-relay.test/proxy on `relayAddress` (127.0.0.51). Its zone (Samples/servers/dns/zone.txt) holds
 /// names the machine cannot resolve, such as relay.test (relay A) and ohttp-relay.test.
+// @unchecked: `process` and `lifeline` (Foundation classes, not Sendable) are used in init and
+// deinit only; every other stored property is a Sendable `let`.
 public final class EncryptedDNSServer: @unchecked Sendable {
     /// Where the running server is: 127.0.0.50 and .51 unless another test process holds them
     /// (other worktrees' suites may run at once), then the next free pair. Start it first.
-    public static var address: String { lock.withLock { running?.address } ?? candidates[0].address }
-    public static var relayAddress: String { lock.withLock { running?.relayAddress } ?? candidates[0].relay }
+    public static var address: String { running.withLock { $0?.address } ?? candidates[0].address }
+    public static var relayAddress: String { running.withLock { $0?.relayAddress } ?? candidates[0].relay }
     /// Address pairs (resolver, oblivious relay) tried in order; .52 and .59 stay free for tests
     /// that need an address where nothing answers.
     private static let candidates = [("127.0.0.50", "127.0.0.51"), ("127.0.0.53", "127.0.0.54"), ("127.0.0.55", "127.0.0.56"),
@@ -32,12 +35,11 @@ public final class EncryptedDNSServer: @unchecked Sendable {
     private let process: Process
     private let lifeline = Pipe()
 
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var running: EncryptedDNSServer?
+    private static let running = Mutex<EncryptedDNSServer?>(nil)
 
     /// The server, started on first use on the first address pair it can bind.
     public static func shared() throws -> EncryptedDNSServer {
-        try lock.withLock {
+        try running.withLock { running in
             if let running { return running }
             var failures: [String] = []
             for pair in candidates {

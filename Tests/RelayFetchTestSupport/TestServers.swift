@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import RelayFetch
 
 /// The real servers the end-to-end tests run against, started by scripts/test-servers.sh:
@@ -35,19 +36,19 @@ public enum TestServers {
     public static var originBLog: URL { directory.appendingPathComponent("nginx/origin-b.log") }
     public static var relayLog: URL { directory.appendingPathComponent("squid/access.log") }
 
-    private static let startLock = NSLock()
-    nonisolated(unsafe) private static var started = false
+    /// True once the servers were started by this process (held while they start).
+    private static let started = Mutex(false)
 
     /// Starts the servers once per test process (the script is idempotent).
     public static func ensureRunning() throws {
-        startLock.lock()
-        defer { startLock.unlock() }
-        if started { return }
-        let result = try run(["/bin/bash", repository.appendingPathComponent("scripts/test-servers.sh").path, "start"])
-        guard result.status == 0 else {
-            throw TestServerError(description: "scripts/test-servers.sh start failed (\(result.status)):\n\(result.output)")
+        try started.withLock { started in
+            if started { return }
+            let result = try run(["/bin/bash", repository.appendingPathComponent("scripts/test-servers.sh").path, "start"])
+            guard result.status == 0 else {
+                throw TestServerError(description: "scripts/test-servers.sh start failed (\(result.status)):\n\(result.output)")
+            }
+            started = true
         }
-        started = true
     }
 
     /// The relay hop as configured in tests: token header and test CA.

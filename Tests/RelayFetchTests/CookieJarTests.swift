@@ -24,12 +24,12 @@ final class CookieJarTests: XCTestCase {
     }
 
     func testExpiryMaxAgeWinsAndDeletion() {
-        var now = Date(timeIntervalSince1970: 1_800_000_000)
-        let jar = CookieJar(clock: { now })
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_800_000_000))
+        let jar = CookieJar(clock: { clock.now })
         jar.store(setCookieValues: ["a=1; Max-Age=60; Expires=Thu, 01 Jan 2099 00:00:00 GMT", "b=2; Expires=Thu, 01 Jan 1970 00:00:00 GMT",
                                     "c=3; Expires=Thu, 01 Jan 2099 00:00:00 GMT"], from: site)
         XCTAssertEqual(Set(jar.allCookies.map(\.name)), ["a", "c"])
-        now += 61
+        clock.advance(61)
         XCTAssertEqual(jar.allCookies.map(\.name), ["c"], "Max-Age wins over Expires")
         jar.store(setCookieValues: ["c=gone; Max-Age=0"], from: site)
         XCTAssertTrue(jar.allCookies.isEmpty)
@@ -84,13 +84,13 @@ final class HTTPCacheTests: XCTestCase {
     }
 
     func testFreshThenStaleThenRevalidated() {
-        var now = Date(timeIntervalSince1970: 1_800_000_000)
-        let cache = HTTPCache(clock: { now })
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_800_000_000))
+        let cache = HTTPCache(clock: { clock.now })
         let request = HTTPRequest(url: URL(string: "https://x.test/a")!)
         cache.store(request, response: response([("Cache-Control", "max-age=60"), ("ETag", "\"v1\"")]), body: Data("one".utf8))
         guard case .fresh(let entry) = cache.lookup(request) else { return XCTFail("fresh within max-age") }
         XCTAssertEqual(entry.body, Data("one".utf8))
-        now += 61
+        clock.advance(61)
         guard case .revalidate(let stale, let conditions) = cache.lookup(request) else { return XCTFail("stale with a validator") }
         XCTAssertEqual(conditions.map(\.name), ["If-None-Match"])
         XCTAssertEqual(conditions.first?.value, "\"v1\"")

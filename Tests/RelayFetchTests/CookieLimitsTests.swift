@@ -9,15 +9,15 @@ final class CookieLimitsTests: XCTestCase {
     private let site = URL(string: "https://www.example.com/")!
 
     func testPerDomainLimitEvictsInsecureThenLeastRecentlyUsed() {
-        var now = Date(timeIntervalSince1970: 1_800_000_000)
-        let jar = CookieJar(limits: CookieLimits(perDomain: 3, total: 100), clock: { now })
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_800_000_000))
+        let jar = CookieJar(limits: CookieLimits(perDomain: 3, total: 100), clock: { clock.now })
         jar.store(setCookieValues: ["secure=1; Secure; Path=/", "old=1; Path=/", "used=1; Path=/"], from: site)
-        now += 1
+        clock.advance(1)
         jar.store(setCookieValues: ["used=2; Path=/"], from: site)  // replaced: its use is recent now
-        now += 1
+        clock.advance(1)
         jar.store(setCookieValues: ["new=1; Path=/"], from: site)
         XCTAssertEqual(Set(jar.allCookies.map(\.name)), ["secure", "used", "new"], "the least recently used insecure cookie goes")
-        now += 1
+        clock.advance(1)
         jar.store(setCookieValues: ["s2=1; Secure; Path=/", "s3=1; Secure; Path=/"], from: site)
         XCTAssertEqual(Set(jar.allCookies.map(\.name)), ["secure", "s2", "s3"], "insecure cookies of the domain go before secure ones")
         jar.store(setCookieValues: ["other=1"], from: URL(string: "https://example.org/")!)
@@ -25,24 +25,24 @@ final class CookieLimitsTests: XCTestCase {
     }
 
     func testSendingACookieMakesItRecentlyUsed() {
-        var now = Date(timeIntervalSince1970: 1_800_000_000)
-        let jar = CookieJar(limits: CookieLimits(perDomain: 2, total: 100), clock: { now })
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_800_000_000))
+        let jar = CookieJar(limits: CookieLimits(perDomain: 2, total: 100), clock: { clock.now })
         jar.store(setCookieValues: ["a=1; Path=/"], from: site)
-        now += 1
+        clock.advance(1)
         jar.store(setCookieValues: ["b=1; Path=/cart"], from: site)
-        now += 1
+        clock.advance(1)
         XCTAssertEqual(jar.cookieHeader(for: URL(string: "https://www.example.com/")!), "a=1")
-        now += 1
+        clock.advance(1)
         jar.store(setCookieValues: ["c=1; Path=/"], from: site)
         XCTAssertEqual(Set(jar.allCookies.map(\.name)), ["a", "c"], "b was set after a but a was sent since")
     }
 
     func testTotalLimitEvictsLeastRecentlyUsedAcrossDomains() {
-        var now = Date(timeIntervalSince1970: 1_800_000_000)
-        let jar = CookieJar(limits: CookieLimits(perDomain: 50, total: 3), clock: { now })
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_800_000_000))
+        let jar = CookieJar(limits: CookieLimits(perDomain: 50, total: 3), clock: { clock.now })
         for host in ["a.example", "b.example", "c.example", "d.example"] {
             jar.store(setCookieValues: ["k=\(host)"], from: URL(string: "https://\(host)/")!)
-            now += 1
+            clock.advance(1)
         }
         XCTAssertEqual(Set(jar.allCookies.map(\.value)), ["b.example", "c.example", "d.example"])
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import XCTest
 import RelayFetch
 import RelayTransport
@@ -185,11 +186,10 @@ final class RelayChainTests: XCTestCase {
     }
 }
 
-final class ReportCollector: @unchecked Sendable {
-    private let lock = NSLock()
-    private var reports: [HopReport] = []
-    func add(_ new: [HopReport]) { lock.lock(); reports += new; lock.unlock() }
-    var all: [HopReport] { lock.lock(); defer { lock.unlock() }; return reports }
+final class ReportCollector: Sendable {
+    private let reports = Mutex<[RelayHopTiming]>([])
+    func add(_ new: [RelayHopTiming]) { reports.withLock { $0 += new } }
+    var all: [RelayHopTiming] { reports.withLock { $0 } }
 }
 
 /// GOAWAY from an HTTP/2 relay: nghttpx reloaded with SIGHUP has its old worker send GOAWAY and

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import XCTest
 import RelayFetch
 import RelayFetchTestSupport
@@ -35,9 +36,8 @@ final class SessionInvalidationTests: XCTestCase {
     }
 }
 
-private final class CountsBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var counts: [Int: Int]?
-    var value: [Int: Int]? { lock.withLock { counts } }
-    func set(_ value: [Int: Int]) { lock.withLock { counts = value } }
+private final class CountsBox: Sendable {
+    private let counts = Mutex<[Int: Int]?>(nil)
+    var value: [Int: Int]? { counts.withLock { $0 } }
+    func set(_ value: [Int: Int]) { counts.withLock { $0 = value } }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import XCTest
 @testable import RelayTransport
 import RelayFetchTestSupport
@@ -44,17 +45,13 @@ final class HTTP3RelayLoadTests: XCTestCase {
 }
 
 /// Outcomes collected from the loop thread, read from the test's.
-final class HTTP3LoadResults: @unchecked Sendable {
-    private let lock = NSLock()
-    private var ok = 0
-    private var failed: [String] = []
+final class HTTP3LoadResults: Sendable {
+    private let outcomes = Mutex((ok: 0, failed: [String]()))
 
     func add(_ failure: String?) {
-        lock.lock()
-        defer { lock.unlock() }
-        if let failure { failed.append(failure) } else { ok += 1 }
+        outcomes.withLock { if let failure { $0.failed.append(failure) } else { $0.ok += 1 } }
     }
 
-    var succeeded: Int { lock.lock(); defer { lock.unlock() }; return ok }
-    var failures: [String] { lock.lock(); defer { lock.unlock() }; return failed }
+    var succeeded: Int { outcomes.withLock { $0.ok } }
+    var failures: [String] { outcomes.withLock { $0.failed } }
 }

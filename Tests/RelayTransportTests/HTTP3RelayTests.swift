@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import XCTest
 @testable import RelayTransport
 import RelayFetchTestSupport
@@ -332,11 +333,10 @@ final class HTTP3ResponseCollector: TransportLayerDelegate {
 
 /// A TCP echo server on 127.0.0.1 for one connection, on a thread of its own: the tunnel's far end
 /// for bulk transfers (the relay connects to loopback literals).
-final class HTTP3EchoServer: @unchecked Sendable {
+final class HTTP3EchoServer: Sendable {
     let port: UInt16
     private let listener: Int32
-    private let lock = NSLock()
-    private var peer: String?
+    private let peer = Mutex<String?>(nil)
 
     init() throws {
         (listener, port) = try Self.boundSocket(type: SOCK_STREAM, address: "127.0.0.1")
@@ -364,11 +364,7 @@ final class HTTP3EchoServer: @unchecked Sendable {
     deinit { close(listener) }
 
     /// The address the relay connected from, once it has.
-    var peerAddress: String? {
-        lock.lock()
-        defer { lock.unlock() }
-        return peer
-    }
+    var peerAddress: String? { peer.withLock { $0 } }
 
     private func serve() {
         var address = sockaddr_in()
@@ -376,9 +372,8 @@ final class HTTP3EchoServer: @unchecked Sendable {
         let client = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { accept(listener, $0, &length) } }
         guard client >= 0 else { return }
         defer { close(client) }
-        lock.lock()
-        peer = String(cString: inet_ntoa(address.sin_addr))
-        lock.unlock()
+        let text = String(cString: inet_ntoa(address.sin_addr))
+        peer.withLock { $0 = text }
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
             let count = buffer.withUnsafeMutableBytes { recv(client, $0.baseAddress, $0.count, 0) }
