@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 import XCTest
 import RelayFetch
 import RelayTransport
@@ -187,7 +187,7 @@ final class RelayChainTests: XCTestCase {
 }
 
 final class ReportCollector: Sendable {
-    private let reports = Mutex<[HopReport]>([])
+    private let reports = Locked<[HopReport]>([])
     func add(_ new: [HopReport]) { reports.withLock { $0 += new } }
     var all: [HopReport] { reports.withLock { $0 } }
 }
