@@ -41,7 +41,8 @@ let package = Package(
 
         // Finds (and if needed starts) the real test servers; used by the end-to-end tests only.
         .target(name: "RelayFetchTestSupport", dependencies: ["RelayFetch", "Locking"], path: "Tests/RelayFetchTestSupport"),
-        .testTarget(name: "RelayTransportTests", dependencies: ["RelayTransport", "RelayFetchTestSupport", "Locking"]),
+        // COpenSSL and CNghttp2: the layer tests run real servers of those libraries in-process.
+        .testTarget(name: "RelayTransportTests", dependencies: ["RelayTransport", "RelayFetchTestSupport", "Locking", "COpenSSL", "CNghttp2"]),
         .testTarget(name: "RelayFetchTests", dependencies: ["RelayFetch", "RelayTransport", "RelayFetchTestSupport", "Locking"]),
         .testTarget(name: "ObliviousHTTPTests", dependencies: ["ObliviousHTTP"], exclude: ["Vectors"]),
         .testTarget(name: "NameResolutionTests", dependencies: ["NameResolution", "Locking"]),

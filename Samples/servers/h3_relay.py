@@ -26,6 +26,10 @@ Names resolve through a fixed map only (HOSTS below); IPv4 literals in 127.0.0.0
 they are; anything else gets 502. Other methods get 405, other :protocol values 501, malformed
 requests 400.
 
+With --goaway-after N, the relay sends GOAWAY (RFC 9114 section 5.2) on a connection once it has
+answered N CONNECT requests on it with 200, naming the next request stream: the client takes later
+tunnels to a new connection.
+
 One TAB-separated line per request goes to STATE/access.log when its status is decided (tunnels
 are long-lived): time, client address:port, method, :protocol, :authority, :path, status,
 proxy-authorization ("-" for an absent field).
@@ -48,7 +52,7 @@ import urllib.parse
 
 try:
     from aioquic.asyncio import QuicConnectionProtocol, serve
-    from aioquic.h3.connection import H3_ALPN, H3Connection, Setting
+    from aioquic.h3.connection import H3_ALPN, FrameType, H3Connection, Setting, encode_frame
     from aioquic.h3.events import DataReceived, DatagramReceived, HeadersReceived
     from aioquic.quic.configuration import QuicConfiguration
     from aioquic.quic.events import (
@@ -213,11 +217,12 @@ def say(message):
 
 
 class Relay:
-    """What one relay (A or B) is: its token, source address, log and packet sizes."""
+    """What one relay (A or B) is: its token, source address, log, packet sizes and when it sends GOAWAY."""
 
-    def __init__(self, name, token, source, log_path, max_packet, tunnel_max_packet):
+    def __init__(self, name, token, source, log_path, max_packet, tunnel_max_packet, goaway_after=0):
         self.name, self.token, self.source = name, token, source
         self.max_packet, self.tunnel_max_packet = max_packet, tunnel_max_packet
+        self.goaway_after = goaway_after
         self.log_file = open(log_path, "a", buffering=1, encoding="utf-8")
         self.protocols = set()
 
@@ -388,6 +393,7 @@ class RelayProtocol(QuicConnectionProtocol):
         self.peer = None
         self.tunnels = {}
         self.requests = set()  # request stream ids seen
+        self.tunnels_answered = 0  # CONNECT requests answered 200, for --goaway-after
         self.early_datagrams = {}  # stream id -> payloads before the request was seen
         self.relay.protocols.add(self)
 
@@ -442,6 +448,15 @@ class RelayProtocol(QuicConnectionProtocol):
             self.transmit()
         else:
             self.send_data(stream_id, encode_capsule(CAPSULE_DATAGRAM, payload), False)
+
+    def count_tunnel(self, stream_id):
+        """With --goaway-after N: after the Nth tunnel, GOAWAY naming the request stream after this one."""
+        self.tunnels_answered += 1
+        if self.tunnels_answered != self.relay.goaway_after or self.http is None:
+            return
+        goaway = encode_frame(FrameType.GOAWAY, encode_varint(stream_id + 4))
+        self._quic.send_stream_data(self.http._local_control_stream_id, goaway)
+        self.transmit()
 
     def respond(self, stream_id, status, headers=(), end_stream=True):
         fields = [(b":status", str(status).encode())] + [(k.encode(), v.encode()) for k, v in headers]
@@ -558,6 +573,7 @@ class RelayProtocol(QuicConnectionProtocol):
                         return
                     self.relay.log(self.peer, method, protocol, authority, path, 200, authorization)
                     self.respond(stream_id, 200, end_stream=False)
+                    self.count_tunnel(stream_id)
                     tunnel.attach(reader, writer)
                     return
                 tunnel.close()
@@ -612,7 +628,7 @@ async def run(args):
     os.makedirs(args.state, exist_ok=True)
     relay = Relay(
         args.name, args.token, args.source, os.path.join(args.state, "access.log"),
-        args.max_packet, args.tunnel_max_packet,
+        args.max_packet, args.tunnel_max_packet, args.goaway_after,
     )
     configuration = QuicConfiguration(
         is_client=False,
@@ -700,6 +716,8 @@ def main():
     parser.add_argument("--tunnel-max-packet", type=int, default=1500,
                         help="the same on connections that opened a CONNECT-UDP tunnel (default 1500)")
     parser.add_argument("--idle-timeout", type=float, default=60.0, help="QUIC idle timeout, seconds")
+    parser.add_argument("--goaway-after", type=int, default=0,
+                        help="send GOAWAY on a connection after N tunnels on it (default 0: never)")
     parser.add_argument("--self-test", action="store_true", help="check the codecs and exit")
     args = parser.parse_args()
     if args.self_test:

@@ -164,7 +164,7 @@ struct PageWorker: Sendable {
     /// and the URL does not wait for relays (a dead host would otherwise wait the whole relay
     /// wait). A relay that cannot reach the next relay is the chain's failure.
     static func targetUnreachable(_ error: any Error) -> Bool {
-        guard case .tunnelRefused(let status, _)? = (error as? FetchError)?.relayError?.cause else { return false }
+        guard let status = (error as? FetchError)?.relayError?.cause.refusalStatus else { return false }
         return (502...504).contains(status)
     }
 

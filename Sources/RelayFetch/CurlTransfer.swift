@@ -241,7 +241,7 @@ final class CurlTransfer: @unchecked Sendable {
     /// The outcome once libcurl reports the transfer done with `code`.
     func result(_ code: CURLcode) -> Result<(Data, HTTPResponse), FetchError> {
         let (failure, end) = tunnelStatus?.snapshot ?? (nil, nil)
-        if let failure { return .failure(FetchError(.relay(failure))) }
+        if let failure { return .failure(FetchError(relay: failure)) }
         if exceededLimit {
             let budget = request.byteBudget.flatMap { $0.isExhausted ? $0.limit : nil }
             return .failure(FetchError(.responseTooLarge(limit: budget ?? maximumSize)))
@@ -264,8 +264,8 @@ final class CurlTransfer: @unchecked Sendable {
                                     headerFields: Self.parseHeaderFields(headerLines),
                                     url: request.url, relayHops: route.hopNames)
         if !bodySkipped, case .relayClosed(let hop, originStreamCut: true) = end, response.bodyEndsAtConnectionClose(method: request.method) {
-            return .failure(FetchError(.relay(RelayError(hop: hop, cause: .tunnelEndedEarly(
-                "the origin's TLS stream was cut (no close_notify); the body of \(received) bytes is truncated")))))
+            return .failure(FetchError(relay: RelayError(hop: hop, cause: .tunnelEndedEarly(
+                "the origin's TLS stream was cut (no close_notify); the body of \(received) bytes is truncated"))))
         }
         response.timings = timings()
         response.relayHopTimings = tunnelStatus?.hopTimings ?? []
@@ -289,9 +289,9 @@ final class CurlTransfer: @unchecked Sendable {
         }
         switch tunnelEnd {
         case .relayClosed(let hop, _):
-            return FetchError(.relay(RelayError(hop: hop, cause: .tunnelEndedEarly(text))))
+            return FetchError(relay: RelayError(hop: hop, cause: .tunnelEndedEarly(text)))
         case .failed(let error):
-            return FetchError(.relay(error))
+            return FetchError(relay: error)
         case .clientClosed, nil:
             return FetchError(.transfer(text))
         }

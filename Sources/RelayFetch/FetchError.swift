@@ -6,8 +6,8 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
         case invalidURL(String)
         case unsupportedScheme(String)
         case invalidRelay(index: Int, reason: String)
-        /// A hop of the chain failed; the error names it.
-        case relay(RelayError)
+        /// A hop of the chain failed, or cut the tunnel after it was up; the failure names it.
+        case relay(RelayFailure)
         /// The exchange with the origin failed after the tunnel was up (or, direct, at all).
         case transfer(String)
         case tooManyRedirects(Int)
@@ -29,8 +29,11 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
 
     public init(_ code: Code) { self.code = code }
 
-    /// The relay error, when a hop failed.
-    public var relayError: RelayError? {
+    /// A failure of the relay chain, as the transport reported it.
+    init(relay error: RelayError) { code = .relay(RelayFailure(error)) }
+
+    /// The relay hop's failure, when a hop failed.
+    public var relayError: RelayFailure? {
         if case .relay(let error) = code { return error }
         return nil
     }
@@ -40,7 +43,7 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
         case .invalidURL(let text): return "invalid URL \"\(text)\""
         case .unsupportedScheme(let scheme): return "unsupported URL scheme \"\(scheme)\" (use http:// or https://)"
         case .invalidRelay(let index, let reason): return "relay \(index): \(reason)"
-        case .relay(let error): return error.description
+        case .relay(let failure): return failure.description
         case .transfer(let why): return why
         case .tooManyRedirects(let count): return "too many redirects (more than \(count))"
         case .redirectLoop(let url): return "redirect loop at \(url)"

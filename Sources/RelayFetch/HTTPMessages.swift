@@ -1,4 +1,5 @@
 import Foundation
+import RelayTransport
 
 /// A request to send: method, URL, header fields and an optional body.
 public struct HTTPRequest: Sendable {
@@ -80,18 +81,33 @@ public struct HTTPResponse: Sendable {
 
 /// One hop of a tunnel an exchange opened: which relay, how it was spoken to, and how long after
 /// the chain started its tunnel was open (a hop's time includes the hops before it).
-public struct RelayHopTiming: Sendable, Equatable {
+public struct RelayHopTiming: Sendable, Equatable, CustomStringConvertible {
+    /// 1-based position in the chain, nearest the client first.
+    public let index: Int
+    /// "host:port" of the relay.
     public let hop: String
     public let protocolName: String
     public let tunnelOpenAfter: Double
-    /// True when the tunnel went over an HTTP/2 connection to the relay that was already open.
+    /// True when the tunnel went over a multiplexed (HTTP/2 or HTTP/3) connection that was already open.
     public let reusedConnection: Bool
 
-    public init(hop: String, protocolName: String, tunnelOpenAfter: Double, reusedConnection: Bool) {
+    public init(index: Int, hop: String, protocolName: String, tunnelOpenAfter: Double, reusedConnection: Bool) {
+        self.index = index
         self.hop = hop
         self.protocolName = protocolName
         self.tunnelOpenAfter = tunnelOpenAfter
         self.reusedConnection = reusedConnection
+    }
+
+    /// The transport's report of one hop.
+    init(_ report: HopReport) {
+        self.init(index: report.hop.index, hop: report.hop.endpoint, protocolName: report.hop.protocolName,
+                  tunnelOpenAfter: report.connectedAfter, reusedConnection: report.reusedConnection)
+    }
+
+    /// "hop 1 (relay.example:443, HTTPS, HTTP/2 CONNECT): tunnel open after 12 ms (reused connection)".
+    public var description: String {
+        "hop \(index) (\(hop), \(protocolName)): tunnel open after \(Int((tunnelOpenAfter * 1000).rounded())) ms" + (reusedConnection ? " (reused connection)" : "")
     }
 }
 

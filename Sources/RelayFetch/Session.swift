@@ -78,8 +78,8 @@ public final class Session: @unchecked Sendable {
     }
 
     /// Receives each relay tunnel's per-hop timings as it opens (for verbose output).
-    public func onTunnelOpen(_ handler: @escaping @Sendable ([HopReport]) -> Void) {
-        opener.loop.execute { [opener] in opener.onTunnelOpen = handler }
+    public func onTunnelOpen(_ handler: @escaping @Sendable ([RelayHopTiming]) -> Void) {
+        opener.loop.execute { [opener] in opener.onTunnelOpen = { handler($0.map(RelayHopTiming.init)) } }
     }
 
     /// How many connections this session has opened to each relay hop (1 = nearest the client).

@@ -27,10 +27,7 @@ final class TunnelStatus: Sendable {
 
     /// Each hop's tunnel timing, for the transfer that opened the tunnel.
     var hopTimings: [RelayHopTiming] {
-        state.withLock {
-            $0.hopReports.map { RelayHopTiming(hop: $0.hop.endpoint, protocolName: $0.hop.protocolName,
-                                               tunnelOpenAfter: $0.connectedAfter, reusedConnection: $0.reusedConnection) }
-        }
+        state.withLock { $0.hopReports.map(RelayHopTiming.init) }
     }
 
     /// The built tunnel ended.

@@ -7,6 +7,8 @@ final class ChainAttempt {
     var currentHop: HopDescription
     private(set) var reports: [HopReport] = []
     private var reused: [Int: Bool] = [:]
+    /// Pooled HTTP/3 connections this attempt reused, by hop.
+    private var reusedHTTP3: [Int: WeakHTTP3Connection] = [:]
     private var finished = false
     var onFinish: ((Result<TransportLayer, RelayError>) -> Void)?
 
@@ -41,6 +43,7 @@ final class ChainAttempt {
         currentHop = other.currentHop
         reports = other.reports
         reused = other.reused
+        reusedHTTP3 = other.reusedHTTP3
     }
 
     /// Points hop `index`'s QUIC side at `port` on the same host (from the relay's Alt-Svc).
@@ -62,6 +65,14 @@ final class ChainAttempt {
 
     func note(hop index: Int, protocolName: String, reused: Bool) { self.reused[index] = reused }
 
+    /// Notes that hop `index`'s tunnel goes over `connection`, taken from the pool.
+    func noteReused(_ connection: HTTP3RelayConnection, hop index: Int) { reusedHTTP3[index] = WeakHTTP3Connection(connection) }
+
+    /// The attempt timed out at hop `index`: a pooled connection it was waiting on takes no new
+    /// tunnels (QUIC hears nothing from a relay that restarted, or from one on a dead path, until
+    /// its idle timeout), so the next tunnel opens a fresh one rather than waiting there too.
+    func retireReusedConnection(atHop index: Int) { reusedHTTP3[index]?.connection?.retire() }
+
     func recordOpen(hop index: Int, description: HopDescription) {
         reports.append(HopReport(hop: description, connectedAfter: Double(EventLoop.nowNanos() - started) / 1e9,
                                  reusedConnection: reused[index] ?? false))
@@ -77,4 +88,9 @@ final class ChainAttempt {
         onFinish?(result)
         onFinish = nil
     }
+}
+
+private struct WeakHTTP3Connection {
+    weak var connection: HTTP3RelayConnection?
+    init(_ connection: HTTP3RelayConnection) { self.connection = connection }
 }

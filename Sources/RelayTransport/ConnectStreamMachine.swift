@@ -133,16 +133,40 @@ struct ConnectStreamMachine: Equatable {
     }
 }
 
-/// A CONNECT stream that performs its `ConnectStreamMachine`'s actions.
+/// A CONNECT stream that performs its `ConnectStreamMachine`'s actions: what HTTP/2 and HTTP/3
+/// streams share (connect, close, the answer's status); each says how its connection takes the
+/// request and resets the stream.
 protocol ConnectStreamActor: TransportLayer {
     var nextHop: HopDescription? { get }
-    /// Completes the pending connect, once.
-    func finish(_ result: Result<Void, RelayError>)
+    /// The stream's control state.
+    var machine: ConnectStreamMachine { get set }
+    /// The pending connect's completion, until the relay answers.
+    var completion: ((Result<Void, RelayError>) -> Void)? { get set }
+    /// Hands the CONNECT request to the connection; false when it takes no new streams.
+    func submit() -> Bool
     /// Resets the stream on its connection.
     func resetStream()
 }
 
 extension ConnectStreamActor {
+    func connect(_ completion: @escaping (Result<Void, RelayError>) -> Void) {
+        self.completion = completion
+        perform(machine.handle(.submitted))
+        if !submit() { perform(machine.handle(.notAccepted)) }
+    }
+
+    func close() { perform(machine.handle(.closedByUs)) }
+
+    /// A `:status` field arrived.
+    func receivedStatus(_ status: Int) { perform(machine.handle(.status(status))) }
+
+    /// Completes the pending connect, once.
+    func finish(_ result: Result<Void, RelayError>) {
+        guard let completion else { return }
+        self.completion = nil
+        completion(result)
+    }
+
     /// Performs `actions` in order; `connectionError` is the error of a failed connection.
     func perform(_ actions: [ConnectStreamMachine.Action], connectionError: RelayError? = nil) {
         for action in actions {

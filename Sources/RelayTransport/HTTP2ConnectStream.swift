@@ -9,9 +9,9 @@ final class HTTP2ConnectStream: ConnectStreamActor, ConnectAnswer {
     var streamID: Int32 = -1
     private let connection: HTTP2RelayConnection
     let nextHop: HopDescription?
-    private var completion: ((Result<Void, RelayError>) -> Void)?
+    var completion: ((Result<Void, RelayError>) -> Void)?
     private(set) var altSvc: String?
-    private var machine = ConnectStreamMachine(protocolName: "HTTP/2")
+    var machine = ConnectStreamMachine(protocolName: "HTTP/2")
     private var outgoing: [UInt8] = []
     private var credit = FlowCredit()
 
@@ -22,19 +22,13 @@ final class HTTP2ConnectStream: ConnectStreamActor, ConnectAnswer {
         self.nextHop = nextHop
     }
 
-    func connect(_ completion: @escaping (Result<Void, RelayError>) -> Void) {
-        self.completion = completion
-        perform(machine.handle(.submitted))
-        if !connection.submit(self) { perform(machine.handle(.notAccepted)) }
-    }
+    func submit() -> Bool { connection.submit(self) }
 
     func send(_ bytes: [UInt8]) {
         guard machine.carriesBytes else { return }
         outgoing += bytes
         connection.resume(self)
     }
-
-    func close() { perform(machine.handle(.closedByUs)) }
 
     func resetStream() { connection.reset(self) }
 
@@ -52,7 +46,6 @@ final class HTTP2ConnectStream: ConnectStreamActor, ConnectAnswer {
         return count
     }
 
-    func receivedStatus(_ status: Int) { perform(machine.handle(.status(status))) }
     func receivedAltSvc(_ value: String) { altSvc = value }
     func headersComplete() { perform(machine.handle(.headersComplete)) }
 
@@ -62,17 +55,14 @@ final class HTTP2ConnectStream: ConnectStreamActor, ConnectAnswer {
         delegate?.layerDidReceive(bytes)
     }
 
+    /// The relay ended its side (END_STREAM): the tunnel's end of stream; we may still send.
+    func receivedEnd() { perform(machine.handle(.peerFinished)) }
+
     func streamClosed(code: UInt32) {
         perform(machine.handle(.closed(resetCode: code == 0 ? nil : HTTP2RelayConnection.codeName(code))))
     }
 
     func connectionFailed(_ error: RelayError) {
         perform(machine.handle(.connectionFailed), connectionError: error)
-    }
-
-    func finish(_ result: Result<Void, RelayError>) {
-        guard let completion else { return }
-        self.completion = nil
-        completion(result)
     }
 }

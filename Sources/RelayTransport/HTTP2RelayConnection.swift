@@ -238,8 +238,8 @@ final class HTTP2RelayConnection: TransportLayerDelegate {
 }
 
 /// Calls `body` with a C array of nghttp2_nv pointing into one packed copy of `fields` (the C library
-/// copies them in turn during the call).
-private func withNameValues<R>(_ fields: [([UInt8], [UInt8])], _ body: (UnsafePointer<nghttp2_nv>, Int) -> R) -> R {
+/// copies them in turn during the call). Internal for the layer tests' nghttp2 server.
+func withNameValues<R>(_ fields: [([UInt8], [UInt8])], _ body: (UnsafePointer<nghttp2_nv>, Int) -> R) -> R {
     withPackedHeaderFields(fields) { base, spans in
         let values = spans.map {
             nghttp2_nv(name: base + $0.name.lowerBound, value: base + $0.value.lowerBound, namelen: $0.name.count,
@@ -270,9 +270,13 @@ private func h2OnHeader(_ session: OpaquePointer?, _ frame: UnsafePointer<nghttp
 private func h2OnFrameReceived(_ session: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ user: UnsafeMutableRawPointer?) -> Int32 {
     guard let frame else { return 0 }
     let owner = connection(user)
+    let endsStream = frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
     switch UInt32(frame.pointee.hd.type) {
     case NGHTTP2_HEADERS.rawValue:
         owner.stream(frame.pointee.hd.stream_id)?.headersComplete()
+        if endsStream { owner.stream(frame.pointee.hd.stream_id)?.receivedEnd() }
+    case NGHTTP2_DATA.rawValue where endsStream:
+        owner.stream(frame.pointee.hd.stream_id)?.receivedEnd()
     case NGHTTP2_GOAWAY.rawValue:
         owner.goAway(lastStreamID: frame.pointee.goaway.last_stream_id, code: frame.pointee.goaway.error_code)
     case NGHTTP2_PING.rawValue where frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0:

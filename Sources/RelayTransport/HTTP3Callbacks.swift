@@ -17,7 +17,7 @@ enum HTTP3Callbacks {
         callbacks.recv_data = { _, id, data, length, user, _ in
             let owner = connection(user)
             if let data, let stream = owner.stream(id) {
-                stream.receivedData(Array(UnsafeBufferPointer(start: data, count: length)))
+                stream.receivedData(UnsafeBufferPointer(start: data, count: length))
             } else {
                 owner.quic.extendCredit(stream: id, by: length)  // nobody reads it: do not stall the connection
             }

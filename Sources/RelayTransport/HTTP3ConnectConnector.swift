@@ -1,11 +1,12 @@
 /// HTTP/3 CONNECT (RFC 9114) over QUIC straight to the first hop: tunnels share one pooled
-/// connection per relay endpoint, and ones that arrive during its handshake wait for it.
+/// connection per relay endpoint (with its trust and headers), and ones that arrive during its
+/// handshake wait for it.
 struct HTTP3ConnectConnector: HopConnector {
     let context: ChainContext
 
     var name: String { "QUIC, HTTP/3 CONNECT" }
 
-    func poolKey(hop index: Int, of hops: [RelayEndpoint]) -> RelayEndpoint? { index == 1 ? hops[0] : nil }
+    func poolKey(hop index: Int, of hops: [RelayEndpoint]) -> RelayConnectionPool.Key? { HTTP2ConnectConnector.key(hop: index, of: hops) }
 
     func openTunnel(through count: Int, to target: TunnelTarget, attempt: ChainAttempt,
                     completion: @escaping (Result<TransportLayer, RelayError>) -> Void) {
@@ -21,8 +22,19 @@ struct HTTP3ConnectConnector: HopConnector {
         let relay = attempt.hops[0]
         let hop = HTTP3RelayConnection.hopDescription(index: 1, relay: relay)
         attempt.currentHop = hop
-        context.http3Pool.connection(to: relay, hop: hop, opened: { [pool = context.pool] in pool.countConnection(toHop: 1) }) { result in
-            if case .success(let (_, reused)) = result { attempt.note(hop: 1, protocolName: hop.protocolName, reused: reused) }
+        let make: HTTP3ConnectionPool.Make = { [context] made in
+            do throws(TLSSetupError) {
+                made(.success(try HTTP3RelayConnection(loop: context.loop, relay: relay, hop: hop, resolver: context.resolver)))
+            } catch {
+                made(.failure(RelayError(hop: hop, cause: .tls(error.reason))))
+            }
+        }
+        context.http3Pool.connection(for: HTTP2ConnectConnector.key(hop: 1, of: attempt.hops),
+                                     opened: { [pool = context.pool] in pool.countConnection(toHop: 1) }, make: make) { result in
+            if case .success(let (connection, reused)) = result {
+                attempt.note(hop: 1, protocolName: hop.protocolName, reused: reused)
+                if reused { attempt.noteReused(connection, hop: 1) }
+            }
             completion(result.map(\.connection))
         }
     }

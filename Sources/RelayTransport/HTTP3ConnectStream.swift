@@ -19,9 +19,12 @@ final class HTTP3ConnectStream: ConnectStreamActor {
     var ended: Bool { machine.isEnded }
     private let connection: HTTP3RelayConnection
     let nextHop: HopDescription?
-    private var completion: ((Result<Void, RelayError>) -> Void)?
-    private var machine = ConnectStreamMachine(protocolName: "HTTP/3")
+    var completion: ((Result<Void, RelayError>) -> Void)?
+    var machine = ConnectStreamMachine(protocolName: "HTTP/3")
     private var credit = FlowCredit()
+    /// Tunnel bytes received since the last delivery: all the DATA that one read of the QUIC
+    /// socket brought goes up as one piece, not one per packet.
+    private var arriving: [UInt8] = []
 
     init(connection: HTTP3RelayConnection, authority: String, headers: [(String, String)], nextHop: HopDescription?,
          pseudoHeaders: [(String, String)]? = nil) {
@@ -32,19 +35,13 @@ final class HTTP3ConnectStream: ConnectStreamActor {
         self.nextHop = nextHop
     }
 
-    func connect(_ completion: @escaping (Result<Void, RelayError>) -> Void) {
-        self.completion = completion
-        perform(machine.handle(.submitted))
-        if !connection.submit(self) { perform(machine.handle(.notAccepted)) }
-    }
+    func submit() -> Bool { connection.submit(self) }
 
     func send(_ bytes: [UInt8]) {
         guard machine.carriesBytes, !bytes.isEmpty else { return }
         outgoing.append(bytes)
         connection.resume(self)
     }
-
-    func close() { perform(machine.handle(.closedByUs)) }
 
     func resetStream() { connection.reset(self) }
 
@@ -55,19 +52,24 @@ final class HTTP3ConnectStream: ConnectStreamActor {
 
     // MARK: events from the connection (inside nghttp3's callbacks)
 
-    func receivedStatus(_ status: Int) { perform(machine.handle(.status(status))) }
-
     func headersComplete() {
         let actions = machine.handle(.headersComplete)
         if !actions.isEmpty { connection.post { [self] in perform(actions) } }
     }
 
-    func receivedData(_ bytes: [UInt8]) {
+    func receivedData(_ bytes: UnsafeBufferPointer<UInt8>) {
         // Bytes for a tunnel nobody reads any more are given back at once.
         let due = machine.carriesBytes ? credit.received(bytes.count) : bytes.count
         if due > 0 { connection.credit(self, count: due) }
         guard machine.carriesBytes else { return }
-        connection.post { [self] in if machine.carriesBytes { delegate?.layerDidReceive(bytes) } }
+        let first = arriving.isEmpty
+        arriving.append(contentsOf: bytes)
+        guard first else { return }  // the delivery already queued takes these too
+        connection.post { [self] in
+            let piece = arriving
+            arriving = []
+            if machine.carriesBytes && !piece.isEmpty { delegate?.layerDidReceive(piece) }
+        }
     }
 
     /// The relay ended its side of the stream (FIN): the tunnel's end of stream.
@@ -91,11 +93,5 @@ final class HTTP3ConnectStream: ConnectStreamActor {
 
     func connectionFailed(_ error: RelayError) {
         connection.post { [self] in perform(machine.handle(.connectionFailed), connectionError: error) }
-    }
-
-    func finish(_ result: Result<Void, RelayError>) {
-        guard let completion else { return }
-        self.completion = nil
-        completion(result)
     }
 }

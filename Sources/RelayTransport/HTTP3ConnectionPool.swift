@@ -1,41 +1,49 @@
-/// A session's HTTP/3 relay connections, one per first-hop relay (endpoint, trust and headers):
-/// tunnels share an open connection, and tunnels that arrive while one is being set up wait for
-/// it instead of opening another. A connection left without tunnels closes after `idleTimeout`.
-/// Holds each connection from the start of its handshake. Loop thread only.
+/// A session's HTTP/3 relay connections, one per chain prefix (the hops, with their trust and
+/// headers, up to and including the relay): QUIC straight to a first hop, or QUIC inside a
+/// CONNECT-UDP stream through the hop before for a later one. Tunnels share an open connection,
+/// and tunnels that arrive while one is being set up wait for it instead of opening another. A
+/// connection left without tunnels closes after `idleTimeout`. Holds each connection from the
+/// start of its handshake. Each session has its own pool, so sessions never share a connection.
+/// Loop thread only.
 final class HTTP3ConnectionPool {
+    typealias Key = RelayConnectionPool.Key
     typealias Waiter = (Result<(connection: HTTP3RelayConnection, reused: Bool), RelayError>) -> Void
+    /// Sets up what carries a new connection and makes it, not yet connected (a CONNECT-UDP stream first, for a later hop).
+    typealias Make = (@escaping (Result<HTTP3RelayConnection, RelayError>) -> Void) -> Void
 
-    private let loop: EventLoop
-    private let shared: MultiplexedConnectionPool<RelayEndpoint, HTTP3RelayConnection, Waiter>
-    private let resolver: HostResolver?
+    private let shared: MultiplexedConnectionPool<Key, HTTP3RelayConnection, Waiter>
 
-    init(loop: EventLoop, idleTimeout: Double, resolver: HostResolver?) {
-        self.loop = loop
-        self.resolver = resolver
+    init(loop: EventLoop, idleTimeout: Double) {
         shared = MultiplexedConnectionPool(loop: loop, idleTimeout: idleTimeout)
     }
 
-    /// An open connection to `relay`: the pooled one, or a new one (`opened` is called when a new
-    /// one has completed its handshake: a QUIC attempt nothing answered opened no connection).
-    /// `completion` runs once, on the loop; `reused` is false only for the tunnel that started
-    /// the connection.
-    func connection(to relay: RelayEndpoint, hop: HopDescription, handshakeTimeout: Double = 10, opened: @escaping () -> Void,
-                    completion: @escaping Waiter) {
-        if let connection = shared.usableConnection(for: relay) { return completion(.success((connection, true))) }
-        if shared.isEstablishing(relay) { return shared.wait(for: relay, completion) }
-        let connection: HTTP3RelayConnection
-        do {
-            connection = try HTTP3RelayConnection(loop: loop, relay: relay, hop: hop, handshakeTimeout: handshakeTimeout, resolver: resolver)
-        } catch {
-            return completion(.failure(RelayError(hop: hop, cause: .tls(error.reason))))
+    /// An open connection for `key`: the pooled one, or a new one from `make` (`opened` is called
+    /// when a new one has completed its handshake: a QUIC attempt nothing answered opened no
+    /// connection). `completion` runs once, on the loop; `reused` is false only for the tunnel
+    /// that started the connection.
+    func connection(for key: Key, opened: @escaping () -> Void, make: Make, completion: @escaping Waiter) {
+        if let connection = shared.usableConnection(for: key) { return completion(.success((connection, true))) }
+        if shared.isEstablishing(key) { return shared.wait(for: key, completion) }
+        shared.beginEstablishing(key, waiters: [completion])
+        make { [weak self] made in
+            guard let self else { return }
+            switch made {
+            case .failure(let error):
+                for waiter in shared.endEstablishing(key) ?? [] { waiter(.failure(error)) }
+            case .success(let connection):
+                guard shared.hold(connection, whileEstablishing: key) else { return connection.close() }  // closeAll ran meanwhile
+                connect(connection, for: key, opened: opened)
+            }
         }
-        shared.beginEstablishing(relay, connection: connection, waiters: [completion])
+    }
+
+    private func connect(_ connection: HTTP3RelayConnection, for key: Key, opened: @escaping () -> Void) {
         connection.connect { [weak self] result in
-            guard let self, let waiters = self.shared.endEstablishing(relay) else { return }
+            guard let self, let waiters = self.shared.endEstablishing(key) else { return }
             switch result {
             case .success:
                 opened()
-                self.shared.adopt(connection, for: relay)
+                self.shared.adopt(connection, for: key)
                 for (index, waiter) in waiters.enumerated() { waiter(.success((connection, index > 0))) }
             case .failure(let error):
                 for waiter in waiters { waiter(.failure(error)) }

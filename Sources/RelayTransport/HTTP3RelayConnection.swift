@@ -8,7 +8,7 @@ internal import CNghttp3
 /// Owns the nghttp3 connection (freed in deinit) and the QUIC connection. Loop thread only.
 final class HTTP3RelayConnection: QUICApplication {
     let hop: HopDescription
-    let quic: QUICConnection
+    let quic: QUICStreamTransport
     private var http3: OpaquePointer?  // nghttp3_conn
     private var streams: [Int64: HTTP3ConnectStream] = [:]
     private var waitingForStreamID: [HTTP3ConnectStream] = []
@@ -27,11 +27,16 @@ final class HTTP3RelayConnection: QUICApplication {
     }
 
     /// `path` carries the QUIC packets: nil for UDP to the relay, or a CONNECT-UDP stream through the hop before.
-    init(loop: EventLoop, relay: RelayEndpoint, hop: HopDescription, handshakeTimeout: Double = 10,
-         path: QUICDatagramPath? = nil, resolver: HostResolver? = nil) throws(TLSSetupError) {
+    convenience init(loop: EventLoop, relay: RelayEndpoint, hop: HopDescription, handshakeTimeout: Double = 10,
+                     path: QUICDatagramPath? = nil, resolver: HostResolver? = nil) throws(TLSSetupError) {
+        self.init(quic: try QUICConnection(loop: loop, host: relay.host, port: relay.port, trust: relay.trust, alpn: "h3", hop: hop,
+                                           handshakeTimeout: handshakeTimeout, path: path, resolver: resolver), hop: hop)
+    }
+
+    /// HTTP/3 over `quic`, which this connection owns from now on.
+    init(quic: QUICStreamTransport, hop: HopDescription) {
         self.hop = hop
-        quic = try QUICConnection(loop: loop, host: relay.host, port: relay.port, trust: relay.trust, alpn: "h3", hop: hop,
-                                  handshakeTimeout: handshakeTimeout, path: path, resolver: resolver)
+        self.quic = quic
         quic.application = self
     }
 
@@ -71,6 +76,14 @@ final class HTTP3RelayConnection: QUICApplication {
     /// A new CONNECT stream to `authority` with this hop's header fields; `connect` sends it.
     func makeStream(authority: String, headers: [(String, String)], nextHop: HopDescription?) -> HTTP3ConnectStream {
         HTTP3ConnectStream(connection: self, authority: authority, headers: headers, nextHop: nextHop)
+    }
+
+    /// Takes no new tunnels from now on; open ones go on. For a connection a tunnel timed out
+    /// on: the relay may be gone without a word.
+    func retire() {
+        guard !isDraining else { return }
+        isDraining = true
+        post { [self] in if activeStreams == 0 { onIdle?() } }
     }
 
     /// Ends the connection: CONNECTION_CLOSE (H3_NO_ERROR); open tunnels fail.
@@ -162,9 +175,11 @@ final class HTTP3RelayConnection: QUICApplication {
         guard !delivering else { return }
         delivering = true
         defer { delivering = false }
+        // In turns rather than one removeFirst each: a wake-up that drained many datagrams queues many events.
         while !events.isEmpty {
-            let event = events.removeFirst()
-            event()
+            let turn = events
+            events.removeAll(keepingCapacity: true)
+            for event in turn { event() }
         }
     }
 
@@ -272,8 +287,8 @@ final class HTTP3RelayConnection: QUICApplication {
 }
 
 /// Calls `body` with a C array of nghttp3_nv pointing into one packed copy of `fields` (the C library
-/// copies them in turn during the call).
-private func withHTTP3NameValues<R>(_ fields: [(String, String)], _ body: (UnsafePointer<nghttp3_nv>, Int) -> R) -> R {
+/// copies them in turn during the call). Internal for the layer tests' nghttp3 server.
+func withHTTP3NameValues<R>(_ fields: [(String, String)], _ body: (UnsafePointer<nghttp3_nv>, Int) -> R) -> R {
     withPackedHeaderFields(fields.map { (Array($0.0.utf8), Array($0.1.utf8)) }) { base, spans in
         let values = spans.map {
             nghttp3_nv(name: base + $0.name.lowerBound, value: base + $0.value.lowerBound, namelen: $0.name.count,

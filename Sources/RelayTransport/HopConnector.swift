@@ -37,9 +37,8 @@ extension HopConnector {
 final class ChainContext {
     let loop: EventLoop
     let pool: RelayConnectionPool
+    /// HTTP/3 connections by chain prefix: to first hops, and to later hops inside CONNECT-UDP streams.
     let http3Pool: HTTP3ConnectionPool
-    /// HTTP/3 connections to hops beyond the first, inside CONNECT-UDP streams: one per tunnel.
-    var tunneledHTTP3: [ObjectIdentifier: HTTP3RelayConnection] = [:]
     /// HTTP/3 endpoints whose TCP fallback won the last race this session (QUIC unreachable or
     /// slower than the head start): later tunnels go straight to the fallback.
     var tcpPreferred: Set<String> = []
@@ -55,7 +54,7 @@ final class ChainContext {
         self.http3HeadStart = http3HeadStart
         self.resolver = resolver
         pool = RelayConnectionPool(loop: loop, idleTimeout: idleTimeout)
-        http3Pool = HTTP3ConnectionPool(loop: loop, idleTimeout: idleTimeout, resolver: resolver)
+        http3Pool = HTTP3ConnectionPool(loop: loop, idleTimeout: idleTimeout)
     }
 
     /// Opens a tunnel through the attempt's first `count` hops with the connector of hop `count`.
@@ -150,9 +149,6 @@ final class ChainContext {
     /// Closes every pooled relay connection (tunnels on them fail).
     func closeAll() {
         pool.closeAll()
-        let tunneled = Array(tunneledHTTP3.values)
-        tunneledHTTP3.removeAll()
-        for connection in tunneled { connection.close() }
         http3Pool.closeAll()
     }
 }

@@ -98,19 +98,26 @@ public enum SocketAddress {
 
     /// sockaddr_in for 4 address bytes (network order).
     public static func ipv4(_ bytes: [UInt8], port: UInt16) -> Data {
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        withUnsafeMutableBytes(of: &address.sin_addr) { $0.copyBytes(from: bytes.prefix(4)) }
-        return withUnsafeBytes(of: address) { Data($0) }
+        socketAddress(sockaddr_in()) {
+            $0.sin_family = sa_family_t(AF_INET)
+            $0.sin_port = port.bigEndian
+            withUnsafeMutableBytes(of: &$0.sin_addr) { $0.copyBytes(from: bytes.prefix(4)) }
+        }
     }
 
     /// sockaddr_in6 for 16 address bytes.
     public static func ipv6(_ bytes: [UInt8], port: UInt16) -> Data {
-        var address = sockaddr_in6()
-        address.sin6_family = sa_family_t(AF_INET6)
-        address.sin6_port = port.bigEndian
-        withUnsafeMutableBytes(of: &address.sin6_addr) { $0.copyBytes(from: bytes.prefix(16)) }
+        socketAddress(sockaddr_in6()) {
+            $0.sin6_family = sa_family_t(AF_INET6)
+            $0.sin6_port = port.bigEndian
+            withUnsafeMutableBytes(of: &$0.sin6_addr) { $0.copyBytes(from: bytes.prefix(16)) }
+        }
+    }
+
+    /// The bytes of `empty` (a sockaddr_in or sockaddr_in6) once `fill` set its fields.
+    private static func socketAddress<Address>(_ empty: Address, _ fill: (inout Address) -> Void) -> Data {
+        var address = empty
+        fill(&address)
         return withUnsafeBytes(of: address) { Data($0) }
     }
 

@@ -55,6 +55,14 @@ final class MultiplexedConnectionPool<Key: Hashable, Connection: MultiplexedRela
 
     func wait(for key: Key, _ waiter: Waiter) { establishing[key]?.waiters.append(waiter) }
 
+    /// Lets the pool hold (and `closeAll` close) `key`'s connection from now on in its set-up;
+    /// false when no set-up is in progress for `key` any more.
+    func hold(_ connection: Connection, whileEstablishing key: Key) -> Bool {
+        guard establishing[key] != nil else { return false }
+        establishing[key]?.connection = connection
+        return true
+    }
+
     /// Ends the set-up of `key`'s connection: the waiters to tell, or nil when none was in
     /// progress (`closeAll` ended one the pool held).
     func endEstablishing(_ key: Key) -> [Waiter]? { establishing.removeValue(forKey: key)?.waiters }

@@ -2,12 +2,24 @@
 import Glibc
 #endif
 import Foundation
+internal import CLinux
 
 /// The UDP socket under one QUIC connection: non-blocking, connected to the relay's address so
-/// only its datagrams arrive (and ICMP errors surface as ECONNREFUSED). Owns the descriptor and
-/// its event-loop registration. Loop thread only.
+/// only its datagrams arrive (and ICMP errors surface as ECONNREFUSED). Reads take every datagram
+/// waiting, up to `batch`, in one recvmmsg call and hand them out one by one. Owns the
+/// descriptor, its event-loop registration and the receive slots. Loop thread only.
 final class QUICSocket {
+    /// Datagrams one recvmmsg call takes, and the room for each: the largest UDP payload we
+    /// announce (`QUICClientSetup.largestDatagram`); a longer one is dropped.
+    static let batch = 64
+    static let slotSize = QUICClientSetup.largestDatagram
     private let loop: EventLoop
+    private let slots = UnsafeMutableRawBufferPointer.allocate(byteCount: QUICSocket.batch * QUICSocket.slotSize, alignment: 16)
+    private let vectors = UnsafeMutablePointer<iovec>.allocate(capacity: QUICSocket.batch)
+    private let headers = UnsafeMutablePointer<rf_mmsghdr>.allocate(capacity: QUICSocket.batch)
+    /// Datagrams the last recvmmsg took, and the next to hand out.
+    private var received = 0
+    private var nextReceived = 0
     private(set) var fd: Int32 = -1
     /// The socket's own address and the relay's, as ngtcp2 wants them for its path.
     private var localAddress = sockaddr_storage()
@@ -16,9 +28,22 @@ final class QUICSocket {
     private var remoteLength = socklen_t(0)
     private var wantsWritable = false
 
-    init(loop: EventLoop) { self.loop = loop }
+    init(loop: EventLoop) {
+        self.loop = loop
+        for index in 0..<Self.batch {
+            vectors[index] = iovec(iov_base: slots.baseAddress! + index * Self.slotSize, iov_len: Self.slotSize)
+            headers[index] = rf_mmsghdr()
+            headers[index].msg_hdr.msg_iov = vectors + index
+            headers[index].msg_hdr.msg_iovlen = 1
+        }
+    }
 
-    deinit { if fd >= 0 { Glibc.close(fd) } }  // may run off the loop: no deregistering here
+    deinit {
+        if fd >= 0 { Glibc.close(fd) }  // may run off the loop: no deregistering here
+        slots.deallocate()
+        vectors.deallocate()
+        headers.deallocate()
+    }
 
     /// Opens the socket to `address` (a sockaddr) and watches it; `handler` runs on readiness.
     func open(to address: Data, handler: @escaping (_ readable: Bool, _ writable: Bool) -> Void) throws(SystemError) {
@@ -52,14 +77,32 @@ final class QUICSocket {
         }
     }
 
-    /// Reads one datagram into `buffer`; nil when none is waiting.
+    /// Copies the next datagram into `buffer`; nil when none is waiting.
     func receive(into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> Int? {
+        while true {
+            // Until the socket has none left (EAGAIN): datagrams that arrived while the last batch
+            // was processed are taken in this wake-up too, not in one of their own.
+            if nextReceived == received, try !readBatch() { return nil }
+            let header = headers[nextReceived]
+            nextReceived += 1
+            guard header.msg_hdr.msg_flags & Int32(MSG_TRUNC) == 0 else { continue }  // longer than a slot
+            let count = min(Int(header.msg_len), buffer.count)
+            buffer.baseAddress!.copyMemory(from: slots.baseAddress! + (nextReceived - 1) * Self.slotSize, byteCount: count)
+            return count
+        }
+    }
+
+    /// Takes every waiting datagram, up to a batch; false when none was waiting.
+    private func readBatch() throws(SystemError) -> Bool {
+        received = 0
+        nextReceived = 0
         let socketFD = fd
         do {
-            return try systemCall("recv") { recv(socketFD, buffer.baseAddress, buffer.count, 0) }
+            received = Int(try systemCall("recvmmsg") { rf_recvmmsg(socketFD, headers, UInt32(Self.batch), Int32(MSG_DONTWAIT)) })
         } catch where error.wouldBlock {
-            return nil
+            return false
         }
+        return received > 0
     }
 
     /// Sends one datagram; false when the socket buffer is full (the caller retries when writable).

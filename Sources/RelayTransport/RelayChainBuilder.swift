@@ -2,9 +2,9 @@
 /// TCP(hop 1) -> TLS(hop 1) -> CONNECT(hop 2) -> TLS(hop 2) -> ... -> CONNECT(target).
 /// Each hop is reached by the `HopConnector` that `connector(forHop:index:context:)` picks for it
 /// (HTTP/1.1, HTTP/2 or HTTP/3 CONNECT, QUIC inside CONNECT-UDP, or HTTP/3 raced with TCP); the
-/// builder only walks the hops. HTTP/2 connections are pooled per chain prefix, so all tunnels
-/// through the same first hop share one connection, and tunnels to the same second hop through
-/// it share one connection to that hop.
+/// builder only walks the hops. HTTP/2 and HTTP/3 connections are pooled per chain prefix, so all
+/// tunnels through the same first hop share one connection, and tunnels to the same second hop
+/// through it share one connection to that hop.
 ///
 /// It is the only code that opens sockets for relayed traffic, and it has no path that reaches a
 /// target without the relays: an empty chain is refused and a failed hop fails the whole build.
@@ -55,6 +55,7 @@ public final class RelayChainBuilder {
             Self.connector(forHop: attempt.hops[index - 1], index: index, context: context).prepare(hop: index, attempt: attempt)
         }
         let timer = loop.schedule(after: connectTimeout) {
+            attempt.retireReusedConnection(atHop: attempt.currentHop.index)
             attempt.finish(.failure(RelayError(hop: attempt.currentHop, cause: .timeout)))
         }
         attempt.onFinish = { [loop] result in

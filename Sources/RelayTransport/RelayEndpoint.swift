@@ -28,15 +28,9 @@ public struct RelayEndpoint: Sendable, Hashable {
     public var authority: String { ConnectRequest.authority(host: host, port: port) }
 }
 
-/// Where to go when an HTTP/3 relay endpoint cannot be reached over QUIC.
-public struct RelayFallback: Sendable, Hashable {
-    public var host: String
-    public var port: UInt16
-    public init(host: String, port: UInt16) {
-        self.host = host
-        self.port = port
-    }
-}
+/// Where to go when an HTTP/3 relay endpoint cannot be reached over QUIC: a host (kept as a name)
+/// and a port, the same value as a tunnel's target.
+public typealias RelayFallback = TunnelTarget
 
 /// The HTTP version spoken to one relay.
 public enum HopProtocol: String, Sendable, Hashable, CaseIterable {
@@ -70,6 +64,7 @@ public struct HeaderField: Sendable, Hashable {
 }
 
 /// Where a tunnel leads: a host name kept unresolved (the last relay resolves it) and a port.
+/// Also a relay's fallback endpoint (`RelayFallback`).
 public struct TunnelTarget: Sendable, Hashable, CustomStringConvertible {
     public var host: String
     public var port: UInt16
@@ -80,14 +75,11 @@ public struct TunnelTarget: Sendable, Hashable, CustomStringConvertible {
     public var description: String { ConnectRequest.authority(host: host, port: port) }
 }
 
-/// What `-v` prints for each hop once a tunnel is up.
-public struct HopReport: Sendable, CustomStringConvertible {
+/// When one hop's tunnel was open, once the chain is up (RelayFetch's `RelayHopTiming` for callers).
+public struct HopReport: Sendable {
     public let hop: HopDescription
     /// Seconds from the start of the chain until this hop's tunnel was open.
     public let connectedAfter: Double
-    /// True when the tunnel went over an HTTP/2 connection that was already open.
+    /// True when the tunnel went over a multiplexed connection that was already open.
     public let reusedConnection: Bool
-    public var description: String {
-        "\(hop): tunnel open after \(Int((connectedAfter * 1000).rounded())) ms" + (reusedConnection ? " (reused connection)" : "")
-    }
 }

@@ -21,7 +21,7 @@ public struct HopDescription: Sendable, Equatable, CustomStringConvertible {
 /// A failure of the transport, naming the hop and the cause.
 public struct RelayError: Error, Sendable, CustomStringConvertible {
     /// Why a hop failed.
-    public enum Cause: Sendable, Equatable {
+    public enum Cause: Sendable, Hashable {
         case resolveFailed(String)
         case connectionRefused
         case connectFailed(String)
@@ -51,11 +51,13 @@ public struct RelayError: Error, Sendable, CustomStringConvertible {
         self.cause = cause
     }
 
-    public var description: String { "\(hop): \(causeText)" }
+    public var description: String { "\(hop): \(cause)" }
+}
 
-    /// The cause alone, without the hop.
-    public var causeText: String {
-        switch cause {
+extension RelayError.Cause: CustomStringConvertible {
+    /// The cause in words, without the hop.
+    public var description: String {
+        switch self {
         case .resolveFailed(let why): return "cannot resolve relay host: \(why)"
         case .connectionRefused: return "connection refused"
         case .connectFailed(let why): return "cannot connect: \(why)"

@@ -2,8 +2,8 @@
 /// the same TCP and TLS layers the chain builder uses, dialled at an address the caller gives
 /// (no name is resolved for it). All methods and callbacks run on the loop.
 public final class TLSClientConnection: TransportLayerDelegate {
-    private let loop: EventLoop
-    private let tcp: TCPLayer
+    /// TCP to the server (any byte stream in the layer tests).
+    private let lower: TransportLayer
     private let tls: TLSLayer
     /// Bytes from the server, as they arrive.
     public var onReceive: (([UInt8]) -> Void)?
@@ -13,17 +13,22 @@ public final class TLSClientConnection: TransportLayerDelegate {
     /// - Parameters:
     ///   - address: an IP literal to connect to.
     ///   - serverName: the name to verify and send as SNI (or an IP literal to verify).
-    public init(loop: EventLoop, address: String, port: UInt16, serverName: String, trust: TLSTrust, alpn: [String],
-                description: HopDescription) throws(TLSSetupError) {
-        self.loop = loop
-        tcp = TCPLayer(loop: loop, host: address, port: port, hop: description)
-        tls = try TLSLayer(over: tcp, context: TLSContext(trust: trust), serverName: serverName, alpn: alpn, hop: description)
+    public convenience init(loop: EventLoop, address: String, port: UInt16, serverName: String, trust: TLSTrust, alpn: [String],
+                            description: HopDescription) throws(TLSSetupError) {
+        try self.init(over: TCPLayer(loop: loop, host: address, port: port, hop: description), serverName: serverName,
+                      trust: trust, alpn: alpn, description: description)
+    }
+
+    /// TLS over `lower`, which `connect` connects first.
+    init(over lower: TransportLayer, serverName: String, trust: TLSTrust, alpn: [String], description: HopDescription) throws(TLSSetupError) {
+        self.lower = lower
+        tls = try TLSLayer(over: lower, context: TLSContext(trust: trust), serverName: serverName, alpn: alpn, hop: description)
         tls.delegate = self
     }
 
     /// Connects TCP, then runs the TLS handshake; `completion` once, on the loop.
     public func connect(_ completion: @escaping (Result<Void, RelayError>) -> Void) {
-        tcp.connect { [self] result in
+        lower.connect { [self] result in
             switch result {
             case .failure(let error): completion(.failure(error))
             case .success:

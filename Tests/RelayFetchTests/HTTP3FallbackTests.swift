@@ -29,7 +29,7 @@ final class HTTP3FallbackTests: XCTestCase {
         let tunnels = try TestServers.http3RelayLines(TestServers.http3RelayALog, skipping: linesBefore, from: quic)
         XCTAssertEqual(tunnels.values(HTTP3RelayLogField.authority), ["origin.test:443"], "the HTTP/3 relay's log")
         XCTAssertEqual(tunnels.values(HTTP3RelayLogField.status), ["200"])
-        XCTAssertEqual(reports.all.first?.hop.protocolName, "QUIC, HTTP/3 CONNECT", "and the client reports what the relay logged")
+        XCTAssertEqual(reports.all.first?.protocolName, "QUIC, HTTP/3 CONNECT", "and the client reports what the relay logged")
     }
 
     func testSilentQUICEndpointFallsBackToHTTP2AndTheSessionRemembers() async throws {
@@ -45,7 +45,7 @@ final class HTTP3FallbackTests: XCTestCase {
         let firstStarted = Date()
         _ = try await session.data(from: URL(string: "https://origin.test/index.html")!)
         XCTAssertGreaterThan(Date().timeIntervalSince(firstStarted), 0.55, "QUIC was tried first")
-        XCTAssertEqual(reports.all.last?.hop.description.hasPrefix("hop 1 (127.0.0.11:4433, HTTPS, HTTP/2 CONNECT)"), true,
+        XCTAssertEqual(reports.all.last?.description.hasPrefix("hop 1 (127.0.0.11:4433, HTTPS, HTTP/2 CONNECT)"), true,
                        "\(reports.all)")
         let tunnel = "\tCONNECT\torigin2.test:443\t"
         let tunnelsBefore = try TestServers.logLines(TestServers.http2RelayALog, containing: tunnel).count

@@ -25,9 +25,9 @@ final class HTTP3FirstPerHopTests: XCTestCase {
         session.onTunnelOpen { reports.add($0) }
         _ = try await session.data(from: URL(string: "https://origin.test/index.html?\(marker)")!)
 
-        XCTAssertEqual(reports.all.map(\.hop.index), [1, 2])
-        XCTAssertEqual(reports.all.map(\.hop.endpoint), ["127.0.0.11:4433", "127.0.0.12:4433"])
-        XCTAssertEqual(reports.all.map(\.hop.protocolName), ["QUIC, HTTP/3 CONNECT", "QUIC, HTTP/3 CONNECT"])
+        XCTAssertEqual(reports.all.map(\.index), [1, 2])
+        XCTAssertEqual(reports.all.map(\.hop), ["127.0.0.11:4433", "127.0.0.12:4433"])
+        XCTAssertEqual(reports.all.map(\.protocolName), ["QUIC, HTTP/3 CONNECT", "QUIC, HTTP/3 CONNECT"])
         XCTAssertEqual(Set(try TestServers.ownSockets(.tcp, to: "127.0.0.11:4433")).subtracting(earlierTCP), [], "nothing went over TCP")
         // Relay A's log: our QUIC connection asked for a UDP flow to relay B, and for nothing else.
         let quic = try TestServers.ownSockets(.udp, to: "127.0.0.11:4433")
@@ -56,8 +56,8 @@ final class HTTP3FirstPerHopTests: XCTestCase {
         session.onTunnelOpen { reports.add($0) }
 
         _ = try await session.data(from: URL(string: "https://origin.test/index.html?\(marker)")!)
-        XCTAssertEqual(reports.all.map(\.hop.protocolName), ["QUIC, HTTP/3 CONNECT", "HTTPS, HTTP/2 CONNECT"])
-        XCTAssertEqual(reports.all.last?.hop.endpoint, "127.0.0.90:\(front.port)")
+        XCTAssertEqual(reports.all.map(\.protocolName), ["QUIC, HTTP/3 CONNECT", "HTTPS, HTTP/2 CONNECT"])
+        XCTAssertEqual(reports.all.last?.hop, "127.0.0.90:\(front.port)")
         let dropped = try front.events().filter { $0.hasPrefix("DROPPED") }.count
         XCTAssertGreaterThan(dropped, 0, "QUIC to hop 2 was tried first: the front dropped its packets")
         XCTAssertEqual(try front.events().filter { $0 == "CONNECTION" }.count, 1)
@@ -71,9 +71,12 @@ final class HTTP3FirstPerHopTests: XCTestCase {
         // The session remembers: the next tunnel goes to hop 2 over TCP, without a QUIC try.
         _ = try await session.data(from: URL(string: "https://origin2.test/index.html")!)
         XCTAssertEqual(reports.all.count, 3, "only hop 2's tunnel is new: \(reports.all)")
-        XCTAssertEqual(reports.all.last?.hop.protocolName, "HTTPS, HTTP/2 CONNECT")
+        XCTAssertEqual(reports.all.last?.protocolName, "HTTPS, HTTP/2 CONNECT")
         XCTAssertEqual(reports.all.last?.reusedConnection, true, "over the HTTP/2 connection to hop 2")
-        XCTAssertEqual(try front.events().filter { $0.hasPrefix("DROPPED") }.count, dropped, "no QUIC packet for the second tunnel")
+        // No new QUIC try: relay A opened no second CONNECT-UDP flow (the first try's handshake
+        // may still retransmit inside its own flow, which the front drops, until it gives up).
+        let linesAfter = try TestServers.http3RelayLines(TestServers.http3RelayALog, skipping: linesBeforeA, from: quic)
+        XCTAssertEqual(linesAfter.filter { $0.count > 5 && $0[3] == "connect-udp" }.count, 1, "no QUIC try for the second tunnel: \(linesAfter)")
     }
     func testASecondHopDownOnBothSidesIsAnErrorNamingHopTwoAndReachesNoOrigin() async throws {
         // Nothing listens on 127.0.0.12:4499, UDP or TCP: QUIC inside CONNECT-UDP gets no answer,
@@ -109,7 +112,7 @@ final class HTTP3FirstPerHopTests: XCTestCase {
         let started = Date()
         _ = try await session.data(from: URL(string: "https://origin.test/index.html?\(marker)")!)
         let first = Date().timeIntervalSince(started)
-        XCTAssertEqual(reports.all.map(\.hop.protocolName), ["HTTPS, HTTP/2 CONNECT", "HTTPS, HTTP/2 CONNECT"])
+        XCTAssertEqual(reports.all.map(\.protocolName), ["HTTPS, HTTP/2 CONNECT", "HTTPS, HTTP/2 CONNECT"])
         XCTAssertGreaterThan(try front.events().filter { $0.hasPrefix("DROPPED") }.count, 0, "QUIC was tried first")
         XCTAssertEqual(try TestServers.waitForLogLines(TestServers.originALog, containing: marker, skipping: 0).first?.first, "127.0.0.12")
 

@@ -26,7 +26,7 @@ final class HTTP3FirstTests: XCTestCase {
         XCTAssertEqual(Set(try TestServers.ownSockets(.tcp, to: "127.0.0.11:4433")).subtracting(earlierTCP), [], "nothing went over TCP")
         let tunnels = try TestServers.http3RelayLines(TestServers.http3RelayALog, skipping: linesBefore, from: quic)
         XCTAssertEqual(tunnels.values(HTTP3RelayLogField.authority), ["origin.test:443", "origin2.test:443"], "the HTTP/3 relay's log")
-        XCTAssertEqual(reports.all.map(\.hop.protocolName), ["QUIC, HTTP/3 CONNECT", "QUIC, HTTP/3 CONNECT"])
+        XCTAssertEqual(reports.all.map(\.protocolName), ["QUIC, HTTP/3 CONNECT", "QUIC, HTTP/3 CONNECT"])
         let opened = await session.relayConnectionsOpened()
         XCTAssertEqual(opened, [1: 1], "one QUIC connection carried both tunnels")
     }
@@ -48,7 +48,7 @@ final class HTTP3FirstTests: XCTestCase {
         let started = Date()
         _ = try await session.data(from: URL(string: "https://\(authority)/page.html")!)
         XCTAssertGreaterThan(Date().timeIntervalSince(started), 1, "QUIC had its head start")
-        XCTAssertEqual(reports.all.first?.hop.protocolName, "HTTPS, HTTP/2 CONNECT")
+        XCTAssertEqual(reports.all.first?.protocolName, "HTTPS, HTTP/2 CONNECT")
         let dropped = try front.events().filter { $0.hasPrefix("DROPPED") }.count
         XCTAssertGreaterThan(dropped, 0, "QUIC was tried first: the front dropped its packets")
         let tunnels = try TestServers.waitForLogLines(TestServers.http2RelayALog, containing: "\tCONNECT\t\(authority)\t", skipping: 0)
@@ -57,7 +57,7 @@ final class HTTP3FirstTests: XCTestCase {
         let again = Date()
         _ = try await session.data(from: URL(string: "https://origin2.test/index.html")!)  // a new tunnel
         XCTAssertLessThan(Date().timeIntervalSince(again), 0.9, "the session remembers that TCP won")
-        XCTAssertEqual(reports.all.map(\.hop.protocolName), ["HTTPS, HTTP/2 CONNECT", "HTTPS, HTTP/2 CONNECT"])
+        XCTAssertEqual(reports.all.map(\.protocolName), ["HTTPS, HTTP/2 CONNECT", "HTTPS, HTTP/2 CONNECT"])
         XCTAssertEqual(try front.events().filter { $0.hasPrefix("DROPPED") }.count, dropped, "no QUIC packet for the second tunnel")
         XCTAssertEqual(try front.events().filter { $0 == "CONNECTION" }.count, 1, "both tunnels on one HTTP/2 connection")
     }
@@ -83,7 +83,7 @@ final class HTTP3FirstTests: XCTestCase {
         let started = Date()
         _ = try await session.data(from: URL(string: "https://origin.test/index.html")!)
         XCTAssertLessThan(Date().timeIntervalSince(started), 1.5, "no QUIC head start was waited for")
-        XCTAssertEqual(reports.all.first?.hop.protocolName, "HTTPS, HTTP/2 CONNECT")
+        XCTAssertEqual(reports.all.first?.protocolName, "HTTPS, HTTP/2 CONNECT")
         XCTAssertEqual(try front.events().filter { $0.hasPrefix("DROPPED") }, [], "not one QUIC packet")
         XCTAssertTrue(try dns.questions(after: before, atLeast: 3).contains { $0[DNSQuestionField.name.rawValue] == "h2only.test" && $0[DNSQuestionField.type.rawValue] == "HTTPS" })
     }
@@ -100,9 +100,9 @@ final class HTTP3FirstTests: XCTestCase {
         _ = try await session.data(from: URL(string: "https://origin.test/index.html")!)
         _ = try await session.data(from: URL(string: "https://origin2.test/index.html")!)  // a new tunnel
         XCTAssertEqual(reports.all.count, 2)
-        XCTAssertEqual(reports.all.first?.hop.protocolName, "HTTPS, HTTP/1.1 CONNECT", "the first tunnel: the front, over TCP")
-        XCTAssertEqual(reports.all.last?.hop.endpoint, "127.0.0.11:4433")
-        XCTAssertEqual(reports.all.last?.hop.protocolName, "QUIC, HTTP/3 CONNECT", "the second: the advertised HTTP/3 endpoint")
+        XCTAssertEqual(reports.all.first?.protocolName, "HTTPS, HTTP/1.1 CONNECT", "the first tunnel: the front, over TCP")
+        XCTAssertEqual(reports.all.last?.hop, "127.0.0.11:4433")
+        XCTAssertEqual(reports.all.last?.protocolName, "QUIC, HTTP/3 CONNECT", "the second: the advertised HTTP/3 endpoint")
         XCTAssertEqual(try front.events().filter { $0.hasPrefix("CONNECT") }, ["CONNECT\torigin.test:443"])
         let quic = try TestServers.ownSockets(.udp, to: "127.0.0.11:4433")
         let tunnels = try TestServers.http3RelayLines(TestServers.http3RelayALog, skipping: linesBefore, from: quic)
@@ -125,8 +125,8 @@ final class HTTP3FirstTests: XCTestCase {
         let reports = ReportCollector()
         session.onTunnelOpen { reports.add($0) }
         _ = try await session.data(from: URL(string: "https://origin.test/index.html")!)
-        XCTAssertEqual(reports.all.first?.hop.endpoint, "split.test:4433")
-        XCTAssertEqual(reports.all.first?.hop.protocolName, "QUIC, HTTP/3 CONNECT")
+        XCTAssertEqual(reports.all.first?.hop, "split.test:4433")
+        XCTAssertEqual(reports.all.first?.protocolName, "QUIC, HTTP/3 CONNECT")
         let quic = try TestServers.ownSockets(.udp, to: "127.0.0.11:4433")
         let tunnels = try TestServers.http3RelayLines(TestServers.http3RelayALog, skipping: linesBefore, from: quic)
         XCTAssertEqual(tunnels.values(HTTP3RelayLogField.authority), ["origin.test:443"], "the HTTP/3 relay's log")

@@ -187,9 +187,9 @@ final class RelayChainTests: XCTestCase {
 }
 
 final class ReportCollector: Sendable {
-    private let reports = Locked<[HopReport]>([])
-    func add(_ new: [HopReport]) { reports.withLock { $0 += new } }
-    var all: [HopReport] { reports.withLock { $0 } }
+    private let reports = Locked<[RelayHopTiming]>([])
+    func add(_ new: [RelayHopTiming]) { reports.withLock { $0 += new } }
+    var all: [RelayHopTiming] { reports.withLock { $0 } }
 }
 
 /// GOAWAY from an HTTP/2 relay: nghttpx reloaded with SIGHUP has its old worker send GOAWAY and

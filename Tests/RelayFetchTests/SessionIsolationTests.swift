@@ -31,4 +31,30 @@ final class SessionIsolationTests: XCTestCase {
         let tunnels = try TestServers.waitForLogLines(TestServers.relayLog, containing: tunnelLine, skipping: tunnelsBefore, count: 2)
         XCTAssertEqual(tunnels.count, 2, "the relay's log: one tunnel per session, four requests: \(tunnels)")
     }
+
+    func testSessionsNeverShareTheQUICConnectionToASecondHTTP3Hop() async throws {
+        // Relay B of this test's own (127.0.0.140), so its log holds these requests only.
+        let relayB = try HTTP3RelayInstance(host: "127.0.0.140")
+        let hops = [TestServers.relayHop(url: TestServers.http2RelayAURL, relayProtocol: .http3),
+                    TestServers.relayHop(token: TestServers.relayBToken, url: URL(string: "https://127.0.0.140:4433")!, relayProtocol: .http3)]
+        let sessionA = try Session(configuration: TestServers.configuration(hops: hops))
+        let sessionB = try Session(configuration: TestServers.configuration(hops: hops))
+        defer {
+            sessionA.invalidate()
+            sessionB.invalidate()
+        }
+        for session in [sessionA, sessionB, sessionA, sessionB] {
+            // another origin each time: a tunnel of its own, on the session's connection to hop 2 once it has one
+            let host = session === sessionA ? "h17.origin.test" : "h18.origin.test"
+            _ = try await session.data(from: URL(string: "https://\(host)/index.html?\(TestServers.marker("h3iso"))")!)
+            _ = try await session.data(from: URL(string: "https://origin2.test/index.html?\(TestServers.marker("h3iso"))")!)
+        }
+        let connects = try relayB.lines().with(HTTP3RelayLogField.method, "CONNECT").with(HTTP3RelayLogField.status, "200")
+        let peerOf = { (authority: String) in Set(connects.with(HTTP3RelayLogField.authority, authority).values(HTTP3RelayLogField.peer)) }
+        let ofA = peerOf("h17.origin.test:443"), ofB = peerOf("h18.origin.test:443")
+        XCTAssertEqual(ofA.count, 1, "session A's tunnels share its QUIC connection to relay B: \(connects)")
+        XCTAssertEqual(ofB.count, 1, "so do session B's: \(connects)")
+        XCTAssertTrue(ofA.isDisjoint(with: ofB), "each session has a connection of its own: \(connects)")
+        XCTAssertEqual(peerOf("origin2.test:443"), ofA.union(ofB), "origin2.test went over each session's own connection: \(connects)")
+    }
 }

@@ -1,29 +1,6 @@
 import XCTest
 @testable import RelayTransport
 
-/// A layer below that records what is sent and delivers what the test injects.
-final class MemoryLayer: TransportLayer {
-    let hop = HopDescription(index: 1, endpoint: "memory:1", protocolName: "memory")
-    weak var delegate: TransportLayerDelegate?
-    var sent: [UInt8] = []
-    var closed = false
-    func connect(_ completion: @escaping (Result<Void, RelayError>) -> Void) { completion(.success(())) }
-    func send(_ bytes: [UInt8]) { sent += bytes }
-    func close() { closed = true }
-    func setReadingPaused(_ paused: Bool) {}
-    func deliver(_ text: String) { delegate?.layerDidReceive(Array(text.utf8)) }
-}
-
-/// Collects what a layer delivers upward.
-final class Collector: TransportLayerDelegate {
-    var received: [UInt8] = []
-    var ended = false
-    var error: RelayError?
-    func layerDidReceive(_ bytes: [UInt8]) { received += bytes }
-    func layerDidReceiveEOF() { ended = true }
-    func layerDidFail(_ error: RelayError) { self.error = error }
-}
-
 final class HTTP1ConnectLayerTests: XCTestCase {
     private let hop = HopDescription(index: 2, endpoint: "relay.test:443", protocolName: "HTTPS, HTTP/1.1 CONNECT")
 

@@ -174,6 +174,18 @@ final class HTTP3TestChain {
 
     typealias Outcome = Result<(TransportLayer, [HopReport]), RelayError>
 
+    /// The builder's count of connections opened per hop.
+    var connectionsOpened: [Int: Int] {
+        let done = DispatchSemaphore(value: 0)
+        var counts: [Int: Int] = [:]
+        loop.execute { [self] in
+            counts = builder.connectionsOpened
+            done.signal()
+        }
+        done.wait()
+        return counts
+    }
+
     func tunnel(through hops: [RelayEndpoint], to target: TunnelTarget = TunnelTarget(host: "origin.test", port: 443),
                 connectTimeout: Double = 5) -> Outcome {
         let done = DispatchSemaphore(value: 0)

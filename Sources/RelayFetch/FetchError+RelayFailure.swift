@@ -1,0 +1,65 @@
+import RelayTransport
+
+extension FetchError {
+    /// A relay hop that failed, or that cut a tunnel after it was up: which hop, and why.
+    public struct RelayFailure: Sendable, CustomStringConvertible {
+        public let hop: Hop
+        public let cause: Cause
+
+        /// "hop 2 (relay.example:443, HTTPS, HTTP/2 CONNECT): connection refused".
+        public var description: String { "\(hop): \(cause)" }
+
+        /// The transport's error, as callers see it.
+        init(_ error: RelayError) {
+            hop = Hop(error.hop)
+            cause = Cause(code: error.cause)
+        }
+    }
+
+    /// A hop of a relay chain as failures name it.
+    public struct Hop: Sendable, Hashable, CustomStringConvertible {
+        /// 1-based position in the chain, nearest the client first; 0 for the origin itself.
+        public let index: Int
+        /// "host:port" of the relay (or origin).
+        public let endpoint: String
+        /// How it was spoken to, e.g. "HTTPS, HTTP/2 CONNECT".
+        public let protocolName: String
+        /// "hop 1 (relay.example:443, HTTPS, HTTP/2 CONNECT)", or "origin host:port".
+        public let description: String
+
+        init(_ hop: HopDescription) {
+            index = hop.index
+            endpoint = hop.endpoint
+            protocolName = hop.protocolName
+            description = hop.description
+        }
+    }
+}
+
+extension FetchError.RelayFailure {
+    /// Why a hop failed, over the transport's cause: compare with the static members
+    /// (`.connectionRefused`, `.tunnelRefused(status:reason:)`...); `description` says it in words.
+    public struct Cause: Sendable, Hashable, CustomStringConvertible {
+        let code: RelayError.Cause
+
+        /// The relay's address refused the connection.
+        public static let connectionRefused = Cause(code: .connectionRefused)
+        /// The hop did not answer in time.
+        public static let timeout = Cause(code: .timeout)
+        /// The relay's key matches none of the pinned ones.
+        public static let publicKeyPinMismatch = Cause(code: .publicKeyPinMismatch)
+
+        /// The relay answered the CONNECT with a non-2xx `status`.
+        public static func tunnelRefused(status: Int, reason: String) -> Cause {
+            Cause(code: .tunnelRefused(status: status, reason: reason))
+        }
+
+        /// The status of the relay's refusal of the tunnel (403, 407, 502...), else nil.
+        public var refusalStatus: Int? {
+            if case .tunnelRefused(let status, _) = code { return status }
+            return nil
+        }
+
+        public var description: String { code.description }
+    }
+}

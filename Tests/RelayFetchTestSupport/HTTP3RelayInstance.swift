@@ -1,0 +1,100 @@
+import Foundation
+
+/// An HTTP/3 relay of a test's own: the shared relays' script (`Samples/servers/h3_relay.py`) on
+/// an address nobody else uses, UDP port 4433, with a certificate the test CA issues for that
+/// address and a log of its own, so a test can count every request in it, stop and start it
+/// (a relay restart), or shorten its idle timeout without touching the shared relays.
+public final class HTTP3RelayInstance {
+    public let host: String
+    public let port: UInt16 = 4433
+    /// The relay's access log (`HTTP3RelayLogField`); `lines()` fails when it is missing.
+    public let log: URL
+    private let folder: URL
+    private let arguments: [String]
+    private var process: Process?
+
+    /// Issues the certificate and starts the relay; `token` is what it wants in proxy-authorization
+    /// (without "Bearer "), `idleTimeout` its QUIC idle timeout in seconds; with `goAwayAfter`, it
+    /// sends GOAWAY on a connection after that many tunnels on it.
+    public init(host: String, token: String = "relay-token-B", idleTimeout: Double = 60, goAwayAfter: Int = 0) throws {
+        try TestServers.ensureRunning()
+        self.host = host
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("h3relay-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        log = folder.appendingPathComponent("access.log")
+        let certificate = folder.appendingPathComponent("relay.pem").path, key = folder.appendingPathComponent("relay.key").path
+        try Self.issueCertificate(for: host, certificate: certificate, key: key, in: folder)
+        arguments = ["-u", "-B", TestServers.repository.appendingPathComponent("Samples/servers/h3_relay.py").path,
+                     "--name", "T", "--listen", "\(host):\(port)", "--source", host, "--token", token,
+                     "--cert", certificate, "--key", key, "--state", folder.path, "--idle-timeout", String(idleTimeout),
+                     "--goaway-after", String(goAwayAfter)]
+        try start()
+    }
+
+    deinit {
+        stop()
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    /// Starts the relay (again) and waits, up to 10 s, for it to listen.
+    public func start() throws {
+        guard process == nil else { return }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: HostileServer.python)
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        self.process = process
+        let handle = output.fileHandleForReading
+        var line = Data()
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            let byte = handle.readData(ofLength: 1)
+            if byte.isEmpty || byte == Data([0x0A]) { break }
+            line.append(byte)
+        }
+        guard String(decoding: line, as: UTF8.self).contains("listening") else {
+            stop(graceful: false)
+            throw TestServerError(description: "h3_relay.py on \(host) did not start: \(String(decoding: line, as: UTF8.self))")
+        }
+    }
+
+    /// Stops the relay: SIGTERM (it sends CONNECTION_CLOSE to every client first) or, not
+    /// `graceful`, SIGKILL (its clients hear nothing). Polls rather than `waitUntilExit`.
+    public func stop(graceful: Bool = true) {
+        guard let process else { return }
+        self.process = nil
+        guard process.isRunning else { return }
+        kill(process.processIdentifier, graceful ? SIGTERM : SIGKILL)
+        let deadline = Date().addingTimeInterval(5)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+
+    /// The log's lines, split at tabs; throws when the log is missing.
+    public func lines() throws -> [[String]] {
+        guard FileManager.default.fileExists(atPath: log.path) else {
+            throw TestServerError(description: "the relay's log \(log.path) is missing")
+        }
+        return try TestServers.allLogLines(log)
+    }
+
+    /// A leaf certificate for the IP address `host`, signed by the test CA (openssl CLI).
+    private static func issueCertificate(for host: String, certificate: String, key: String, in folder: URL) throws {
+        let pki = TestServers.directory.appendingPathComponent("pki")
+        let request = folder.appendingPathComponent("relay.csr").path
+        let steps = [
+            ["/usr/bin/openssl", "req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+             "-keyout", key, "-subj", "/CN=\(host)", "-addext", "subjectAltName=IP:\(host)", "-out", request],
+            ["/usr/bin/openssl", "x509", "-req", "-in", request, "-CA", pki.appendingPathComponent("ca.pem").path,
+             "-CAkey", pki.appendingPathComponent("ca.key").path, "-set_serial", String(UInt32.random(in: 1...UInt32.max)),
+             "-days", "2", "-copy_extensions", "copy", "-out", certificate],
+        ]
+        for step in steps {
+            let result = try TestServers.run(step)
+            guard result.status == 0 else { throw TestServerError(description: "cannot issue the relay's certificate: \(result.output)") }
+        }
+    }
+}
