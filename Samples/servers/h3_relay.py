@@ -646,8 +646,9 @@ async def run(args):
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stop.set)
+    bound = server._transport.get_extra_info("sockname")  # the port the kernel picked for port 0
     say(
-        f"relay {args.name} listening on udp {args.listen} (h3), token {args.token!r}, "
+        f"relay {args.name} listening on udp {bound[0]}:{bound[1]} (h3), token {args.token!r}, "
         f"targets from {args.source}, packets up to {args.max_packet} bytes "
         f"({args.tunnel_max_packet} on connections with a CONNECT-UDP tunnel)"
     )
@@ -705,7 +706,7 @@ def self_test():
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
     parser.add_argument("--name", default="A", help="relay letter, for logs and the realm")
-    parser.add_argument("--listen", default="127.0.0.11:4433", help="ADDRESS:PORT (UDP)")
+    parser.add_argument("--listen", default="127.0.0.11:4433", help="ADDRESS:PORT (UDP; port 0: one the kernel picks)")
     parser.add_argument("--source", default="127.0.0.11", help="source address toward targets")
     parser.add_argument("--token", default="relay-token-A", help="bearer token in proxy-authorization")
     parser.add_argument("--cert", help="certificate (PEM)")

@@ -17,11 +17,16 @@ struct ConnectUDPCapsuleCodec {
     static func encode(_ payload: UnsafeRawBufferPointer) -> [UInt8] {
         var capsule: [UInt8] = []
         capsule.reserveCapacity(payload.count + 10)
-        appendVarint(datagramCapsule, to: &capsule)
-        appendVarint(UInt64(payload.count + 1), to: &capsule)
-        capsule.append(0)  // context ID 0: the UDP payload itself
-        capsule.append(contentsOf: payload)
+        append(payload, to: &capsule)
         return capsule
+    }
+
+    /// Appends the capsule that carries `payload` (context ID 0) to `bytes`.
+    static func append(_ payload: UnsafeRawBufferPointer, to bytes: inout [UInt8]) {
+        appendVarint(datagramCapsule, to: &bytes)
+        appendVarint(UInt64(payload.count + 1), to: &bytes)
+        bytes.append(0)  // context ID 0: the UDP payload itself
+        bytes.append(contentsOf: payload)
     }
 
     /// Adds stream bytes; returns the UDP payloads of the capsules now complete.

@@ -16,6 +16,8 @@ final class ConnectUDPDatagramPath: QUICDatagramPath, TransportLayerDelegate {
     private let tunnel: TransportLayer
     private var codec = ConnectUDPCapsuleCodec()
     private var incoming: [[UInt8]] = []
+    /// Capsules of the packets queued since the last flush: one stream write for all of them.
+    private var outgoing: [UInt8] = []
     private var nextIncoming = 0
     private var handler: ((Bool, Bool) -> Void)?
     private(set) var failure: RelayError?
@@ -64,7 +66,16 @@ final class ConnectUDPDatagramPath: QUICDatagramPath, TransportLayerDelegate {
 
     func send(_ packet: UnsafeRawBufferPointer) throws(SystemError) -> Bool {
         if failure != nil { throw SystemError(call: "CONNECT-UDP", code: ECONNRESET) }
-        tunnel.send(ConnectUDPCapsuleCodec.encode(packet))
+        ConnectUDPCapsuleCodec.append(packet, to: &outgoing)
+        return true
+    }
+
+    func flush() throws(SystemError) -> Bool {
+        guard !outgoing.isEmpty else { return true }
+        if failure != nil { throw SystemError(call: "CONNECT-UDP", code: ECONNRESET) }
+        let capsules = outgoing
+        outgoing = []
+        tunnel.send(capsules)
         return true
     }
 

@@ -1,19 +1,8 @@
 /// HTTP/3 CONNECT (RFC 9114) over QUIC straight to the first hop: tunnels share one pooled
 /// connection per relay endpoint (with its trust and headers), and ones that arrive during its
 /// handshake wait for it.
-struct HTTP3ConnectConnector: HopConnector {
+struct HTTP3ConnectConnector: HTTP3HopConnector {
     let context: ChainContext
-
-    var name: String { "QUIC, HTTP/3 CONNECT" }
-
-    func poolKey(hop index: Int, of hops: [RelayEndpoint]) -> RelayConnectionPool.Key? { HTTP2ConnectConnector.key(hop: index, of: hops) }
-
-    func openTunnel(through count: Int, to target: TunnelTarget, attempt: ChainAttempt,
-                    completion: @escaping (Result<TransportLayer, RelayError>) -> Void) {
-        connection(toHop: count, attempt: attempt) { result in
-            openStream(on: result, through: count, to: target, attempt: attempt, context: context, completion: completion)
-        }
-    }
 
     /// The pooled connection to the first hop.
     func connection(toHop index: Int, attempt: ChainAttempt,
@@ -29,14 +18,7 @@ struct HTTP3ConnectConnector: HopConnector {
                 made(.failure(RelayError(hop: hop, cause: .tls(error.reason))))
             }
         }
-        context.http3Pool.connection(for: HTTP2ConnectConnector.key(hop: 1, of: attempt.hops),
-                                     opened: { [pool = context.pool] in pool.countConnection(toHop: 1) }, make: make) { result in
-            if case .success(let (connection, reused)) = result {
-                attempt.note(hop: 1, protocolName: hop.protocolName, reused: reused)
-                if reused { attempt.noteReused(connection, hop: 1) }
-            }
-            completion(result.map(\.connection))
-        }
+        pooledConnection(toHop: 1, hop: hop, attempt: attempt, make: make, completion: completion)
     }
 
     /// An HTTP/3 connection to hop `index` by whichever connector reaches it: direct QUIC to the
@@ -51,16 +33,48 @@ struct HTTP3ConnectConnector: HopConnector {
     }
 }
 
-/// Opens a CONNECT stream to `target` on the HTTP/3 connection to hop `count`, once there is one.
-func openStream(on connection: Result<HTTP3RelayConnection, RelayError>, through count: Int, to target: TunnelTarget,
-                attempt: ChainAttempt, context: ChainContext,
-                completion: @escaping (Result<TransportLayer, RelayError>) -> Void) {
-    switch connection {
-    case .failure(let error):
-        completion(.failure(error))
-    case .success(let connection):
-        let stream = connection.makeStream(authority: target.description, headers: attempt.hops[count - 1].fieldPairs,
-                                           nextHop: context.nextHop(after: count, attempt: attempt))
-        context.connect(stream, hop: count, attempt: attempt, completion: completion)
+/// A hop reached over an HTTP/3 connection (QUIC straight to the first hop, or inside a
+/// CONNECT-UDP stream beyond it): named, pooled by chain prefix and tunnelled through the same way;
+/// each connector says only how its connection is made.
+protocol HTTP3HopConnector: HopConnector where PoolKey == RelayConnectionPool.Key {
+    var context: ChainContext { get }
+    /// The HTTP/3 connection to hop `index`, pooled or new.
+    func connection(toHop index: Int, attempt: ChainAttempt,
+                    completion: @escaping (Result<HTTP3RelayConnection, RelayError>) -> Void)
+}
+
+extension HTTP3HopConnector {
+    var name: String { "QUIC, HTTP/3 CONNECT" }
+
+    func poolKey(hop index: Int, of hops: [RelayEndpoint]) -> RelayConnectionPool.Key? { HTTP2ConnectConnector.key(hop: index, of: hops) }
+
+    /// Opens a CONNECT stream to `target` on the HTTP/3 connection to hop `count`, once there is one.
+    func openTunnel(through count: Int, to target: TunnelTarget, attempt: ChainAttempt,
+                    completion: @escaping (Result<TransportLayer, RelayError>) -> Void) {
+        connection(toHop: count, attempt: attempt) { [context] result in
+            switch result {
+            case .failure(let error):
+                completion(.failure(error))
+            case .success(let connection):
+                let stream = connection.makeStream(authority: target.description, headers: attempt.hops[count - 1].fieldPairs,
+                                                   nextHop: context.nextHop(after: count, attempt: attempt))
+                context.connect(stream, hop: count, attempt: attempt, completion: completion)
+            }
+        }
+    }
+
+    /// The session's pooled connection to hop `index` (described as `hop`), made by `make` when
+    /// there is none; the attempt notes whether it was reused.
+    func pooledConnection(toHop index: Int, hop: HopDescription, attempt: ChainAttempt, make: @escaping HTTP3ConnectionPool.Make,
+                          completion: @escaping (Result<HTTP3RelayConnection, RelayError>) -> Void) {
+        context.http3Pool.connection(for: HTTP2ConnectConnector.key(hop: index, of: attempt.hops),
+                                     opened: { [pool = context.pool] in pool.countConnection(toHop: index) }, make: make) { result in
+            if case .success(let (connection, reused)) = result {
+                attempt.note(hop: index, protocolName: hop.protocolName, reused: reused)
+                if reused { attempt.noteReused(connection, hop: index) }
+                attempt.currentHop = hop
+            }
+            completion(result.map(\.connection))
+        }
     }
 }

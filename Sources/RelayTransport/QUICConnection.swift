@@ -166,7 +166,7 @@ final class QUICConnection {
                 count = try socket.receive(into: buffer)
             } catch {
                 processing = false
-                return fail(socket.failure ?? RelayError(hop: hop, cause: error.code == ECONNREFUSED ? .connectionRefused : .connectFailed(error.description)))
+                return fail(pathFailure(error))
             }
             guard let count else { break }
             var info = ngtcp2_pkt_info()
@@ -201,7 +201,7 @@ final class QUICConnection {
 
     private func writePackets() {
         guard let conn, !closed, closeRequested == nil else { return }
-        guard sendBlockedPacket() else { return }
+        guard flushPath(), sendBlockedPacket() else { return }
         processing = true
         defer { processing = false }
         var info = ngtcp2_pkt_info()
@@ -240,16 +240,33 @@ final class QUICConnection {
             guard send(UnsafeRawBufferPointer(start: destination, count: count)) else { break }
         }
         ngtcp2_conn_update_pkt_tx_time(conn, EventLoop.nowNanos())
+        _ = flushPath()
     }
 
-    /// Sends one datagram; false when it had to wait for the socket (or the socket failed).
+    /// Why the path failed: the layer below's own error, or the socket's errno.
+    private func pathFailure(_ error: SystemError) -> RelayError {
+        socket.failure ?? RelayError(hop: hop, cause: error.code == ECONNREFUSED ? .connectionRefused : .connectFailed(error.description))
+    }
+
+    /// Sends the datagrams the path queued; false when some wait for the writable event (or the path failed).
+    private func flushPath() -> Bool {
+        do {
+            if try socket.flush() { return true }
+            socket.watchWritable(true)
+        } catch {
+            fail(pathFailure(error))
+        }
+        return false
+    }
+
+    /// Queues one datagram on the path; false when it had to wait for the socket (or the socket failed).
     private func send(_ datagram: UnsafeRawBufferPointer) -> Bool {
         do {
             if try socket.send(datagram) { return true }
             blockedPacket = Array(datagram)
             socket.watchWritable(true)
         } catch {
-            fail(socket.failure ?? RelayError(hop: hop, cause: error.code == ECONNREFUSED ? .connectionRefused : .connectFailed(error.description)))
+            fail(pathFailure(error))
         }
         return false
     }
@@ -326,7 +343,7 @@ final class QUICConnection {
         var info = ngtcp2_pkt_info()
         let destination = packet.baseAddress!.assumingMemoryBound(to: UInt8.self)
         let count = rf_ngtcp2_conn_write_connection_close(conn, nil, &info, destination, min(packet.count, 1452), &error, EventLoop.nowNanos())
-        if count > 0 { _ = try? socket.send(UnsafeRawBufferPointer(start: destination, count: count)) }
+        if count > 0, (try? socket.send(UnsafeRawBufferPointer(start: destination, count: count))) == true { _ = try? socket.flush() }
     }
 
     /// Ends the connection with `error`: the pending connect fails, or else the application hears of it.

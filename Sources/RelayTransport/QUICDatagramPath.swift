@@ -5,7 +5,7 @@ import Foundation
 
 /// What a `QUICConnection` sends its packets over: a UDP socket to the relay (`QUICSocket`), or
 /// a CONNECT-UDP stream through the previous HTTP/3 hop (`ConnectUDPDatagramPath`). One packet is
-/// one datagram either way. Loop thread only.
+/// one datagram either way; the packets of one write go out together at `flush`. Loop thread only.
 protocol QUICDatagramPath: AnyObject {
     /// True when the path needs the relay's address (resolved by the connection) to open.
     var needsRelayAddress: Bool { get }
@@ -15,8 +15,11 @@ protocol QUICDatagramPath: AnyObject {
     func withAddresses(_ body: (UnsafePointer<sockaddr>, socklen_t, UnsafePointer<sockaddr>, socklen_t) -> Void)
     /// Reads one datagram into `buffer`; nil when none is waiting.
     func receive(into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> Int?
-    /// Sends one datagram; false when it cannot go now (the handler hears when it can).
+    /// Queues one datagram for `flush`; false when it cannot go now (the handler hears when it can).
     func send(_ packet: UnsafeRawBufferPointer) throws(SystemError) -> Bool
+    /// Sends what `send` queued, as few writes as the path allows; false when some must wait
+    /// for the writable event.
+    func flush() throws(SystemError) -> Bool
     /// Asks for (or stops asking for) a writable event.
     func watchWritable(_ writable: Bool)
     /// Why the path failed, when the layer below it did (a relay's error rather than errno).

@@ -3,19 +3,8 @@
 /// this hop. That connection is pooled by chain prefix like the first hop's: later tunnels through
 /// the same hops open a CONNECT stream on it, inside the same CONNECT-UDP stream, instead of a new
 /// flow and handshake; once it has closed, idled out or drained, the next tunnel opens another.
-struct QUICOverConnectUDPConnector: HopConnector {
+struct QUICOverConnectUDPConnector: HTTP3HopConnector {
     let context: ChainContext
-
-    var name: String { "QUIC, HTTP/3 CONNECT" }
-
-    func poolKey(hop index: Int, of hops: [RelayEndpoint]) -> RelayConnectionPool.Key? { HTTP2ConnectConnector.key(hop: index, of: hops) }
-
-    func openTunnel(through count: Int, to target: TunnelTarget, attempt: ChainAttempt,
-                    completion: @escaping (Result<TransportLayer, RelayError>) -> Void) {
-        connection(toHop: count, attempt: attempt) { [context] result in
-            openStream(on: result, through: count, to: target, attempt: attempt, context: context, completion: completion)
-        }
-    }
 
     /// The pooled HTTP/3 connection to hop `index`, or a new one inside a CONNECT-UDP stream
     /// through hop `index - 1`.
@@ -29,15 +18,7 @@ struct QUICOverConnectUDPConnector: HopConnector {
             return completion(.failure(RelayError(hop: hop, cause: .unsupported(why))))
         }
         let make: HTTP3ConnectionPool.Make = { made in makeConnection(toHop: index, attempt: attempt, completion: made) }
-        context.http3Pool.connection(for: HTTP2ConnectConnector.key(hop: index, of: attempt.hops),
-                                     opened: { [pool = context.pool] in pool.countConnection(toHop: index) }, make: make) { result in
-            if case .success(let (connection, reused)) = result {
-                attempt.note(hop: index, protocolName: hop.protocolName, reused: reused)
-                if reused { attempt.noteReused(connection, hop: index) }
-                attempt.currentHop = hop
-            }
-            completion(result.map(\.connection))
-        }
+        pooledConnection(toHop: index, hop: hop, attempt: attempt, make: make, completion: completion)
     }
 
     /// Opens a CONNECT-UDP stream through hop `index - 1` to hop `index`'s UDP port and makes an

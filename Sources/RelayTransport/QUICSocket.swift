@@ -6,20 +6,22 @@ internal import CLinux
 
 /// The UDP socket under one QUIC connection: non-blocking, connected to the relay's address so
 /// only its datagrams arrive (and ICMP errors surface as ECONNREFUSED). Reads take every datagram
-/// waiting, up to `batch`, in one recvmmsg call and hand them out one by one. Owns the
-/// descriptor, its event-loop registration and the receive slots. Loop thread only.
+/// waiting, up to `batch`, in one recvmmsg call and hand them out one by one; sends queue the
+/// packets of one write and `flush` hands them to the kernel in one sendmmsg call. Owns the
+/// descriptor, its event-loop registration and the datagram slots. Loop thread only.
 final class QUICSocket {
-    /// Datagrams one recvmmsg call takes, and the room for each: the largest UDP payload we
-    /// announce (`QUICClientSetup.largestDatagram`); a longer one is dropped.
+    /// Datagrams one recvmmsg or sendmmsg call takes, and the room for each: the largest UDP
+    /// payload we announce (`QUICClientSetup.largestDatagram`); a longer one received is dropped.
     static let batch = 64
-    static let slotSize = QUICClientSetup.largestDatagram
     private let loop: EventLoop
-    private let slots = UnsafeMutableRawBufferPointer.allocate(byteCount: QUICSocket.batch * QUICSocket.slotSize, alignment: 16)
-    private let vectors = UnsafeMutablePointer<iovec>.allocate(capacity: QUICSocket.batch)
-    private let headers = UnsafeMutablePointer<rf_mmsghdr>.allocate(capacity: QUICSocket.batch)
+    private let incoming = DatagramSlots(count: QUICSocket.batch, size: QUICClientSetup.largestDatagram)
+    private let outgoing = DatagramSlots(count: QUICSocket.batch, size: QUICClientSetup.largestDatagram)
     /// Datagrams the last recvmmsg took, and the next to hand out.
     private var received = 0
     private var nextReceived = 0
+    /// Datagrams queued to send, and the first the kernel has not taken yet.
+    private var queued = 0
+    private var nextQueued = 0
     private(set) var fd: Int32 = -1
     /// The socket's own address and the relay's, as ngtcp2 wants them for its path.
     private var localAddress = sockaddr_storage()
@@ -28,22 +30,9 @@ final class QUICSocket {
     private var remoteLength = socklen_t(0)
     private var wantsWritable = false
 
-    init(loop: EventLoop) {
-        self.loop = loop
-        for index in 0..<Self.batch {
-            vectors[index] = iovec(iov_base: slots.baseAddress! + index * Self.slotSize, iov_len: Self.slotSize)
-            headers[index] = rf_mmsghdr()
-            headers[index].msg_hdr.msg_iov = vectors + index
-            headers[index].msg_hdr.msg_iovlen = 1
-        }
-    }
+    init(loop: EventLoop) { self.loop = loop }
 
-    deinit {
-        if fd >= 0 { Glibc.close(fd) }  // may run off the loop: no deregistering here
-        slots.deallocate()
-        vectors.deallocate()
-        headers.deallocate()
-    }
+    deinit { if fd >= 0 { Glibc.close(fd) } }  // may run off the loop: no deregistering here
 
     /// Opens the socket to `address` (a sockaddr) and watches it; `handler` runs on readiness.
     func open(to address: Data, handler: @escaping (_ readable: Bool, _ writable: Bool) -> Void) throws(SystemError) {
@@ -83,11 +72,12 @@ final class QUICSocket {
             // Until the socket has none left (EAGAIN): datagrams that arrived while the last batch
             // was processed are taken in this wake-up too, not in one of their own.
             if nextReceived == received, try !readBatch() { return nil }
-            let header = headers[nextReceived]
+            let index = nextReceived
             nextReceived += 1
-            guard header.msg_hdr.msg_flags & Int32(MSG_TRUNC) == 0 else { continue }  // longer than a slot
-            let count = min(Int(header.msg_len), buffer.count)
-            buffer.baseAddress!.copyMemory(from: slots.baseAddress! + (nextReceived - 1) * Self.slotSize, byteCount: count)
+            guard !incoming.truncated(index) else { continue }  // longer than a slot
+            let datagram = incoming.received(index)
+            let count = min(datagram.count, buffer.count)
+            buffer.baseAddress!.copyMemory(from: datagram.baseAddress!, byteCount: count)
             return count
         }
     }
@@ -96,7 +86,7 @@ final class QUICSocket {
     private func readBatch() throws(SystemError) -> Bool {
         received = 0
         nextReceived = 0
-        let socketFD = fd
+        let socketFD = fd, headers = incoming.headers
         do {
             received = Int(try systemCall("recvmmsg") { rf_recvmmsg(socketFD, headers, UInt32(Self.batch), Int32(MSG_DONTWAIT)) })
         } catch where error.wouldBlock {
@@ -105,15 +95,39 @@ final class QUICSocket {
         return received > 0
     }
 
-    /// Sends one datagram; false when the socket buffer is full (the caller retries when writable).
+    /// Queues one datagram for `flush`; false when the queue is full and the socket buffer too
+    /// (the caller retries when writable).
     func send(_ packet: UnsafeRawBufferPointer) throws(SystemError) -> Bool {
-        let socketFD = fd
-        do {
-            try systemCall("send") { Glibc.send(socketFD, packet.baseAddress, packet.count, Int32(MSG_NOSIGNAL)) }
-            return true
-        } catch where error.wouldBlock {
-            return false
+        if queued == Self.batch, try !flush() { return false }
+        guard packet.count <= outgoing.size else {  // ngtcp2 writes 1452 bytes at most: not expected
+            let socketFD = fd
+            do {
+                try systemCall("send") { Glibc.send(socketFD, packet.baseAddress, packet.count, Int32(MSG_NOSIGNAL)) }
+                return true
+            } catch where error.wouldBlock {
+                return false
+            }
         }
+        outgoing.fill(queued, with: packet)
+        queued += 1
+        return true
+    }
+
+    /// Hands the queued datagrams to the kernel; false when its buffer filled first (the rest
+    /// stay queued: flush again when writable).
+    func flush() throws(SystemError) -> Bool {
+        let socketFD = fd, headers = outgoing.headers
+        while nextQueued < queued {
+            let first = nextQueued, count = UInt32(queued - nextQueued)
+            do {
+                nextQueued += Int(try systemCall("sendmmsg") { rf_sendmmsg(socketFD, headers + first, count, Int32(MSG_NOSIGNAL)) })
+            } catch where error.wouldBlock {
+                return false
+            }
+        }
+        queued = 0
+        nextQueued = 0
+        return true
     }
 
     /// Asks for (or stops asking for) a writable event.

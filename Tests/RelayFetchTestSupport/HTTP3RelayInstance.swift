@@ -1,12 +1,14 @@
 import Foundation
 
 /// An HTTP/3 relay of a test's own: the shared relays' script (`Samples/servers/h3_relay.py`) on
-/// an address nobody else uses, UDP port 4433, with a certificate the test CA issues for that
-/// address and a log of its own, so a test can count every request in it, stop and start it
-/// (a relay restart), or shorten its idle timeout without touching the shared relays.
+/// an address of the test's, a UDP port the kernel picks (kept across a restart), with a
+/// certificate the test CA issues for that address and a log of its own, so a test can count
+/// every request in it, stop and start it (a relay restart), or shorten its idle timeout without
+/// touching the shared relays.
 public final class HTTP3RelayInstance {
     public let host: String
-    public let port: UInt16 = 4433
+    /// The relay's UDP port, once it has started.
+    public private(set) var port: UInt16 = 0
     /// The relay's access log (`HTTP3RelayLogField`); `lines()` fails when it is missing.
     public let log: URL
     private let folder: URL
@@ -25,7 +27,7 @@ public final class HTTP3RelayInstance {
         let certificate = folder.appendingPathComponent("relay.pem").path, key = folder.appendingPathComponent("relay.key").path
         try Self.issueCertificate(for: host, certificate: certificate, key: key, in: folder)
         arguments = ["-u", "-B", TestServers.repository.appendingPathComponent("Samples/servers/h3_relay.py").path,
-                     "--name", "T", "--listen", "\(host):\(port)", "--source", host, "--token", token,
+                     "--name", "T", "--source", host, "--token", token,
                      "--cert", certificate, "--key", key, "--state", folder.path, "--idle-timeout", String(idleTimeout),
                      "--goaway-after", String(goAwayAfter)]
         try start()
@@ -36,15 +38,17 @@ public final class HTTP3RelayInstance {
         try? FileManager.default.removeItem(at: folder)
     }
 
-    /// Starts the relay (again) and waits, up to 10 s, for it to listen.
+    /// Starts the relay (again, on the same port) and waits, up to 10 s, for it to listen.
     public func start() throws {
         guard process == nil else { return }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: HostileServer.python)
-        process.arguments = arguments
+        process.arguments = arguments + ["--listen", "\(host):\(port)"]
         let output = Pipe()
         process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
+        let errors = folder.appendingPathComponent("stderr.log")
+        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
+        process.standardError = try FileHandle(forWritingTo: errors)
         try process.run()
         self.process = process
         let handle = output.fileHandleForReading
@@ -55,10 +59,15 @@ public final class HTTP3RelayInstance {
             if byte.isEmpty || byte == Data([0x0A]) { break }
             line.append(byte)
         }
-        guard String(decoding: line, as: UTF8.self).contains("listening") else {
+        // "h3-relay: relay T listening on udp HOST:PORT (h3), ..."
+        let words = String(decoding: line, as: UTF8.self).split(separator: " ")
+        guard let at = words.firstIndex(of: "udp"), at + 1 < words.count,
+              let bound = words[at + 1].split(separator: ":").last.flatMap({ UInt16($0) }), bound != 0 else {
             stop(graceful: false)
-            throw TestServerError(description: "h3_relay.py on \(host) did not start: \(String(decoding: line, as: UTF8.self))")
+            let why = (try? String(contentsOf: errors, encoding: .utf8))?.split(separator: "\n").suffix(3).joined(separator: " | ") ?? ""
+            throw TestServerError(description: "h3_relay.py on \(host) did not start: \(String(decoding: line, as: UTF8.self)) \(why)")
         }
+        port = bound
     }
 
     /// Stops the relay: SIGTERM (it sends CONNECTION_CLOSE to every client first) or, not

@@ -36,12 +36,13 @@ final class SessionIsolationTests: XCTestCase {
         // Relay B of this test's own (127.0.0.140), so its log holds these requests only.
         let relayB = try HTTP3RelayInstance(host: "127.0.0.140")
         let hops = [TestServers.relayHop(url: TestServers.http2RelayAURL, relayProtocol: .http3),
-                    TestServers.relayHop(token: TestServers.relayBToken, url: URL(string: "https://127.0.0.140:4433")!, relayProtocol: .http3)]
+                    TestServers.relayHop(token: TestServers.relayBToken, url: URL(string: "https://\(relayB.host):\(relayB.port)")!, relayProtocol: .http3)]
         let sessionA = try Session(configuration: TestServers.configuration(hops: hops))
         let sessionB = try Session(configuration: TestServers.configuration(hops: hops))
         defer {
             sessionA.invalidate()
             sessionB.invalidate()
+            relayB.stop()  // now: an async test's frame, and the relay in it, may outlive the test
         }
         for session in [sessionA, sessionB, sessionA, sessionB] {
             // another origin each time: a tunnel of its own, on the session's connection to hop 2 once it has one
