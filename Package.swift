@@ -22,34 +22,36 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CPostgreSQL", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
 
+        // A value behind a pthread lock, for state shared across threads (ThreadSanitizer sees it).
+        .target(name: "Locking"),
         .target(name: "RelayTransport", dependencies: ["CLinux", "COpenSSL", "CNghttp2", "CNgtcp2", "CNghttp3"]),
         .target(name: "ObliviousHTTP", dependencies: ["COpenSSL"]),
         // DNS messages, the per-session answer cache and a stub resolver over encrypted transports.
-        .target(name: "NameResolution"),
-        .target(name: "RelayFetch", dependencies: ["RelayTransport", "ObliviousHTTP", "NameResolution", "CCurl", "CPSL"]),
+        .target(name: "NameResolution", dependencies: ["Locking"]),
+        .target(name: "RelayFetch", dependencies: ["RelayTransport", "ObliviousHTTP", "NameResolution", "Locking", "CCurl", "CPSL"]),
         .target(name: "RelayProfiles", dependencies: ["RelayFetch", "RelayTransport", "COpenSSL"]),
-        .target(name: "HeadlessPage", dependencies: ["RelayFetch", "RelayTransport", "CLibXML2"]),
+        .target(name: "HeadlessPage", dependencies: ["RelayFetch", "RelayTransport", "Locking", "CLibXML2"]),
         .target(name: "WebArchive", dependencies: ["HeadlessPage", "COpenSSL"]),
         .target(name: "OAuthFlow", dependencies: ["HeadlessPage", "RelayFetch", "COpenSSL"]),
-        .target(name: "Crawler", dependencies: ["RelayFetch", "HeadlessPage", "WebArchive", "CSQLite", "CPostgreSQL", "CZlib", "COpenSSL"]),
-        .target(name: "RelayFetchCLI", dependencies: ["RelayFetch", "RelayTransport", "RelayProfiles", "HeadlessPage", "WebArchive", "OAuthFlow", "Crawler"]),
+        .target(name: "Crawler", dependencies: ["RelayFetch", "HeadlessPage", "WebArchive", "Locking", "CSQLite", "CPostgreSQL", "CZlib", "COpenSSL"]),
+        .target(name: "RelayFetchCLI", dependencies: ["RelayFetch", "RelayTransport", "RelayProfiles", "HeadlessPage", "WebArchive", "OAuthFlow", "Crawler", "Locking"]),
         .executableTarget(name: "relayfetch", dependencies: ["RelayFetchCLI", "CLinux"]),
         // Benchmarks against peers measured in the same run (Benchmarks/run.sh); not a test.
         .executableTarget(name: "relayfetch-bench", dependencies: ["RelayFetch", "ObliviousHTTP"], path: "Benchmarks/RelayBench"),
 
         // Finds (and if needed starts) the real test servers; used by the end-to-end tests only.
-        .target(name: "RelayFetchTestSupport", dependencies: ["RelayFetch"], path: "Tests/RelayFetchTestSupport"),
+        .target(name: "RelayFetchTestSupport", dependencies: ["RelayFetch", "Locking"], path: "Tests/RelayFetchTestSupport"),
         // COpenSSL and CNghttp2: the layer tests run real servers of those libraries in-process.
-        .testTarget(name: "RelayTransportTests", dependencies: ["RelayTransport", "RelayFetchTestSupport", "COpenSSL", "CNghttp2"]),
-        .testTarget(name: "RelayFetchTests", dependencies: ["RelayFetch", "RelayTransport", "RelayFetchTestSupport"]),
+        .testTarget(name: "RelayTransportTests", dependencies: ["RelayTransport", "RelayFetchTestSupport", "Locking", "COpenSSL", "CNghttp2"]),
+        .testTarget(name: "RelayFetchTests", dependencies: ["RelayFetch", "RelayTransport", "RelayFetchTestSupport", "Locking"]),
         .testTarget(name: "ObliviousHTTPTests", dependencies: ["ObliviousHTTP"], exclude: ["Vectors"]),
-        .testTarget(name: "NameResolutionTests", dependencies: ["NameResolution"]),
+        .testTarget(name: "NameResolutionTests", dependencies: ["NameResolution", "Locking"]),
         .testTarget(name: "HeadlessPageTests", dependencies: ["HeadlessPage", "WebArchive", "RelayFetchTestSupport"],
                     exclude: ["Fixtures"]),
         .testTarget(name: "OAuthFlowTests", dependencies: ["OAuthFlow", "HeadlessPage", "RelayFetchTestSupport"]),
         .testTarget(name: "RelayProfilesTests", dependencies: ["RelayProfiles", "RelayFetchTestSupport"]),
-        .testTarget(name: "CrawlerTests", dependencies: ["Crawler", "RelayFetchTestSupport"]),
-        .testTarget(name: "RelayFetchCLITests", dependencies: ["RelayFetchCLI", "Crawler", "RelayFetchTestSupport", "CLibXML2"],
+        .testTarget(name: "CrawlerTests", dependencies: ["Crawler", "RelayFetchTestSupport", "Locking"]),
+        .testTarget(name: "RelayFetchCLITests", dependencies: ["RelayFetchCLI", "Crawler", "RelayFetchTestSupport", "Locking", "CLibXML2"],
                     exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 import WebArchive
 
 /// Where crawled pages are written: JSON lines (one record per page) and WARC 1.1 (a request and
@@ -12,7 +12,7 @@ public final class CrawlOutput: Sendable {
     private let warcFolder: URL?
     private let warcLimit: Int
     private let warcPrefix: String
-    private let files: Mutex<Files>
+    private let files: Locked<Files>
 
     /// The open files and where the current WARC file stands, behind one lock.
     private struct Files {
@@ -49,7 +49,7 @@ public final class CrawlOutput: Sendable {
         } else {
             warcFolder = nil
         }
-        files = Mutex(opened)
+        files = Locked(opened)
     }
 
     deinit {

@@ -1,6 +1,6 @@
 import Foundation
 import RelayFetch
-import Synchronization
+import Locking
 
 /// How far one set of cookies and cached responses reaches in a crawl.
 public enum CrawlSessionScope: String, Sendable, CaseIterable {
@@ -20,7 +20,7 @@ public enum CrawlSessionScope: String, Sendable, CaseIterable {
 /// page) with a data store of the scope's own. Stores of the host scope live as long as the crawl.
 final class PageSessions: Sendable {
     let scope: CrawlSessionScope
-    private let hostStores = Mutex<[String: WebsiteDataStore]>([:])
+    private let hostStores = Locked<[String: WebsiteDataStore]>([:])
 
     init(scope: CrawlSessionScope) { self.scope = scope }
 

@@ -1,6 +1,6 @@
 import Foundation
 import RelayFetch
-import Synchronization
+import Locking
 
 /// One request and its response as sent and received (for archives such as HAR).
 public struct RecordedExchange: Sendable {
@@ -15,7 +15,7 @@ public struct RecordedExchange: Sendable {
 /// Sends requests through a session and keeps each exchange, in the order they completed;
 /// shared by the navigators and clients of one flow. Thread-safe.
 public final class ExchangeRecorder: Sendable {
-    private let recorded = Mutex<[RecordedExchange]>([])
+    private let recorded = Locked<[RecordedExchange]>([])
 
     public init() {}
 

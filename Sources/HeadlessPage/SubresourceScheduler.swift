@@ -1,6 +1,6 @@
 import Foundation
 import RelayFetch
-import Synchronization
+import Locking
 
 /// One subresource to load: what, for which document (the referrer and its policy), and how
 /// deep in frames and `@import` chains it was found.
@@ -22,7 +22,7 @@ final class SubresourceScheduler: Sendable {
     private let deadline: Date
     private let progress: (@Sendable (PageProgress) -> Void)?
     private let limits: ConcurrencyLimits
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// What the loads in flight share, behind one lock.
     private struct State {

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// A session's resolved names, in memory only and never written anywhere: each answer is kept
 /// for its TTL (capped at a day), and empty answers for 30 seconds. Thread-safe.
@@ -13,7 +13,7 @@ public final class DNSCache: Sendable {
         let expires: Double
     }
 
-    private let entries = Mutex<[Key: Entry]>([:])
+    private let entries = Locked<[Key: Entry]>([:])
     private let clock: @Sendable () -> Double
     /// How long an answer with no records (the name has no such type) is kept.
     public static let emptyAnswerSeconds: UInt32 = 30

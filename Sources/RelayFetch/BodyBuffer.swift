@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// The bounded hand-over between libcurl's thread (the producer) and a response body's reader.
 /// It holds at most about `capacity` bytes: when full, the producer is told to pause the
@@ -10,7 +10,7 @@ final class BodyBuffer: Sendable {
     enum Offer { case taken, pause }
 
     let capacity: Int
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Everything both sides touch, behind the one lock.
     private struct State {

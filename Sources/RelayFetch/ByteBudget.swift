@@ -1,12 +1,12 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// Bytes several requests may receive together (say, everything one page loads). Each body
 /// byte is taken from it as it arrives; a transfer that would overdraw it stops at once with
 /// `responseTooLarge`, so the total never exceeds `limit`, however many transfers run at once.
 public final class ByteBudget: Sendable {
     public let limit: Int
-    private let state = Mutex((taken: 0, overdrawn: false))
+    private let state = Locked((taken: 0, overdrawn: false))
 
     public init(limit: Int) { self.limit = max(0, limit) }
 

@@ -1,12 +1,12 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// An in-memory cookie jar (RFC 6265bis): Domain, Path, Secure, HttpOnly, SameSite, Max-Age,
 /// Expires, host-only cookies, the `__Host-` and `__Secure-` prefixes, and public suffixes
 /// (libpsl) refused as cookie domains, and the RFC's size limits (`CookieLimits`).
 /// Thread-safe; never written anywhere.
 public final class CookieJar: Sendable {
-    private let contents = Mutex(Contents())
+    private let contents = Locked(Contents())
     private let now: @Sendable () -> Date
     /// When the jar evicts cookies.
     public let limits: CookieLimits

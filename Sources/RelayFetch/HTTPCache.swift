@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// A private, in-memory HTTP cache (RFC 9111 basics): fresh responses are reused, stale ones
 /// revalidated with ETag / Last-Modified. Only successful GETs without credentials are kept;
@@ -22,7 +22,7 @@ final class HTTPCache: Sendable {
         case revalidate(Entry, [(name: String, value: String)])
     }
 
-    private let entries = Mutex<[String: Entry]>([:])
+    private let entries = Locked<[String: Entry]>([:])
     private let now: @Sendable () -> Date
     private let maximumBodySize: Int
 

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 import NameResolution
 import ObliviousHTTP
 
@@ -15,7 +15,7 @@ final class ObliviousDoHTransport: DNSTransport, Sendable {
     private let engine: CurlEngine
     private let configuration: Session.Configuration
     /// The target's configuration: given, or one fetch that concurrent queries share.
-    private let config = Mutex<Task<ObliviousDoH.Config, Error>?>(nil)
+    private let config = Locked<Task<ObliviousDoH.Config, Error>?>(nil)
 
     init(relay: URL, target: URL, keys: Data?, addresses: [String], engine: CurlEngine, configuration: Session.Configuration) throws(FetchError) {
         self.relay = relay

@@ -1,6 +1,6 @@
 import Foundation
 import NameResolution
-import Synchronization
+import Locking
 
 /// How a session resolves the names it dials itself (the first relay's host, hosts excluded from
 /// relaying, an OHTTP relay), shaped like Apple's `NWParameters.PrivacyContext`. Names behind a
@@ -10,7 +10,7 @@ import Synchronization
 /// empties the caches of every session made with this context.
 public final class PrivacyContext: Sendable {
     public let description: String
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private struct State {
         var required = false

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// A response body as it arrives (`Session.bytes(for:)`): an asynchronous sequence of its bytes,
 /// or of its chunks through `chunks`. At most about 1 MiB waits for the reader; a reader that
@@ -72,11 +72,11 @@ public struct ResponseBody: AsyncSequence, Sendable {
     /// Owns the buffer: when the last copy of the body goes, a transfer still running stops.
     fileprivate final class Source: Sendable {
         let buffer: BodyBuffer?
-        private let data: Mutex<Data?>
+        private let data: Locked<Data?>
 
         init(buffer: BodyBuffer?, data: Data?) {
             self.buffer = buffer
-            self.data = Mutex(data)
+            self.data = Locked(data)
         }
 
         deinit { buffer?.cancel() }

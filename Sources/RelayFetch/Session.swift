@@ -1,11 +1,10 @@
 import Foundation
+import Locking
 import RelayTransport
 
 /// A private browsing session: its own relay tunnels, connections, TLS state and data store,
 /// shared with no other session and gone when it ends.
-// @unchecked: every stored property is a `let` of a Sendable type but `directNameResolver`,
-// which only `init` writes (it needs `relayResolver()`, a method), before anyone can share the session.
-public final class Session: @unchecked Sendable {
+public final class Session: Sendable {
     /// The configuration exactly as given: a session made from it gets a store of its own
     /// unless the configuration names one (use `dataStore` for this session's store).
     public let configuration: Configuration
@@ -21,7 +20,9 @@ public final class Session: @unchecked Sendable {
     let nameResolver: SessionNameResolver?
     /// A relay's own DoH resolver (`RelayHop.dnsOverHTTPSURL`), reached through the chain, for
     /// hosts this session reaches directly; nil when no hop names one.
-    private(set) var directNameResolver: SessionNameResolver?
+    var directNameResolver: SessionNameResolver? { directResolver.withLock { $0 } }
+    /// Set once, by `init` (which needs a method of the session to make it).
+    private let directResolver = Locked<SessionNameResolver?>(nil)
 
     /// Starts the session's threads; throws if its local tunnel listener cannot be created.
     public init(configuration: Configuration = .ephemeral) throws {
@@ -43,7 +44,8 @@ public final class Session: @unchecked Sendable {
             throw error
         }
         self.nameResolver = nameResolver
-        directNameResolver = try relayResolver()
+        let relaysOwn = try relayResolver()
+        directResolver.withLock { $0 = relaysOwn }
     }
 
     /// Shares `session`'s resolvers (and their cache) with its connections.
@@ -56,7 +58,8 @@ public final class Session: @unchecked Sendable {
         engine = session.engine
         ownsConnections = false
         nameResolver = session.nameResolver
-        directNameResolver = session.directNameResolver
+        let shared = session.directNameResolver
+        directResolver.withLock { $0 = shared }
     }
 
     /// A session with this one's configuration, relay tunnels and connections (origin

@@ -1,6 +1,6 @@
 import Foundation
 import RelayTransport
-import Synchronization
+import Locking
 
 /// What became of one relay tunnel, shared by every transfer libcurl runs over its connection
 /// (reused and multiplexed ones too), so an error on any of them can name the hop that failed or
@@ -13,7 +13,7 @@ final class TunnelStatus: Sendable {
         /// Monotonic seconds when the tunnel ended abnormally (relay closed or failed), else nil.
         var abnormalEndTime: Double?
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// The chain could not be built.
     func recordFailure(_ error: RelayError) {

@@ -3,7 +3,7 @@ import Glibc
 #endif
 import Crawler
 import Foundation
-import Synchronization
+import Locking
 import RelayFetch
 
 /// `relayfetch crawl SEED...`: a polite, resumable batch crawl through the relays given.
@@ -287,7 +287,7 @@ struct CrawlCommand: Subcommand {
 
 /// The first error an output raised while pages were being written.
 private final class OutputFailure: Sendable {
-    private let recorded = Mutex<String?>(nil)
+    private let recorded = Locked<String?>(nil)
     var first: String? { recorded.withLock { $0 } }
     func record(_ error: String) { recorded.withLock { if $0 == nil { $0 = error } } }
 }

@@ -2,37 +2,51 @@
 import Glibc
 #endif
 
-/// Bytes waiting for a non-blocking socket, oldest first, kept as the arrays they arrived in.
-/// Appending never copies or grows a contiguous buffer (a queue that held a 4 MiB HTTP/2 window
-/// as one array grew by doubling: 8 MiB of storage plus the old 4 MiB while copying, the peak of
-/// a whole bulk download); sending gathers up to `gatherLimit` pieces into one `sendmsg`, and a
-/// piece is released as soon as it is sent.
+/// Bytes waiting for a non-blocking socket, oldest first, copied into 64 KiB blocks that are
+/// reused once sent. A queue that held an HTTP/2 window as one array grew it by doubling (8 MiB of
+/// storage plus the old 4 MiB while copying: the peak of a whole bulk download); keeping the
+/// arrays as the layers handed them over (up to 256 KiB each) scattered large blocks over the
+/// allocator's heaps instead. Blocks bound both: memory follows what waits, in steps of 64 KiB,
+/// and a busy tunnel allocates nothing. One `sendmsg` gathers up to `gatherLimit` blocks.
 struct ByteQueue {
-    private var pieces: [[UInt8]] = []
-    /// Index of the oldest piece not wholly sent; pieces before it are empty husks.
+    static let blockSize = 64 * 1024
+    /// Most blocks one `sendmsg` carries (the kernel's limit is 1024).
+    static let gatherLimit = 32
+    /// Emptied blocks kept for reuse.
+    private static let spareLimit = 8
+
+    /// Each block has `blockSize` of capacity; its count is how much of it is filled.
+    private var blocks: [[UInt8]] = []
+    /// Index of the oldest block not wholly sent.
     private var head = 0
-    /// Bytes of `pieces[head]` already sent.
+    /// Bytes of `blocks[head]` already sent.
     private var offset = 0
+    private var spare: [[UInt8]] = []
     private(set) var count = 0
 
     var isEmpty: Bool { count == 0 }
 
-    /// Most pieces one `sendmsg` carries (the kernel's limit is 1024).
-    static let gatherLimit = 64
-
     mutating func append(_ bytes: [UInt8]) {
         guard !bytes.isEmpty else { return }
-        // A layer may hand over a short delivery in a buffer sized for a long one (a TLS record
-        // in a 256 KiB read buffer): kept as is, a megabyte of them would pin sixteen.
-        pieces.append(bytes.capacity > 2 * bytes.count + 4096 ? Self.compactCopy(bytes) : bytes)
+        bytes.withUnsafeBufferPointer { source in
+            var copied = 0
+            while copied < source.count {
+                if blocks.isEmpty || blocks[blocks.count - 1].count == Self.blockSize {
+                    blocks.append(spare.popLast() ?? Self.newBlock())
+                }
+                let last = blocks.count - 1
+                let take = min(Self.blockSize - blocks[last].count, source.count - copied)
+                blocks[last].append(contentsOf: UnsafeBufferPointer(rebasing: source[copied..<copied + take]))
+                copied += take
+            }
+        }
         count += bytes.count
     }
 
-    /// A copy in storage of its own size (`Array(bytes)` would share the oversized storage).
-    private static func compactCopy(_ bytes: [UInt8]) -> [UInt8] {
-        [UInt8](unsafeUninitializedCapacity: bytes.count) { buffer, filled in
-            filled = bytes.withUnsafeBufferPointer { buffer.update(fromContentsOf: $0) }
-        }
+    private static func newBlock() -> [UInt8] {
+        var block: [UInt8] = []
+        block.reserveCapacity(blockSize)
+        return block
     }
 
     enum DrainResult { case drained, wouldBlock, failed(Int32) }
@@ -52,16 +66,15 @@ struct ByteQueue {
         return .drained
     }
 
-    /// One `sendmsg` of the oldest pieces. The arrays are pinned only for the call: `iovec`s point
-    /// into their storage while `withUnsafeBufferPointer` scopes nest around the system call.
+    /// One `sendmsg` of the oldest blocks. The `iovec`s point into the blocks' storage only while
+    /// the nested `withUnsafeBytes` scopes around the system call keep it pinned.
     private func sendSome(_ fd: Int32) -> Int {
-        let last = min(pieces.count, head + Self.gatherLimit)
-        var vectors = [iovec](repeating: iovec(), count: last - head)
-        return gather(fd, index: head, upTo: last, vectors: &vectors)
+        var vectors = [iovec](repeating: iovec(), count: min(blocks.count, head + Self.gatherLimit) - head)
+        return gather(fd, block: head, vectors: &vectors)
     }
 
-    private func gather(_ fd: Int32, index: Int, upTo last: Int, vectors: inout [iovec]) -> Int {
-        guard index < last else {
+    private func gather(_ fd: Int32, block: Int, vectors: inout [iovec]) -> Int {
+        guard block - head < vectors.count else {
             return vectors.withUnsafeMutableBufferPointer { buffer in
                 var message = msghdr()
                 message.msg_iov = buffer.baseAddress
@@ -69,34 +82,44 @@ struct ByteQueue {
                 return sendmsg(fd, &message, Int32(MSG_NOSIGNAL))
             }
         }
-        return pieces[index].withUnsafeBytes { bytes in
-            let skip = index == head ? offset : 0
-            vectors[index - head] = iovec(iov_base: UnsafeMutableRawPointer(mutating: bytes.baseAddress! + skip), iov_len: bytes.count - skip)
-            return gather(fd, index: index + 1, upTo: last, vectors: &vectors)
+        return blocks[block].withUnsafeBytes { bytes in
+            let skip = block == head ? offset : 0
+            vectors[block - head] = iovec(iov_base: UnsafeMutableRawPointer(mutating: bytes.baseAddress! + skip), iov_len: bytes.count - skip)
+            return gather(fd, block: block + 1, vectors: &vectors)
         }
     }
 
-    /// Drops `sent` bytes from the front, releasing each piece once it is wholly sent.
+    /// Drops `sent` bytes from the front; each block wholly sent goes back to the spares.
     private mutating func consume(_ sent: Int) {
         count -= sent
         var left = sent
         while left > 0 {
-            let remaining = pieces[head].count - offset
+            let remaining = blocks[head].count - offset
             if left < remaining {
                 offset += left
                 return
             }
             left -= remaining
-            pieces[head] = []
+            retire(head)
             head += 1
             offset = 0
         }
-        if head == pieces.count {
-            pieces.removeAll(keepingCapacity: true)
+        if count == 0 {
+            // The last block may be partly filled and wholly sent: it is free again too.
+            for index in head..<blocks.count { retire(index) }
+            blocks.removeAll(keepingCapacity: true)
             head = 0
-        } else if head >= 64 && head * 2 >= pieces.count {
-            pieces.removeFirst(head)
+        } else if head >= 64 && head * 2 >= blocks.count {
+            blocks.removeFirst(head)
             head = 0
         }
+    }
+
+    private mutating func retire(_ index: Int) {
+        var block: [UInt8] = []
+        swap(&block, &blocks[index])
+        guard spare.count < Self.spareLimit, block.capacity >= Self.blockSize else { return }
+        block.removeAll(keepingCapacity: true)
+        spare.append(block)
     }
 }

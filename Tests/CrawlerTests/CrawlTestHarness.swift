@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 import RelayFetch
 import RelayFetchTestSupport
 @testable import Crawler
@@ -52,7 +52,7 @@ struct CrawlTestHarness {
 }
 
 final class RecordList: Sendable {
-    private let records = Mutex<[CrawlRecord]>([])
+    private let records = Locked<[CrawlRecord]>([])
     func append(_ record: CrawlRecord) { records.withLock { $0.append(record) } }
     var all: [CrawlRecord] { records.withLock { $0 } }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 import XCTest
 import RelayFetchTestSupport
 @testable import Crawler
@@ -37,9 +37,9 @@ final class PostgresCrawlStoreTests: XCTestCase {
         let errors = Locked<[String]>([])
         let url = database.url  // the threads open their own stores, without the test case
         Self.onThreads(6) {
-            do { _ = try PostgresCrawlStore(url: url, lease: 60) } catch { errors.mutate { $0.append("\(error)") } }
+            do { _ = try PostgresCrawlStore(url: url, lease: 60) } catch { errors.withLock { $0.append("\(error)") } }
         }
-        XCTAssertEqual(errors.value, [])
+        XCTAssertEqual(errors.withLock { $0 }, [])
         XCTAssertEqual(try database.query("SELECT count(*) FROM pg_tables WHERE tablename LIKE 'crawl_%'"), ["3"])
     }
 
@@ -73,14 +73,14 @@ final class PostgresCrawlStoreTests: XCTestCase {
                         continue
                     }
                     idle = 0
-                    claimed.mutate { $0.append(entry.id) }
+                    claimed.withLock { $0.append(entry.id) }
                     try worker.complete(entry, state: .fetched, status: 200, bytes: 1, digest: nil, error: nil, links: [], now: 0)
                 }
-            } catch { errors.mutate { $0.append("\(error)") } }
+            } catch { errors.withLock { $0.append("\(error)") } }
         }
-        XCTAssertEqual(errors.value, [])
-        XCTAssertEqual(claimed.value.count, 400, "claims in all")
-        XCTAssertEqual(Set(claimed.value).count, 400, "no URL claimed twice")
+        XCTAssertEqual(errors.withLock { $0 }, [])
+        XCTAssertEqual(claimed.withLock { $0 }.count, 400, "claims in all")
+        XCTAssertEqual(Set(claimed.withLock { $0 }).count, 400, "no URL claimed twice")
         XCTAssertEqual(try database.query("SELECT claims, completions, count(*) FROM crawl_pages GROUP BY 1, 2"), ["1|1|400"])
         XCTAssertEqual(try database.query("SELECT count(DISTINCT worker) FROM crawl_pages"), ["4"], "all four took part")
     }
@@ -194,12 +194,4 @@ final class PostgresCrawlStoreTests: XCTestCase {
             XCTAssertFalse("\(error)".contains("s3cret"), "\(error)")
         }
     }
-}
-
-/// A value shared by threads of one test.
-final class Locked<Value: Sendable>: Sendable {
-    private let stored: Mutex<Value>
-    init(_ value: Value) { stored = Mutex(value) }
-    var value: Value { stored.withLock { $0 } }
-    func mutate(_ body: (inout Value) -> Void) { stored.withLock { body(&$0) } }
 }

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 import XCTest
 @testable import NameResolution
 
@@ -96,7 +96,7 @@ final class DNSMessageTests: XCTestCase {
     }
 
     func testCacheHonoursTTLAndFlush() {
-        let now = Mutex(100.0)  // the cache reads its clock from any thread
+        let now = Locked(100.0)  // the cache reads its clock from any thread
         let cache = DNSCache(clock: { now.withLock { $0 } })
         let record = DNSRecord(name: "a.test", type: .a, ttl: 10, data: .address([1, 2, 3, 4]))
         cache.store([record], for: "A.test.", type: .a, ttl: 10)

@@ -1,6 +1,6 @@
 import Foundation
 import RelayFetchCLI
-import Synchronization
+import Locking
 import RelayFetchTestSupport
 
 /// Runs `relayfetch` in-process with captured output.
@@ -43,7 +43,7 @@ struct CommandRun {
 }
 
 private final class Sink: Sendable {
-    private let captured = Mutex((out: Data(), err: ""))
+    private let captured = Locked((out: Data(), err: ""))
     var out: Data { captured.withLock { $0.out } }
     var err: String { captured.withLock { $0.err } }
     func append(out data: Data) { captured.withLock { $0.out += data } }

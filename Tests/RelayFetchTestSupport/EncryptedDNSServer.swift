@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// The encrypted DNS resolver of the tests (Samples/servers/dns/dns_resolver.py on dnslib and
 /// pyhpke, nginx in front for HTTPS), started once per test process and stopped with it:
@@ -35,7 +35,7 @@ public final class EncryptedDNSServer: @unchecked Sendable {
     private let process: Process
     private let lifeline = Pipe()
 
-    private static let running = Mutex<EncryptedDNSServer?>(nil)
+    private static let running = Locked<EncryptedDNSServer?>(nil)
 
     /// The server, started on first use on the first address pair it can bind.
     public static func shared() throws -> EncryptedDNSServer {

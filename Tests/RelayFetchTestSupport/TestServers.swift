@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 import RelayFetch
 
 /// The real servers the end-to-end tests run against, started by scripts/test-servers.sh:
@@ -37,7 +37,7 @@ public enum TestServers {
     public static var relayLog: URL { directory.appendingPathComponent("squid/access.log") }
 
     /// True once the servers were started by this process (held while they start).
-    private static let started = Mutex(false)
+    private static let started = Locked(false)
 
     /// Starts the servers once per test process (the script is idempotent).
     public static func ensureRunning() throws {

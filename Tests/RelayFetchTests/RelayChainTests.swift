@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 import XCTest
 import RelayFetch
 import RelayTransport
@@ -187,7 +187,7 @@ final class RelayChainTests: XCTestCase {
 }
 
 final class ReportCollector: Sendable {
-    private let reports = Mutex<[RelayHopTiming]>([])
+    private let reports = Locked<[RelayHopTiming]>([])
     func add(_ new: [RelayHopTiming]) { reports.withLock { $0 += new } }
     var all: [RelayHopTiming] { reports.withLock { $0 } }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 import XCTest
 import RelayFetch
 import RelayFetchTestSupport
@@ -37,7 +37,7 @@ final class SessionInvalidationTests: XCTestCase {
 }
 
 private final class CountsBox: Sendable {
-    private let counts = Mutex<[Int: Int]?>(nil)
+    private let counts = Locked<[Int: Int]?>(nil)
     var value: [Int: Int]? { counts.withLock { $0 } }
     func set(_ value: [Int: Int]) { counts.withLock { $0 = value } }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 import XCTest
 @testable import RelayTransport
 import RelayFetchTestSupport
@@ -46,7 +46,7 @@ final class HTTP3RelayLoadTests: XCTestCase {
 
 /// Outcomes collected from the loop thread, read from the test's.
 final class HTTP3LoadResults: Sendable {
-    private let outcomes = Mutex((ok: 0, failed: [String]()))
+    private let outcomes = Locked((ok: 0, failed: [String]()))
 
     func add(_ failure: String?) {
         outcomes.withLock { if let failure { $0.failed.append(failure) } else { $0.ok += 1 } }

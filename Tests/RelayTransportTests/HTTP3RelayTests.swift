@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 import XCTest
 @testable import RelayTransport
 import RelayFetchTestSupport
@@ -336,7 +336,7 @@ final class HTTP3ResponseCollector: TransportLayerDelegate {
 final class HTTP3EchoServer: Sendable {
     let port: UInt16
     private let listener: Int32
-    private let peer = Mutex<String?>(nil)
+    private let peer = Locked<String?>(nil)
 
     init() throws {
         (listener, port) = try Self.boundSocket(type: SOCK_STREAM, address: "127.0.0.1")
