@@ -8,7 +8,7 @@ import RelayTransport
 /// instead of the origin; each accepted connection is matched to the request that opened it,
 /// a relay chain is built for that request's target, and the two are joined byte for byte.
 /// Sessions never share an opener, its loop, its listener or its TLS state.
-// @unchecked: `lock` guards `pending`, `recentlyEnded` and `finalConnectionsOpened`; `bridges` and
+// @unchecked: `lock` guards `pending`, `recentlyEnded`, `finalConnectionsOpened` and `proxyConnections`; `bridges` and
 // `onTunnelOpen` are touched on `loop` only; `listener` and `listenerPort` are written once, in init.
 final class TunnelOpener: @unchecked Sendable {
     let loop: EventLoop
