@@ -3,19 +3,43 @@
 // Swift's Glibc module does not export epoll or eventfd; the event loop needs both.
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
-// Nor mallopt, which the command-line tool tunes at start-up.
-#include <malloc.h>
-// Nor recvmmsg, sendmmsg and struct mmsghdr (GNU extensions): QUIC reads every waiting datagram,
-// and sends the packets of one write, in one call.
-#include <sys/socket.h>
+// Only macros (system call numbers).
 #include <sys/syscall.h>
-#include <unistd.h>
+#include <stddef.h>
 
-/// struct mmsghdr's layout (<sys/socket.h>): one datagram's message header and its received length.
+// What follows is declared here rather than by including <sys/socket.h>, <malloc.h> or <unistd.h>:
+// a header that Glibc's module also includes, pulled into this module as well, leaves Swift with
+// two copies of its types (a clean build then failed to find SOCK_STREAM in TCPLayer.swift, or
+// found it, depending on which module clang built first).
+
+/// syscall(2), as <unistd.h> declares it.
+extern long syscall(long number, ...);
+
+/// mallopt(3) and the two parameters the command-line tool sets (<malloc.h>'s values).
+extern int mallopt(int parameter, int value);
+#define RF_M_TRIM_THRESHOLD (-1)
+#define RF_M_MMAP_THRESHOLD (-3)
+
+/// struct msghdr's layout on LP64 Linux (<bits/socket.h>), with untyped pointers.
+struct rf_msghdr {
+    void *msg_name;
+    unsigned int msg_namelen;
+    void *msg_iov;            // struct iovec *
+    size_t msg_iovlen;
+    void *msg_control;
+    size_t msg_controllen;
+    int msg_flags;
+};
+
+/// struct mmsghdr's layout (<sys/socket.h>, a GNU extension Glibc's module leaves out): one
+/// datagram's message header and its received length.
 struct rf_mmsghdr {
-    struct msghdr msg_hdr;
+    struct rf_msghdr msg_hdr;
     unsigned int msg_len;
 };
+
+_Static_assert(sizeof(struct rf_msghdr) == 56, "struct msghdr is 56 bytes on LP64 Linux");
+_Static_assert(sizeof(struct rf_mmsghdr) == 64, "struct mmsghdr is 64 bytes on LP64 Linux");
 
 /// recvmmsg(2) without a timeout: up to `vlen` datagrams; -1 with errno set on failure.
 static inline int rf_recvmmsg(int fd, struct rf_mmsghdr *vec, unsigned int vlen, int flags) {

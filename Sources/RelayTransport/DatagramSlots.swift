@@ -21,7 +21,7 @@ final class DatagramSlots {
         for index in 0..<count {
             vectors[index] = iovec(iov_base: bytes.baseAddress! + index * size, iov_len: size)
             headers[index] = rf_mmsghdr()
-            headers[index].msg_hdr.msg_iov = vectors + index
+            headers[index].msg_hdr.msg_iov = UnsafeMutableRawPointer(vectors + index)
             headers[index].msg_hdr.msg_iovlen = 1
         }
     }

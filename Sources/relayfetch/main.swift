@@ -8,7 +8,7 @@ import RelayFetchCLI
 // then costs page faults and zeroing (a tenth of a download's CPU). Keep up to 8 MiB of free heap
 // and map only blocks of 2 MiB or more. The library leaves the allocator alone; this is the tool's
 // process-wide choice.
-mallopt(M_TRIM_THRESHOLD, 8 << 20)
-mallopt(M_MMAP_THRESHOLD, 2 << 20)
+mallopt(RF_M_TRIM_THRESHOLD, 8 << 20)
+mallopt(RF_M_MMAP_THRESHOLD, 2 << 20)
 
 exit(await CommandLineTool.run(Array(CommandLine.arguments.dropFirst())))
