@@ -68,7 +68,7 @@ for module in RelayProfiles HeadlessPage; do  # together they need every library
     fi
 done
 objects=()
-for module in ObliviousHTTP NameResolution RelayTransport RelayFetch RelayProfiles HeadlessPage; do
+for module in Locking ObliviousHTTP NameResolution RelayTransport RelayFetch RelayProfiles HeadlessPage; do
     objects+=("$out"/release/"$module".build/*.o)
 done
 includes=(-I "$out/release/Modules" -Xcc -I/usr/include/libxml2)
