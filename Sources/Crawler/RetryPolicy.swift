@@ -1,4 +1,5 @@
 import Foundation
+import RelayFetch
 
 /// How failed fetches are tried again: transport failures and 429, 500, 502, 503 and 504, up to
 /// `maximumRetries` times, after an exponentially growing delay with jitter, or after the
@@ -27,11 +28,7 @@ public struct RetryPolicy: Sendable {
     public static func retryAfterSeconds(_ value: String, now: Date = Date()) -> Double? {
         let trimmed = value.trimmingCharacters(in: .whitespaces)
         if let seconds = Int(trimmed), seconds >= 0 { return Double(seconds) }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        guard let date = formatter.date(from: trimmed) else { return nil }
+        guard let date = HTTPResponse.date(fromHTTPDate: trimmed) else { return nil }
         return max(0, date.timeIntervalSince(now))
     }
 }

@@ -78,4 +78,9 @@ extension Session {
 extension HTTPResponse {
     /// The Last-Modified date, when the response has a valid one.
     public var lastModified: Date? { value(forHeaderField: "Last-Modified").flatMap(HTTPDate.parse) }
+
+    /// An HTTP date (RFC 9110 §5.6.7) in any of its forms, as Last-Modified, Expires or
+    /// Retry-After carry it; nil for anything else (read by hand: no locale data, no trap on
+    /// bytes a server made up).
+    public static func date(fromHTTPDate text: String) -> Date? { HTTPDate.parse(text) }
 }

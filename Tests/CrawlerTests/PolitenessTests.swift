@@ -47,6 +47,8 @@ final class PolitenessTests: XCTestCase {
         XCTAssertEqual(RetryPolicy.retryAfterSeconds("120"), 120)
         let now = Date(timeIntervalSince1970: 784_111_777 - 30)  // RFC 9110's example date, minus 30 s
         XCTAssertEqual(RetryPolicy.retryAfterSeconds("Sun, 06 Nov 1994 08:49:37 GMT", now: now) ?? -1, 30, accuracy: 0.001)
+        XCTAssertEqual(RetryPolicy.retryAfterSeconds("Sunday, 06-Nov-94 08:49:37 GMT", now: now) ?? -1, 30, accuracy: 0.001, "RFC 850 form")
+        XCTAssertNil(RetryPolicy.retryAfterSeconds("Thu, 1 Jan 1970 00:00:00\u{5B8}MT"), "non-ASCII from a server")
         XCTAssertNil(RetryPolicy.retryAfterSeconds("soon"))
         XCTAssertNil(RetryPolicy.retryAfterSeconds("-5"))
     }
