@@ -105,8 +105,6 @@ struct ByteQueue {
             offset = 0
         }
         if count == 0 {
-            // The last block may be partly filled and wholly sent: it is free again too.
-            for index in head..<blocks.count { retire(index) }
             blocks.removeAll(keepingCapacity: true)
             head = 0
         } else if head >= 64 && head * 2 >= blocks.count {
