@@ -18,12 +18,7 @@ extension CurlTransfer {
         setString(CURLOPT_NOPROXY, "")        // nothing is exempt (the environment's no_proxy neither)
         setLong(CURLOPT_SUPPRESS_CONNECT_HEADERS, 0)  // the relay's answer comes to `takeConnectHeader`
         setLong(CURLOPT_CONNECTTIMEOUT_MS, Int(connectTimeout * 1000))
-        if !relayAddresses.isEmpty {
-            let list = relayAddresses.map { $0.contains(":") && !$0.hasPrefix("[") ? "[\($0)]" : $0 }.joined(separator: ",")
-            let pin = curl_slist_append(nil, "\(relay.host):\(relay.port):\(list)")
-            lists.append(pin)
-            _ = rf_curl_easy_setopt_slist(easy, CURLOPT_RESOLVE, pin)
-        }
+        pin(relay.host, port: Int(relay.port), to: relayAddresses)
 
         // The hop's fields on the CONNECT only; the request's own fields (and User-Agent) never.
         setLong(CURLOPT_HEADEROPT, Int(CURLHEADER_SEPARATE))

@@ -139,13 +139,7 @@ final class CurlTransfer: @unchecked Sendable {
 
         if case .direct = route, let host = request.url.host {
             let port = request.url.portOrDefault
-            let addresses = configuration.directHostAddresses["\(host):\(port)"].map { [$0] }
-                ?? pinnedAddresses.map { $0.contains(":") && !$0.hasPrefix("[") ? "[\($0)]" : $0 }
-            if !addresses.isEmpty {
-                let pin = curl_slist_append(nil, "\(host):\(port):\(addresses.joined(separator: ","))")
-                lists.append(pin)
-                _ = rf_curl_easy_setopt_slist(easy, CURLOPT_RESOLVE, pin)
-            }
+            pin(host, port: port, to: configuration.directHostAddresses["\(host):\(port)"].map { [$0] } ?? pinnedAddresses)
         }
         if case .curlProxy(let proxy) = route {
             configureProxy(proxy, relayAddresses: pinnedAddresses, connectTimeout: configuration.connectTimeout)
@@ -163,6 +157,16 @@ final class CurlTransfer: @unchecked Sendable {
             _ = rf_curl_easy_setopt_opensocket(easy, curlOpenTunnelSocket)
             _ = rf_curl_easy_setopt_ptr(easy, CURLOPT_OPENSOCKETDATA, me)
         }
+    }
+
+    /// Puts `host:port` at `addresses` in libcurl's name cache (IPv6 literals bracketed), so libcurl
+    /// looks nothing up; nothing when there are none.
+    func pin(_ host: String, port: Int, to addresses: [String]) {
+        guard !addresses.isEmpty else { return }
+        let list = addresses.map { $0.contains(":") && !$0.hasPrefix("[") ? "[\($0)]" : $0 }.joined(separator: ",")
+        let entry = curl_slist_append(nil, "\(host):\(port):\(list)")
+        lists.append(entry)
+        _ = rf_curl_easy_setopt_slist(easy, CURLOPT_RESOLVE, entry)
     }
 
     func setLong(_ option: CURLoption, _ value: Int) { _ = rf_curl_easy_setopt_long(easy, option, value) }
