@@ -9,7 +9,12 @@ final class HTMLStreamParser {
     private var pendingBOMCheck = true
     private var headerCharset: String?
 
+    /// libxml2 asks threaded programs to call `xmlInitParser` once before any thread parses (its
+    /// lazy set-up on a first parse is not meant to race); a static is initialized exactly once.
+    private static let libraryInitialized: Void = xmlInitParser()
+
     init(url: URL, charset: String?) {
+        _ = Self.libraryInitialized
         headerCharset = charset
         let options = Int32(HTML_PARSE_RECOVER.rawValue | HTML_PARSE_NOERROR.rawValue | HTML_PARSE_NOWARNING.rawValue
                             | HTML_PARSE_NONET.rawValue | HTML_PARSE_COMPACT.rawValue)
