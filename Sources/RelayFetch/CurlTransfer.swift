@@ -181,9 +181,14 @@ final class CurlTransfer: @unchecked Sendable {
             return 0
         }
         if let sink {
-            if sink.offer(pointer, count: count) == .pause {
+            switch sink.offer(pointer, count: count) {
+            case .pause:
                 pausedForReader = true
                 return rf_curl_writefunc_pause()
+            case .failed:
+                return 0  // the file the body went into refused it (the buffer keeps the error)
+            case .taken:
+                lastActivity = Self.now()  // a write into a file may have taken a while
             }
             // Taken once the reader accepted the piece (a paused one comes again): a streamed body
             // draws on a shared budget too, and stops at the piece that overdraws it.
