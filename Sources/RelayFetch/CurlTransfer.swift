@@ -45,6 +45,9 @@ final class CurlTransfer: @unchecked Sendable {
     /// for it (the relay's, for an https:// relay), as a number, never dereferenced. Streams
     /// libcurl multiplexed on one connection share it.
     var originConnection: UInt = 0
+    /// On a `curlProxy` route, for a body that ends with the connection: whether the origin's
+    /// TLS stream ended with close_notify (set by OpenSSL's callback on the curl thread).
+    private var originCloseNotify: CloseNotifyFlag?
 
     // The idle clock (curl thread): monotonic seconds of the last byte received.
     private let idleTimeout: Double
@@ -236,6 +239,10 @@ final class CurlTransfer: @unchecked Sendable {
             exceededLimit = true
             return false
         }
+        if case .curlProxy = route, request.url.scheme?.lowercased() == "https", head.bodyEndsAtConnectionClose(method: method),
+           let ssl = rf_curl_tls_internals(easy) {
+            originCloseNotify = CloseNotifyFlag.attached(to: OpaquePointer(ssl))
+        }
         sink?.receivedResponse(head)
         return true
     }
@@ -291,13 +298,21 @@ final class CurlTransfer: @unchecked Sendable {
                                     headerFields: Self.parseHeaderFields(headerLines),
                                     url: request.url, relayHops: route.hopNames)
         if !bodySkipped, case .relayClosed(let hop, originStreamCut: true) = end, response.bodyEndsAtConnectionClose(method: request.method) {
-            return .failure(FetchError(relay: RelayError(hop: hop, cause: .tunnelEndedEarly(
-                "the origin's TLS stream was cut (no close_notify); the body of \(received) bytes is truncated"))))
+            return .failure(truncatedBody(through: hop))
+        }
+        if !bodySkipped, case .curlProxy(let proxy) = route, let flag = originCloseNotify, !flag.received {
+            return .failure(truncatedBody(through: proxy.hop))
         }
         response.timings = timings()
         response.relayHopTimings = tunnelStatus?.hopTimings ?? proxyHopReports.map(RelayHopTiming.init)
         response.bodySkipped = bodySkipped
         return .success((body, response))
+    }
+
+    /// A body that ended with the connection, but without the origin's close_notify.
+    private func truncatedBody(through hop: HopDescription) -> FetchError {
+        FetchError(relay: RelayError(hop: hop, cause: .tunnelEndedEarly(
+            "the origin's TLS stream was cut (no close_notify); the body of \(received) bytes is truncated")))
     }
 
     /// libcurl's failure, told in terms of who failed: the idle or total time limit, the origin,
