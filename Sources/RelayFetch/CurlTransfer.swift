@@ -45,8 +45,8 @@ final class CurlTransfer: @unchecked Sendable {
     /// for it (the relay's, for an https:// relay), as a number, never dereferenced. Streams
     /// libcurl multiplexed on one connection share it.
     var originConnection: UInt = 0
-    /// On a `curlProxy` route, for a body that ends with the connection: whether the origin's
-    /// TLS stream ended with close_notify (set by OpenSSL's callback on the curl thread).
+    /// On a direct or `curlProxy` route, for a body that ends with the connection: whether the
+    /// origin's TLS stream ended with close_notify (set by OpenSSL's callback on the curl thread).
     private var originCloseNotify: CloseNotifyFlag?
 
     // The idle clock (curl thread): monotonic seconds of the last byte received.
@@ -143,6 +143,8 @@ final class CurlTransfer: @unchecked Sendable {
         if case .direct = route, let host = request.url.host {
             let port = request.url.portOrDefault
             pin(host, port: port, to: configuration.directHostAddresses["\(host):\(port)"].map { [$0] } ?? pinnedAddresses)
+            // libcurl's TLS takes a cut stream for the end of a body that ends with the connection.
+            _ = rf_curl_easy_setopt_sslctx(easy, curlWatchTLSContext)
         }
         if case .curlProxy(let proxy) = route {
             configureProxy(proxy, relayAddresses: pinnedAddresses, connectTimeout: configuration.connectTimeout)
@@ -239,7 +241,7 @@ final class CurlTransfer: @unchecked Sendable {
             exceededLimit = true
             return false
         }
-        if case .curlProxy = route, request.url.scheme?.lowercased() == "https", head.bodyEndsAtConnectionClose(method: method),
+        if route.libcurlSpeaksOriginTLS, request.url.scheme?.lowercased() == "https", head.bodyEndsAtConnectionClose(method: method),
            let ssl = rf_curl_tls_internals(easy) {
             originCloseNotify = CloseNotifyFlag.attached(to: OpaquePointer(ssl))
         }
@@ -300,8 +302,10 @@ final class CurlTransfer: @unchecked Sendable {
         if !bodySkipped, case .relayClosed(let hop, originStreamCut: true) = end, response.bodyEndsAtConnectionClose(method: request.method) {
             return .failure(truncatedBody(through: hop))
         }
-        if !bodySkipped, case .curlProxy(let proxy) = route, let flag = originCloseNotify, !flag.received {
-            return .failure(truncatedBody(through: proxy.hop))
+        if !bodySkipped, let flag = originCloseNotify, !flag.received {
+            if case .curlProxy(let proxy) = route { return .failure(truncatedBody(through: proxy.hop)) }
+            return .failure(FetchError(.transfer("the TLS stream from \(request.url.host ?? ""):\(request.url.portOrDefault) was cut "
+                                                 + "(no close_notify); the body of \(received) bytes is truncated")))
         }
         response.timings = timings()
         response.relayHopTimings = tunnelStatus?.hopTimings ?? proxyHopReports.map(RelayHopTiming.init)

@@ -68,6 +68,23 @@ final class HostileOriginTests: XCTestCase {
         XCTAssertEqual(try requests("/unlength/"), 2)
     }
 
+    /// Without a relay (a host no relay configuration covers), libcurl alone sees the origin's
+    /// TLS: a cut is a truncation there too, and a close_notify ends a whole body.
+    func testBodyWithoutLengthOnADirectRoute() async throws {
+        var configuration = TestServers.configuration(hops: [])
+        configuration.idleTimeout = 5
+        configuration.directHostAddresses = ["origin.test:\(origin.port)": "127.0.0.21"]
+        let session = try Session(configuration: configuration)
+        defer { session.invalidate() }
+        let error = await session.fetchError(url("/truncate-unlength/5000"))
+        XCTAssertTrue(error?.description.contains("the TLS stream from origin.test:\(origin.port) was cut (no close_notify)") == true,
+                      error?.description ?? "accepted a cut body")
+        let (body, _) = try await session.data(from: url("/unlength/70000"))
+        XCTAssertEqual(body.count, 70000)
+        XCTAssertEqual(try requests("/truncate-unlength/"), 1)
+        XCTAssertEqual(try requests("/unlength/"), 1)
+    }
+
     /// A response without a length on a connection that stays open: the idle timeout ends it,
     /// naming the origin and the hop it came through.
     func testSilentOriginHitsTheIdleTimeout() async throws {
