@@ -241,6 +241,13 @@ final class CurlTransfer: @unchecked Sendable {
             exceededLimit = true
             return false
         }
+        // A collected body of a declared length is held in one buffer of that size, never one
+        // grown by doubling (up to twice the body, and a copy at each step). Pages of it are
+        // only touched as bytes arrive, so a length that lies costs address space, not memory.
+        if sink == nil, (200..<300).contains(head.statusCode), method != "HEAD",
+           let length = head.value(forHeaderField: "Content-Length").flatMap(Int.init), length > 0, length <= maximumSize {
+            body.reserveCapacity(length)
+        }
         if route.libcurlSpeaksOriginTLS, request.url.scheme?.lowercased() == "https", head.bodyEndsAtConnectionClose(method: method),
            let ssl = rf_curl_tls_internals(easy) {
             originCloseNotify = CloseNotifyFlag.attached(to: OpaquePointer(ssl))
