@@ -2,7 +2,8 @@ import Foundation
 import Locking
 
 /// A session's resolved names, in memory only and never written anywhere: each answer is kept
-/// for its TTL (capped at a day), and empty answers for 30 seconds. Thread-safe.
+/// for its TTL (capped at a day), and empty answers and names that do not exist (NXDOMAIN, for
+/// every type: RFC 2308) for 30 seconds. Thread-safe.
 public final class DNSCache: Sendable {
     private struct Key: Hashable {
         let name: String
@@ -14,6 +15,8 @@ public final class DNSCache: Sendable {
     }
 
     private let entries = Locked<[Key: Entry]>([:])
+    /// Names the resolver said do not exist, and until when that is believed.
+    private let nonexistent = Locked<[String: Double]>([:])
     private let clock: @Sendable () -> Double
     /// How long an answer with no records (the name has no such type) is kept.
     public static let emptyAnswerSeconds: UInt32 = 30
@@ -46,9 +49,29 @@ public final class DNSCache: Sendable {
         entries.withLock { $0[key] = Entry(records: records, expires: expires) }
     }
 
+    /// Remembers that `name` does not exist (for `emptyAnswerSeconds`).
+    public func storeNonexistent(_ name: String) {
+        let expires = clock() + Double(Self.emptyAnswerSeconds)
+        nonexistent.withLock { $0[DNSMessage.normalized(name)] = expires }
+    }
+
+    /// True while `name` is remembered as not existing.
+    public func isNonexistent(_ name: String) -> Bool {
+        let key = DNSMessage.normalized(name), now = clock()
+        return nonexistent.withLock { names in
+            guard let expires = names[key] else { return false }
+            guard expires > now else {
+                names[key] = nil
+                return false
+            }
+            return true
+        }
+    }
+
     /// Forgets every answer.
     public func flush() {
         entries.withLock { $0.removeAll() }
+        nonexistent.withLock { $0.removeAll() }
     }
 
     @Sendable public static func monotonicSeconds() -> Double {

@@ -47,8 +47,13 @@ public final class StubResolver: Sendable {
     /// Forgets every cached answer.
     public func flushCache() { cache.flush() }
 
+    private static func noSuchName(_ host: String, _ transport: DNSTransport) -> ResolutionError {
+        ResolutionError(host: host, reason: "no such name (\(transport.resolverDescription))")
+    }
+
     /// The records of `type` answering `host` (CNAMEs followed): cached, or asked for.
     public func records(_ host: String, type: DNSRecordType) async throws(ResolutionError) -> [DNSRecord] {
+        if cache.isNonexistent(host) { throw Self.noSuchName(host, transport) }
         if let cached = cache.lookup(host, type: type) { return cached }
         let query: [UInt8]
         do {
@@ -74,7 +79,9 @@ public final class StubResolver: Sendable {
         }
         switch response.responseCode {
         case DNSMessage.noError: break
-        case DNSMessage.nameError: throw ResolutionError(host: host, reason: "no such name (\(transport.resolverDescription))")
+        case DNSMessage.nameError:
+            cache.storeNonexistent(host)
+            throw Self.noSuchName(host, transport)
         case let code: throw ResolutionError(host: host, reason: "\(transport.resolverDescription) answered RCODE \(code)")
         }
         let (records, ttl) = response.records(answering: host, type: type)

@@ -95,6 +95,19 @@ final class DNSMessageTests: XCTestCase {
         XCTAssertThrowsError(try ServiceBinding(rdata: unordered))
     }
 
+    func testNonexistentNamesAreRememberedForHalfAMinute() {
+        let now = Locked(100.0)
+        let cache = DNSCache(clock: { now.withLock { $0 } })
+        cache.storeNonexistent("Gone.test.")
+        XCTAssertTrue(cache.isNonexistent("gone.test"))
+        XCTAssertFalse(cache.isNonexistent("other.test"))
+        now.withLock { $0 += Double(DNSCache.emptyAnswerSeconds) + 0.5 }
+        XCTAssertFalse(cache.isNonexistent("gone.test"), "believed for emptyAnswerSeconds only")
+        cache.storeNonexistent("gone.test")
+        cache.flush()
+        XCTAssertFalse(cache.isNonexistent("gone.test"))
+    }
+
     func testCacheHonoursTTLAndFlush() {
         let now = Locked(100.0)  // the cache reads its clock from any thread
         let cache = DNSCache(clock: { now.withLock { $0 } })

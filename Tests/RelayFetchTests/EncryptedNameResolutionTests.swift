@@ -134,6 +134,31 @@ final class EncryptedNameResolutionTests: XCTestCase {
                        ["origin.test 127.0.0.11 HTTP/2.0"], "asked through relay A, over HTTP/2")
     }
 
+    /// A relay name the resolver says does not exist (NXDOMAIN) is remembered: the next fetch
+    /// fails the same way without asking again (the resolver's log counts the questions).
+    func testNonexistentNameIsAskedForOnce() async throws {
+        let before = try dns.questions().count
+        var (configuration, _) = configuration(doh)
+        configuration.proxyConfigurations = [ProxyConfiguration(relayHops: [TestServers.relayHop(url: URL(string: "https://gone.test:3129")!)])]
+        let session = try Session(configuration: configuration)
+        defer { session.invalidate() }
+        for attempt in 1...3 {
+            do {
+                _ = try await session.data(from: URL(string: "https://origin.test/index.html")!)
+                XCTFail("resolved a name that does not exist")
+            } catch let error as FetchError {
+                XCTAssertTrue(error.description.contains("cannot resolve gone.test: no such name"),
+                              "attempt \(attempt): \(error.description)")
+            }
+        }
+        let asked = try dns.questions(after: before, atLeast: 1).filter { $0[DNSQuestionField.name.rawValue] == "gone.test" }
+        XCTAssertFalse(asked.isEmpty, "the resolver's log shows no question for gone.test")
+        XCTAssertLessThanOrEqual(asked.count, 3, "asked again after NXDOMAIN: \(asked)")
+        let afterFirst = asked.count
+        try await Task.sleep(nanoseconds: 300_000_000)
+        XCTAssertEqual(try dns.questions().dropFirst(before).filter { $0[DNSQuestionField.name.rawValue] == "gone.test" }.count, afterFirst)
+    }
+
     func testRequiredResolutionFailsClosed() async throws {
         // A name the resolver does not know, and a resolver that is down: errors, no fallback.
         var (unknown, _) = configuration(doh)
