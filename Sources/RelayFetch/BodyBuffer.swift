@@ -171,7 +171,9 @@ final class BodyBuffer: Sendable {
             return (direct, state.directWaiter)
         }
         guard let (direct, waiter) = handedOver else { return false }
-        if case .success = result { _ = direct.write(nil, count: 0) }  // a backlog the producer never wrote
+        // A backlog the producer never wrote goes in even after a failure: as on the chunk path,
+        // every byte that came before the error is kept (what -C - continues from).
+        _ = direct.write(nil, count: 0)
         var failure: Error? = direct.failure
         if failure == nil, case .failure(let error) = result { failure = error }
         waiter?.resume(returning: DirectWriteOutcome(written: direct.written, failure: failure))
