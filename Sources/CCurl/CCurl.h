@@ -10,6 +10,7 @@ static inline CURLcode rf_curl_easy_setopt_str(CURL *h, CURLoption o, const char
 static inline CURLcode rf_curl_easy_setopt_off(CURL *h, CURLoption o, curl_off_t v) { return curl_easy_setopt(h, o, v); }
 static inline CURLcode rf_curl_easy_setopt_slist(CURL *h, CURLoption o, struct curl_slist *v) { return curl_easy_setopt(h, o, v); }
 static inline CURLcode rf_curl_easy_setopt_write(CURL *h, CURLoption o, size_t (*f)(char *, size_t, size_t, void *)) { return curl_easy_setopt(h, o, f); }
+static inline CURLcode rf_curl_easy_setopt_sslctx(CURL *h, curl_ssl_ctx_callback f) { return curl_easy_setopt(h, CURLOPT_SSL_CTX_FUNCTION, f); }
 static inline CURLcode rf_curl_easy_setopt_opensocket(CURL *h, curl_opensocket_callback f) { return curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, f); }
 // A blob option takes a struct; CURL_BLOB_COPY: libcurl keeps its own copy (in memory).
 static inline CURLcode rf_curl_easy_setopt_blob(CURL *h, CURLoption o, const void *data, size_t length) {

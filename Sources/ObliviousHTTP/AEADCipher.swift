@@ -1,3 +1,4 @@
+import Foundation
 internal import COpenSSL
 
 /// One-shot AEAD seal and open (RFC 5116 shape: ciphertext || tag) for the HPKE AEADs, on
@@ -16,18 +17,43 @@ enum AEADCipher {
     /// The plaintext, or `.authenticationFailed` with nothing released if the tag does not verify.
     static func open(_ aead: HPKE.AEAD, key: [UInt8], nonce: [UInt8], aad: [UInt8],
                      ciphertext: [UInt8]) throws(ObliviousHTTPError) -> [UInt8] {
+        var output = [UInt8](repeating: 0, count: max(0, ciphertext.count - aead.tagLength))
+        let result = ciphertext.withUnsafeBytes { input in
+            output.withUnsafeMutableBytes { buffer in
+                Result { () throws(ObliviousHTTPError) in try open(aead, key: key, nonce: nonce, aad: aad, input, into: buffer) }
+            }
+        }
+        try result.get()
+        return output
+    }
+
+    /// The plaintext of `ciphertext` (read in place), as `open` above: for large messages, with
+    /// no copy of the input and one output buffer.
+    static func open(_ aead: HPKE.AEAD, key: [UInt8], nonce: [UInt8], aad: [UInt8],
+                     ciphertext: UnsafeRawBufferPointer) throws(ObliviousHTTPError) -> Data {
+        var output = Data(count: max(0, ciphertext.count - aead.tagLength))
+        let result = output.withUnsafeMutableBytes { buffer in
+            Result { () throws(ObliviousHTTPError) in try open(aead, key: key, nonce: nonce, aad: aad, ciphertext, into: buffer) }
+        }
+        try result.get()
+        return output
+    }
+
+    /// Decrypts `ciphertext` (its tag last) into `output`, which holds exactly the plaintext.
+    private static func open(_ aead: HPKE.AEAD, key: [UInt8], nonce: [UInt8], aad: [UInt8], _ ciphertext: UnsafeRawBufferPointer,
+                             into output: UnsafeMutableRawBufferPointer) throws(ObliviousHTTPError) {
         guard ciphertext.count >= aead.tagLength else {
             throw ObliviousHTTPError(.truncated, "a ciphertext of \(ciphertext.count) bytes is shorter than its \(aead.tagLength)-byte tag")
         }
         let split = ciphertext.count - aead.tagLength
         let context = try CipherContext(aead, key: key, nonce: nonce, encrypting: false)
         try context.authenticate(aad)
-        let output = try context.update(Array(ciphertext[..<split]))
+        try context.update(UnsafeRawBufferPointer(rebasing: ciphertext[..<split]), into: output)
         try context.setExpectedTag(Array(ciphertext[split...]))
         guard context.finishDecryption() else {
+            output.initializeMemory(as: UInt8.self, repeating: 0)  // nothing released
             throw ObliviousHTTPError(.authenticationFailed, "the \(aead) tag does not verify")
         }
-        return output
     }
 }
 
@@ -72,17 +98,22 @@ private final class CipherContext {
     }
 
     func update(_ input: [UInt8]) throws(ObliviousHTTPError) -> [UInt8] {
-        guard !input.isEmpty else { return [] }
-        guard input.count < Int(Int32.max) else { throw ObliviousHTTPError(.invalidLength, "message too large for one AEAD call") }
         var output = [UInt8](repeating: 0, count: input.count)
-        var written: Int32 = 0
-        let status = input.withUnsafeBufferPointer { inBuffer in
-            output.withUnsafeMutableBufferPointer { outBuffer in
-                EVP_CipherUpdate(pointer, outBuffer.baseAddress, &written, inBuffer.baseAddress, Int32(inBuffer.count))
-            }
+        let result = input.withUnsafeBytes { inBuffer in
+            output.withUnsafeMutableBytes { outBuffer in Result { () throws(ObliviousHTTPError) in try update(inBuffer, into: outBuffer) } }
         }
-        guard status == 1, Int(written) == input.count else { throw .openSSL("EVP_CipherUpdate") }
+        try result.get()
         return output
+    }
+
+    /// Encrypts or decrypts `input` into the start of `output` (at least as long).
+    func update(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) throws(ObliviousHTTPError) {
+        guard !input.isEmpty else { return }
+        guard input.count < Int(Int32.max) else { throw ObliviousHTTPError(.invalidLength, "message too large for one AEAD call") }
+        var written: Int32 = 0
+        let status = EVP_CipherUpdate(pointer, output.baseAddress?.assumingMemoryBound(to: UInt8.self), &written,
+                                      input.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(input.count))
+        guard status == 1, Int(written) == input.count else { throw .openSSL("EVP_CipherUpdate") }
     }
 
     func finish() throws(ObliviousHTTPError) {

@@ -8,8 +8,8 @@ struct BinaryHTTPDecoder {
     private let limits: BinaryHTTPDecodingLimits
     private(set) var framing: BinaryHTTPFraming = .knownLength
 
-    init(_ bytes: [UInt8], limits: BinaryHTTPDecodingLimits) {
-        reader = ByteReader(bytes)
+    init(_ message: Data, limits: BinaryHTTPDecodingLimits) {
+        reader = ByteReader(message)
         self.limits = limits
     }
 
@@ -60,21 +60,21 @@ struct BinaryHTTPDecoder {
     }
 
     /// The content; an input that ends right here means empty, truncated content.
-    private mutating func readContent() throws(ObliviousHTTPError) -> [UInt8] {
-        guard !reader.isAtEnd else { return [] }
+    private mutating func readContent() throws(ObliviousHTTPError) -> Data {
+        guard !reader.isAtEnd else { return Data() }
         switch framing {
         case .knownLength:
             let length = try readLength("the content length", limit: limits.maxContentLength)
-            return try reader.readBytes(length, "the content")
+            return try reader.readData(length, "the content")
         case .indeterminateLength:
-            var content = [UInt8]()
+            var content = Data()
             while true {
                 let length = try readLength("a content chunk length", limit: limits.maxContentLength)
                 if length == 0 { return content }
                 guard length <= limits.maxContentLength - content.count else {
                     throw ObliviousHTTPError(.limitExceeded, "content exceeds \(limits.maxContentLength) bytes")
                 }
-                content += try reader.readBytes(length, "a content chunk")
+                content += try reader.readData(length, "a content chunk")
             }
         }
     }
@@ -82,7 +82,7 @@ struct BinaryHTTPDecoder {
     /// Header section, content, trailer section and padding: the part requests and responses share.
     mutating func readSections() throws(ObliviousHTTPError) -> (headerFields: [BinaryHTTPField], content: Data, trailerFields: [BinaryHTTPField]) {
         let headerFields = try readFieldSection(isTrailer: false)
-        let content = Data(try readContent())
+        let content = try readContent()
         let trailerFields = try readFieldSection(isTrailer: true)
         try finish()
         return (headerFields, content, trailerFields)

@@ -34,7 +34,7 @@ public struct BinaryHTTPRequest: Sendable, Hashable {
     /// `.invalidControlData`, `.invalidFieldName`, `.invalidFieldValue`, `.malformedMessage`,
     /// `.invalidPadding` or `.limitExceeded`; never traps, whatever the input.
     public init(decoding data: Data, limits: BinaryHTTPDecodingLimits = .default) throws(ObliviousHTTPError) {
-        var decoder = BinaryHTTPDecoder(Array(data), limits: limits)
+        var decoder = BinaryHTTPDecoder(data, limits: limits)
         try decoder.readFramingIndicator(expectingRequest: true)
         let control = try decoder.readRequestControlData()
         method = control.method

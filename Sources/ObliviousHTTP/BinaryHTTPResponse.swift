@@ -42,7 +42,7 @@ public struct BinaryHTTPResponse: Sendable, Hashable {
     /// `.invalidStatus`, `.invalidFieldName`, `.invalidFieldValue`, `.malformedMessage`,
     /// `.invalidPadding` or `.limitExceeded`; never traps, whatever the input.
     public init(decoding data: Data, limits: BinaryHTTPDecodingLimits = .default) throws(ObliviousHTTPError) {
-        var decoder = BinaryHTTPDecoder(Array(data), limits: limits)
+        var decoder = BinaryHTTPDecoder(data, limits: limits)
         try decoder.readFramingIndicator(expectingRequest: false)
         var informational = [InformationalResponse]()
         var status = try decoder.readStatus()

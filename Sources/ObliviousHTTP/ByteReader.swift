@@ -1,14 +1,18 @@
+import Foundation
 /// A cursor over received bytes. Every read checks the remaining length first, so a length field
 /// pointing past the end becomes `.truncated` instead of a trap.
 struct ByteReader {
-    private let bytes: [UInt8]
+    private let bytes: Data  // indexed from 0
     private(set) var offset: Int
     private let end: Int
 
-    init(_ bytes: [UInt8]) {
-        self.bytes = bytes
-        self.offset = 0
-        self.end = bytes.count
+    init(_ bytes: [UInt8]) { self.init(Data(bytes)) }
+
+    /// Reads `data` in place (a slice is copied once, to index it from 0).
+    init(_ data: Data) {
+        bytes = data.startIndex == 0 ? data : Data(data)
+        offset = 0
+        end = data.count
     }
 
     var remaining: Int { end - offset }
@@ -33,6 +37,15 @@ struct ByteReader {
         }
         defer { offset += count }
         return Array(bytes[offset..<offset + count])
+    }
+
+    /// `count` bytes as `Data`, copied once (large content).
+    mutating func readData(_ count: Int, _ what: @autoclosure () -> String) throws(ObliviousHTTPError) -> Data {
+        guard count >= 0, count <= remaining else {
+            throw ObliviousHTTPError(.truncated, "\(what()) needs \(count) bytes but \(remaining) remain")
+        }
+        defer { offset += count }
+        return Data(bytes[offset..<offset + count])
     }
 
     /// The rest of the input.

@@ -11,15 +11,17 @@ public struct OHTTPResponseDecapsulator: Sendable {
     /// short to hold the nonce and tag, `.authenticationFailed` (releasing no plaintext) if it
     /// was altered or is not the answer to this request.
     public func decapsulate(_ encapsulatedResponse: Data) throws(ObliviousHTTPError) -> Data {
-        let bytes = Array(encapsulatedResponse)
         let nonceLength = OHTTPMessage.responseNonceLength(suite)
-        guard bytes.count >= nonceLength + suite.aead.tagLength else {
-            throw ObliviousHTTPError(.truncated, "an encapsulated response of \(bytes.count) bytes cannot hold a \(nonceLength)-byte nonce and a tag")
+        guard encapsulatedResponse.count >= nonceLength + suite.aead.tagLength else {
+            throw ObliviousHTTPError(.truncated, "an encapsulated response of \(encapsulatedResponse.count) bytes cannot hold a \(nonceLength)-byte nonce and a tag")
         }
-        let responseNonce = Array(bytes[..<nonceLength])
-        let keys = try OHTTPMessage.responseKeys(suite: suite, secret: secret, enc: enc, responseNonce: responseNonce)
-        let plaintext = try AEADCipher.open(suite.aead, key: keys.key, nonce: keys.nonce, aad: [],
-                                            ciphertext: Array(bytes[nonceLength...]))
-        return Data(plaintext)
+        let keys = try OHTTPMessage.responseKeys(suite: suite, secret: secret, enc: enc, responseNonce: Array(encapsulatedResponse.prefix(nonceLength)))
+        // Read in place: a large response is not copied before it is opened.
+        let result = encapsulatedResponse.withUnsafeBytes { raw in
+            Result { () throws(ObliviousHTTPError) in
+                try AEADCipher.open(suite.aead, key: keys.key, nonce: keys.nonce, aad: [], ciphertext: UnsafeRawBufferPointer(rebasing: raw[nonceLength...]))
+            }
+        }
+        return try result.get()
     }
 }

@@ -1,13 +1,18 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 import Locking
 
 /// The bounded hand-over between libcurl's thread (the producer) and a response body's reader.
 /// It holds at most about `capacity` bytes: when full, the producer is told to pause the
 /// transfer (libcurl stops reading, so every layer below stops too), and `resumeProducer` runs
-/// once the reader has taken it below half of that.
+/// once the reader has taken it below half of that. A reader that only wants the body in a file
+/// can hand the file over instead (`writeDirectly`): libcurl's thread then writes each piece
+/// into it as it comes, with no copy and no hand-off.
 final class BodyBuffer: Sendable {
     /// What the producer should do with a chunk it offered.
-    enum Offer { case taken, pause }
+    enum Offer { case taken, pause, failed }
 
     let capacity: Int
     private let state = Locked(State())
@@ -24,6 +29,9 @@ final class BodyBuffer: Sendable {
         var chunkWaiter: CheckedContinuation<Data?, Error>?
         var resumeProducer: (@Sendable () -> Void)?
         var cancelProducer: (@Sendable () -> Void)?
+        /// Set once the reader handed over a file (`writeDirectly`).
+        var direct: DirectWrite?
+        var directWaiter: CheckedContinuation<DirectWriteOutcome?, Never>?
     }
 
     /// Asks libcurl's thread to unpause the transfer (set by the session before it starts).
@@ -57,10 +65,12 @@ final class BodyBuffer: Sendable {
     /// TLS record, 16 KiB, at a time) are joined into chunks of up to `chunkSize`, and a waiting
     /// reader is woken by `flush()`, once per turn of libcurl's loop rather than per piece.
     func offer(_ bytes: UnsafeRawPointer, count: Int) -> Offer {
-        state.withLock { state in
+        enum Step { case done(Offer), direct(DirectWrite) }
+        let step: Step = state.withLock { state in
+            if let direct = state.direct { return .direct(direct) }
             if state.buffered >= capacity {
                 state.producerPaused = true
-                return .pause
+                return .done(.pause)
             }
             if state.head < state.chunks.count, state.chunks[state.chunks.count - 1].count + count <= Self.chunkSize {
                 state.chunks[state.chunks.count - 1].append(bytes.assumingMemoryBound(to: UInt8.self), count: count)
@@ -70,7 +80,11 @@ final class BodyBuffer: Sendable {
                 state.chunks.append(chunk)
             }
             state.buffered += count
-            return .taken
+            return .done(.taken)
+        }
+        switch step {
+        case .done(let offer): return offer
+        case .direct(let direct): return direct.write(bytes, count: count) ? .taken : .failed
         }
     }
 
@@ -93,6 +107,7 @@ final class BodyBuffer: Sendable {
     /// The transfer ended: cleanly (`.success`) or not. The reader sees the error after the
     /// bytes that came before it.
     func finish(_ result: Result<Void, Error>) {
+        if finishDirect(result) { return }
         typealias Wake = (head: CheckedContinuation<HTTPResponse, Error>?, headResult: Result<HTTPResponse, Error>?,
                           chunk: CheckedContinuation<Data?, Error>?)
         let wake: Wake? = state.withLock { state in
@@ -115,6 +130,52 @@ final class BodyBuffer: Sendable {
         case .success: wake.chunk?.resume(returning: nil)
         case .failure(let error): wake.chunk?.resume(throwing: error)
         }
+    }
+
+    // MARK: writing into a file from libcurl's thread
+
+    /// The rest of the body goes into `fd` (a regular file or a device, opened for writing)
+    /// from libcurl's thread as it arrives; returns, once the transfer ended, the bytes written
+    /// and the transfer's error (or the file's: a failed write stops the transfer). nil when the
+    /// transfer had already ended: the reader takes the rest with `next()` as before.
+    func writeDirectly(to fd: Int32, path: String) async -> DirectWriteOutcome? {
+        await withCheckedContinuation { (continuation: CheckedContinuation<DirectWriteOutcome?, Never>) in
+            enum Switch { case ended, switched((@Sendable () -> Void)?) }
+            let outcome: Switch = state.withLock { state in
+                guard state.outcome == nil, state.direct == nil else { return .ended }
+                // What is buffered goes first, written by the producer before its next piece.
+                let direct = DirectWrite(fd: fd, path: path, backlog: Array(state.chunks[state.head...]))
+                state.chunks.removeAll()
+                state.head = 0
+                state.buffered = 0
+                state.direct = direct
+                state.directWaiter = continuation
+                guard state.producerPaused else { return .switched(nil) }
+                state.producerPaused = false
+                return .switched(state.resumeProducer)
+            }
+            switch outcome {
+            case .ended: continuation.resume(returning: nil)
+            case .switched(let resume): resume?()
+            }
+        }
+    }
+
+    /// After the transfer ended, in direct mode: writes what the producer never got to and
+    /// wakes the reader with the count or the error. False when not in direct mode.
+    private func finishDirect(_ result: Result<Void, Error>) -> Bool {
+        let handedOver: (DirectWrite, CheckedContinuation<DirectWriteOutcome?, Never>?)? = state.withLock { state in
+            guard let direct = state.direct, state.outcome == nil else { return nil }
+            state.outcome = result
+            defer { state.directWaiter = nil }
+            return (direct, state.directWaiter)
+        }
+        guard let (direct, waiter) = handedOver else { return false }
+        if case .success = result { _ = direct.write(nil, count: 0) }  // a backlog the producer never wrote
+        var failure: Error? = direct.failure
+        if failure == nil, case .failure(let error) = result { failure = error }
+        waiter?.resume(returning: DirectWriteOutcome(written: direct.written, failure: failure))
+        return true
     }
 
     // MARK: reader side
@@ -212,5 +273,59 @@ final class BodyBuffer: Sendable {
         guard state.producerPaused && state.buffered <= capacity / 2 else { return (chunk, nil) }
         state.producerPaused = false
         return (chunk, state.resumeProducer)
+    }
+}
+
+/// What a direct write came to: the bytes that went into the file, and the transfer's (or the
+/// file's) error if it did not end cleanly.
+struct DirectWriteOutcome: Sendable {
+    let written: Int
+    let failure: Error?
+}
+
+/// A file the body goes straight into from libcurl's thread. Touched by the producer only
+/// (its pieces, then `finish` after the transfer ended), so it needs no lock of its own.
+final class DirectWrite: @unchecked Sendable {
+    let fd: Int32
+    let path: String
+    private var backlog: [Data]
+    private(set) var written = 0
+    private(set) var failure: FetchError?
+
+    init(fd: Int32, path: String, backlog: [Data]) {
+        self.fd = fd
+        self.path = path
+        self.backlog = backlog
+    }
+
+    /// Writes what was buffered before the switch, then `count` bytes at `bytes`; false (and
+    /// `failure` set) when the file refused them.
+    func write(_ bytes: UnsafeRawPointer?, count: Int) -> Bool {
+        guard failure == nil else { return false }
+        if !backlog.isEmpty {
+            let pending = backlog
+            backlog = []
+            for chunk in pending {
+                guard chunk.withUnsafeBytes({ writeAll($0.baseAddress, $0.count) }) else { return false }
+            }
+        }
+        guard let bytes, count > 0 else { return true }
+        return writeAll(bytes, count)
+    }
+
+    private func writeAll(_ start: UnsafeRawPointer?, _ count: Int) -> Bool {
+        guard let start else { return true }
+        var offset = 0
+        while offset < count {
+            let done = Glibc.write(fd, start + offset, count - offset)
+            if done < 0 {
+                if errno == EINTR { continue }
+                failure = FetchError(.transfer("cannot write \(path): \(String(cString: strerror(errno)))"))
+                return false
+            }
+            offset += done
+        }
+        written += count
+        return true
     }
 }

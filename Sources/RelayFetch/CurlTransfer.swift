@@ -45,6 +45,9 @@ final class CurlTransfer: @unchecked Sendable {
     /// for it (the relay's, for an https:// relay), as a number, never dereferenced. Streams
     /// libcurl multiplexed on one connection share it.
     var originConnection: UInt = 0
+    /// On a direct or `curlProxy` route, for a body that ends with the connection: whether the
+    /// origin's TLS stream ended with close_notify (set by OpenSSL's callback on the curl thread).
+    private var originCloseNotify: CloseNotifyFlag?
 
     // The idle clock (curl thread): monotonic seconds of the last byte received.
     private let idleTimeout: Double
@@ -140,6 +143,8 @@ final class CurlTransfer: @unchecked Sendable {
         if case .direct = route, let host = request.url.host {
             let port = request.url.portOrDefault
             pin(host, port: port, to: configuration.directHostAddresses["\(host):\(port)"].map { [$0] } ?? pinnedAddresses)
+            // libcurl's TLS takes a cut stream for the end of a body that ends with the connection.
+            _ = rf_curl_easy_setopt_sslctx(easy, curlWatchTLSContext)
         }
         if case .curlProxy(let proxy) = route {
             configureProxy(proxy, relayAddresses: pinnedAddresses, connectTimeout: configuration.connectTimeout)
@@ -181,9 +186,14 @@ final class CurlTransfer: @unchecked Sendable {
             return 0
         }
         if let sink {
-            if sink.offer(pointer, count: count) == .pause {
+            switch sink.offer(pointer, count: count) {
+            case .pause:
                 pausedForReader = true
                 return rf_curl_writefunc_pause()
+            case .failed:
+                return 0  // the file the body went into refused it (the buffer keeps the error)
+            case .taken:
+                lastActivity = Self.now()  // a write into a file may have taken a while
             }
             // Taken once the reader accepted the piece (a paused one comes again): a streamed body
             // draws on a shared budget too, and stops at the piece that overdraws it.
@@ -230,6 +240,17 @@ final class CurlTransfer: @unchecked Sendable {
            let length = head.value(forHeaderField: "Content-Length").flatMap(Int.init), length > maximumSize {
             exceededLimit = true
             return false
+        }
+        // A collected body of a declared length is held in one buffer of that size, never one
+        // grown by doubling (up to twice the body, and a copy at each step). Pages of it are
+        // only touched as bytes arrive, so a length that lies costs address space, not memory.
+        if sink == nil, (200..<300).contains(head.statusCode), method != "HEAD",
+           let length = head.value(forHeaderField: "Content-Length").flatMap(Int.init), length > 0, length <= maximumSize {
+            body.reserveCapacity(length)
+        }
+        if route.libcurlSpeaksOriginTLS, request.url.scheme?.lowercased() == "https", head.bodyEndsAtConnectionClose(method: method),
+           let ssl = rf_curl_tls_internals(easy) {
+            originCloseNotify = CloseNotifyFlag.attached(to: OpaquePointer(ssl))
         }
         sink?.receivedResponse(head)
         return true
@@ -286,13 +307,23 @@ final class CurlTransfer: @unchecked Sendable {
                                     headerFields: Self.parseHeaderFields(headerLines),
                                     url: request.url, relayHops: route.hopNames)
         if !bodySkipped, case .relayClosed(let hop, originStreamCut: true) = end, response.bodyEndsAtConnectionClose(method: request.method) {
-            return .failure(FetchError(relay: RelayError(hop: hop, cause: .tunnelEndedEarly(
-                "the origin's TLS stream was cut (no close_notify); the body of \(received) bytes is truncated"))))
+            return .failure(truncatedBody(through: hop))
+        }
+        if !bodySkipped, let flag = originCloseNotify, !flag.received {
+            if case .curlProxy(let proxy) = route { return .failure(truncatedBody(through: proxy.hop)) }
+            return .failure(FetchError(.transfer("the TLS stream from \(request.url.host ?? ""):\(request.url.portOrDefault) was cut "
+                                                 + "(no close_notify); the body of \(received) bytes is truncated")))
         }
         response.timings = timings()
         response.relayHopTimings = tunnelStatus?.hopTimings ?? proxyHopReports.map(RelayHopTiming.init)
         response.bodySkipped = bodySkipped
         return .success((body, response))
+    }
+
+    /// A body that ended with the connection, but without the origin's close_notify.
+    private func truncatedBody(through hop: HopDescription) -> FetchError {
+        FetchError(relay: RelayError(hop: hop, cause: .tunnelEndedEarly(
+            "the origin's TLS stream was cut (no close_notify); the body of \(received) bytes is truncated")))
     }
 
     /// libcurl's failure, told in terms of who failed: the idle or total time limit, the origin,

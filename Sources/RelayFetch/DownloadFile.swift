@@ -99,6 +99,19 @@ public final class DownloadFile {
         bytesWritten += data.count
     }
 
+    /// The descriptor a transfer may write into from its own thread: a regular file's or a
+    /// device's, whose writes do not wait on a reader (a FIFO's can); nil otherwise.
+    var directDescriptor: Int32? {
+        guard !finished else { return nil }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return nil }
+        let kind = info.st_mode & S_IFMT
+        return kind == S_IFREG || kind == S_IFCHR ? fd : nil
+    }
+
+    /// Counts bytes a transfer wrote into the descriptor itself.
+    func recordWritten(_ count: Int) { bytesWritten += count }
+
     /// Gives the file its name (replacing what was there) and sets its modification time.
     public func commit(modificationDate: Date? = nil) throws {
         guard !finished else { return }

@@ -44,7 +44,7 @@ enum ObliviousExchange {
         }
     }
 
-    static func decapsulate(_ body: Data, relayResponse: HTTPResponse, context: OHTTPResponseDecapsulator,
+    static func decapsulate(_ body: consuming Data, relayResponse: HTTPResponse, context: OHTTPResponseDecapsulator,
                             for request: HTTPRequest, route: Route) throws(FetchError) -> (Data, HTTPResponse) {
         guard relayResponse.statusCode == 200 else {
             let reason = String(decoding: body.prefix(200), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
@@ -55,7 +55,9 @@ enum ObliviousExchange {
         }
         let inner: BinaryHTTPResponse
         do {
-            inner = try BinaryHTTPResponse(decoding: try context.decapsulate(body))
+            let plaintext = try context.decapsulate(body)
+            _ = consume body  // the sealed copy goes before the content is taken out of the plaintext
+            inner = try BinaryHTTPResponse(decoding: plaintext)
         } catch {
             throw FetchError(.oblivious("the gateway's response failed: \(error)"))
         }

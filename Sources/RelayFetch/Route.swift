@@ -22,6 +22,15 @@ indirect enum Route: Sendable {
 }
 
 extension Route {
+    /// True where only libcurl sees the origin's TLS stream end (direct, or libcurl's own proxy),
+    /// so only it can tell a close_notify from a cut; through the bridge the transport tells.
+    var libcurlSpeaksOriginTLS: Bool {
+        switch self {
+        case .direct, .curlProxy: return true
+        case .relayed, .oblivious: return false
+        }
+    }
+
     /// The route through `hops` to `target`: libcurl's own proxy support when it can carry the
     /// hops, else tunnels that `opener` builds. The one place this is decided.
     static func through(_ hops: [RelayEndpoint], to target: TunnelTarget, opener: TunnelOpener) -> Route {

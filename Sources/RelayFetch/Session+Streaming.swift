@@ -30,7 +30,7 @@ extension Session {
         let (body, response) = try await bytes(for: request)
         let file = try DownloadFile(replacing: destination)
         do {
-            for try await chunk in body.chunks { try file.write(chunk) }
+            try await body.write(to: file)
             try file.commit(modificationDate: response.lastModified)
         } catch {
             body.cancel()

@@ -65,7 +65,7 @@ extension GetCommand {
         }
         do {
             if includeHeaders { try file.write(head(of: response)) }
-            for try await chunk in body.chunks { try file.write(chunk) }
+            try await body.write(to: file)
             try file.commit(modificationDate: response.lastModified)
         } catch {
             // Under -C -, what arrived is kept too: it is what the next try continues from.

@@ -25,6 +25,15 @@ final class GetStreamingCommandTests: XCTestCase {
         XCTAssertNil(BulkOrigin.firstMismatch(run.stdout, at: 0))
     }
 
+    /// -o into a file that takes no more bytes (/dev/full) fails at once, naming the file.
+    func testAFullDeviceFailsClearly() async throws {
+        let origin = try BulkOrigin()
+        let run = await CommandRun.run(["get", origin.url(size: 256 << 20).absoluteString, "-o", "/dev/full"] + CommandRun.relayArguments)
+        XCTAssertEqual(run.status, 1)
+        XCTAssertEqual(run.stderr, "relayfetch: error: cannot write /dev/full: No space left on device\n")
+        XCTAssertLessThan(try origin.mostBytesSent(), 64 << 20)
+    }
+
     func testMaximumFileSizeFailsClearlyAndLeavesNoFile() async throws {
         let origin = try BulkOrigin()
         let target = folder.appendingPathComponent("big.bin")

@@ -19,8 +19,9 @@ final class HostileOriginTests: XCTestCase {
 
     /// Fetches `path` through squid in a session of its own and returns the error it must fail
     /// with ("" after recording a failure when it does not).
-    private func failure(of path: String, idleTimeout: Double = 30, requestTimeout: Double = 120) async throws -> String {
-        var configuration = TestServers.configuration(hops: [TestServers.relayHop()])
+    private func failure(of path: String, idleTimeout: Double = 30, requestTimeout: Double = 120,
+                         relayProtocol: RelayProtocol = .automatic) async throws -> String {
+        var configuration = TestServers.configuration(hops: [TestServers.relayHop(relayProtocol: relayProtocol)])
         configuration.idleTimeout = idleTimeout
         configuration.requestTimeout = requestTimeout
         let session = try Session(configuration: configuration)
@@ -46,9 +47,42 @@ final class HostileOriginTests: XCTestCase {
     /// Without a length, the body ends at the connection's end; an end without the origin's TLS
     /// close_notify is a truncation, not a complete body.
     func testBodyWithoutLengthCutWithoutCloseNotifyIsATruncation() async throws {
-        let error = try await failure(of: "/truncate-unlength/5000", idleTimeout: 5)
-        XCTAssertTrue(error.contains("the origin's TLS stream was cut (no close_notify)"), error)
+        for relayProtocol in [RelayProtocol.automatic, .http1] {
+            let error = try await failure(of: "/truncate-unlength/5000", idleTimeout: 5, relayProtocol: relayProtocol)
+            XCTAssertTrue(error.contains("the origin's TLS stream was cut (no close_notify)"), "\(relayProtocol): \(error)")
+        }
+        XCTAssertEqual(try requests("/truncate-unlength/"), 2)
+    }
+
+    /// The same body ended properly (close_notify, then the close) is whole, on both routes.
+    func testBodyWithoutLengthEndedWithCloseNotifyIsWhole() async throws {
+        for relayProtocol in [RelayProtocol.automatic, .http1] {
+            var configuration = TestServers.configuration(hops: [TestServers.relayHop(relayProtocol: relayProtocol)])
+            configuration.idleTimeout = 5
+            let session = try Session(configuration: configuration)
+            defer { session.invalidate() }
+            let (body, response) = try await session.data(from: url("/unlength/3000000"))
+            XCTAssertEqual(response.statusCode, 200, "\(relayProtocol)")
+            XCTAssertEqual(body, Data(repeating: UInt8(ascii: "x"), count: 3_000_000), "\(relayProtocol)")
+        }
+        XCTAssertEqual(try requests("/unlength/"), 2)
+    }
+
+    /// Without a relay (a host no relay configuration covers), libcurl alone sees the origin's
+    /// TLS: a cut is a truncation there too, and a close_notify ends a whole body.
+    func testBodyWithoutLengthOnADirectRoute() async throws {
+        var configuration = TestServers.configuration(hops: [])
+        configuration.idleTimeout = 5
+        configuration.directHostAddresses = ["origin.test:\(origin.port)": "127.0.0.21"]
+        let session = try Session(configuration: configuration)
+        defer { session.invalidate() }
+        let error = await session.fetchError(url("/truncate-unlength/5000"))
+        XCTAssertTrue(error?.description.contains("the TLS stream from origin.test:\(origin.port) was cut (no close_notify)") == true,
+                      error?.description ?? "accepted a cut body")
+        let (body, _) = try await session.data(from: url("/unlength/70000"))
+        XCTAssertEqual(body.count, 70000)
         XCTAssertEqual(try requests("/truncate-unlength/"), 1)
+        XCTAssertEqual(try requests("/unlength/"), 1)
     }
 
     /// A response without a length on a connection that stays open: the idle timeout ends it,

@@ -4,6 +4,7 @@
 Paths:
   /truncate/N          Content-Length: N, sends N/2 bytes, then closes TCP (no TLS close_notify)
   /truncate-unlength/N no length (read until close), N bytes, then closes TCP (no close_notify)
+  /unlength/N          no length, N bytes, then TLS close_notify and close (a whole body)
   /unlength-stall/N    no length, N bytes, then stays open and silent
   /stall-body/N        Content-Length: 2N, sends N bytes, then stays open and silent
   /big-header/N        a response header line of N bytes
@@ -53,6 +54,13 @@ def handle(conn, address):
     if parts[0] == "truncate":
         send_all(conn, b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % number + b"x" * (number // 2))
         time.sleep(0.2)
+        hard_close(conn)
+    elif parts[0] == "unlength":
+        send_all(conn, b"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n" + b"x" * number)
+        try:
+            conn.unwrap()  # sends close_notify
+        except (OSError, ValueError):
+            pass
         hard_close(conn)
     elif parts[0] == "truncate-unlength":
         send_all(conn, b"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n" + b"x" * number)

@@ -1,0 +1,94 @@
+import Foundation
+import XCTest
+import RelayFetch
+import RelayFetchTestSupport
+
+/// `ResponseBody.write(to:)`: libcurl's thread writes the body straight into the file. Checked
+/// through relay A both ways it is spoken to (libcurl's own proxy for HTTP/1.1, the transport
+/// bridge otherwise), against the bulk origin, whose log says what it really sent.
+final class DirectWriteTests: XCTestCase {
+    override func setUpWithError() throws { try TestServers.ensureRunning() }
+
+    private var folder: URL!
+
+    override func setUp() {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("direct-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    override func tearDown() { try? FileManager.default.removeItem(at: folder) }
+
+    private func session(_ relayProtocol: RelayProtocol) throws -> Session {
+        var configuration = TestServers.configuration(hops: [TestServers.relayHop(relayProtocol: relayProtocol)])
+        configuration.requestTimeout = .infinity
+        return try Session(configuration: configuration)
+    }
+
+    /// The reader waits first, so the buffer fills and the transfer pauses; then it hands over the
+    /// file. What was buffered must go in first, the paused transfer must go on, and every byte
+    /// must land in order.
+    func testBufferedBytesGoFirstAndThePausedTransferGoesOn() async throws {
+        let size = 96 << 20
+        for relayProtocol in [RelayProtocol.http1, .automatic] {
+            let origin = try BulkOrigin()
+            let session = try session(relayProtocol)
+            defer { session.invalidate() }
+            let (body, response) = try await session.bytes(for: HTTPRequest(url: origin.url(size: size)))
+            XCTAssertEqual(response.statusCode, 200)
+            try await Task.sleep(nanoseconds: 600_000_000)
+            XCTAssertLessThan(try origin.mostBytesSent(), size, "\(relayProtocol): the origin sent everything to a reader that was not reading")
+            let target = folder.appendingPathComponent("bulk-\(relayProtocol).bin")
+            let file = try DownloadFile(replacing: target)
+            try await body.write(to: file)
+            try file.commit()
+            XCTAssertEqual(file.bytesWritten, size, "\(relayProtocol)")
+            let written = try Data(contentsOf: target)
+            XCTAssertEqual(written.count, size, "\(relayProtocol)")
+            XCTAssertNil(BulkOrigin.firstMismatch(written, at: 0), "\(relayProtocol)")
+            XCTAssertEqual(try origin.events("SENT").last?[2], String(size))
+        }
+    }
+
+    /// A body that ended before the reader handed over the file is written from the buffer.
+    func testABodyThatAlreadyEndedIsWrittenToo() async throws {
+        let origin = try BulkOrigin()
+        let session = try session(.http1)
+        defer { session.invalidate() }
+        let (body, _) = try await session.bytes(for: HTTPRequest(url: origin.url(size: 300_000)))
+        for _ in 0..<50 where try origin.events("SENT").isEmpty { try await Task.sleep(nanoseconds: 20_000_000) }
+        try await Task.sleep(nanoseconds: 100_000_000)
+        let target = folder.appendingPathComponent("small.bin")
+        let file = try DownloadFile(replacing: target)
+        try await body.write(to: file)
+        try file.commit()
+        XCTAssertEqual(try Data(contentsOf: target), BulkOrigin.expected(size: 300_000))
+        XCTAssertEqual(file.bytesWritten, 300_000)
+    }
+
+    /// A file that refuses the bytes (/dev/full: no space left) stops the transfer with an error
+    /// naming the file; the origin's log shows it stopped far short of the body.
+    func testAFileThatRefusesBytesStopsTheTransfer() async throws {
+        let size = 512 << 20
+        for relayProtocol in [RelayProtocol.http1, .automatic] {
+            let origin = try BulkOrigin()
+            let session = try session(relayProtocol)
+            defer { session.invalidate() }
+            let (body, _) = try await session.bytes(for: HTTPRequest(url: origin.url(size: size)))
+            let file = try DownloadFile(replacing: URL(fileURLWithPath: "/dev/full"))
+            do {
+                try await body.write(to: file)
+                XCTFail("\(relayProtocol): writing into /dev/full succeeded")
+            } catch {
+                XCTAssertTrue("\(error)".contains("cannot write /dev/full: No space left on device"), "\(relayProtocol): \(error)")
+            }
+            file.discard()
+            var sent = try origin.events("SENT")
+            for _ in 0..<100 where sent.isEmpty {
+                try await Task.sleep(nanoseconds: 50_000_000)
+                sent = try origin.events("SENT")
+            }
+            XCTAssertEqual(sent.last?[3], "error", "\(relayProtocol): the origin's log does not show the transfer stopped")
+            XCTAssertLessThan(try origin.mostBytesSent(), size / 4, "\(relayProtocol)")
+        }
+    }
+}
