@@ -34,7 +34,8 @@ let package = Package(
         .target(name: "WebArchive", dependencies: ["HeadlessPage", "COpenSSL"]),
         .target(name: "OAuthFlow", dependencies: ["HeadlessPage", "RelayFetch", "COpenSSL"]),
         .target(name: "Crawler", dependencies: ["RelayFetch", "HeadlessPage", "WebArchive", "Locking", "CSQLite", "CPostgreSQL", "CZlib", "COpenSSL"]),
-        .target(name: "RelayFetchCLI", dependencies: ["RelayFetch", "RelayTransport", "RelayProfiles", "HeadlessPage", "WebArchive", "OAuthFlow", "Crawler", "Locking"]),
+        .target(name: "RelayFetchCLI", dependencies: ["RelayFetch", "RelayTransport", "RelayProfiles", "HeadlessPage", "WebArchive", "OAuthFlow", "Crawler", "Locking",
+                                                  "COpenSSL"]),
         .executableTarget(name: "relayfetch", dependencies: ["RelayFetchCLI", "CLinux"]),
         // Benchmarks against peers measured in the same run (Benchmarks/run.sh); not a test.
         .executableTarget(name: "relayfetch-bench", dependencies: ["RelayFetch", "ObliviousHTTP"], path: "Benchmarks/RelayBench"),
@@ -51,7 +52,7 @@ let package = Package(
         .testTarget(name: "OAuthFlowTests", dependencies: ["OAuthFlow", "HeadlessPage", "RelayFetchTestSupport"]),
         .testTarget(name: "RelayProfilesTests", dependencies: ["RelayProfiles", "RelayFetchTestSupport"]),
         .testTarget(name: "CrawlerTests", dependencies: ["Crawler", "RelayFetchTestSupport", "Locking"]),
-        .testTarget(name: "RelayFetchCLITests", dependencies: ["RelayFetchCLI", "Crawler", "RelayFetchTestSupport", "Locking", "CLibXML2"],
+        .testTarget(name: "RelayFetchCLITests", dependencies: ["RelayFetchCLI", "Crawler", "RelayFetchTestSupport", "Locking", "CLibXML2", "COpenSSL"],
                     exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]

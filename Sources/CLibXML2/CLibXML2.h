@@ -20,6 +20,17 @@ static inline xmlDocPtr rf_html_ctxt_doc(htmlParserCtxtPtr ctxt) { return ctxt->
 // xmlFree is a global function-pointer variable; call it through a function.
 static inline void rf_xmlFree(void *p) { xmlFree(p); }
 
+// libxml2 reports some failures (an encoding conversion a page's bytes break, its I/O layer)
+// through its generic error handler, which prints to stderr whatever HTML_PARSE_NOERROR says, so
+// a hostile page could write to our stderr. The handler is variadic, hence C; it drops them.
+static inline void rf_xml_drop_error(void *context, const char *message, ...) { (void)context; (void)message; }
+// Sets that handler for the calling thread and, as the default, for each thread libxml2 first
+// sees afterwards (libxml2 keeps the handler per thread).
+static inline void rf_xml_drop_generic_errors(void) {
+    xmlThrDefSetGenericErrorFunc(NULL, rf_xml_drop_error);
+    xmlSetGenericErrorFunc(NULL, rf_xml_drop_error);
+}
+
 // LIBXML_DOTTED_VERSION is a string macro; Swift sees it through this function.
 static inline const char *rf_libxml_dotted_version(void) { return LIBXML_DOTTED_VERSION; }
 #endif

@@ -11,7 +11,12 @@ final class HTMLStreamParser {
 
     /// libxml2 asks threaded programs to call `xmlInitParser` once before any thread parses (its
     /// lazy set-up on a first parse is not meant to race); a static is initialized exactly once.
-    private static let libraryInitialized: Void = xmlInitParser()
+    /// Before any thread parses, too, libxml2's generic error output is dropped on every thread:
+    /// it would print a hostile page's failed conversions to stderr.
+    private static let libraryInitialized: Void = {
+        xmlInitParser()
+        rf_xml_drop_generic_errors()
+    }()
 
     init(url: URL, charset: String?) {
         _ = Self.libraryInitialized

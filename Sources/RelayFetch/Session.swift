@@ -72,12 +72,17 @@ public final class Session: Sendable {
 
     deinit { invalidate() }
 
-    /// Ends the session: closes its connections and tunnels; it cannot fetch afterwards. A
-    /// session sharing another's connections leaves them to that one.
+    /// Ends the session: closes its connections and tunnels, and returns once its threads have
+    /// (waiting up to 5 s for each), so a process may exit right after without a C library's exit
+    /// handler running into them; it cannot fetch afterwards. Called on one of those threads (a
+    /// last reference dropped there), it returns at once. A session sharing another's
+    /// connections leaves them to that one.
     public func invalidate() {
         guard ownsConnections else { return }
         engine.shutdown()
         opener.shutdown()
+        engine.waitUntilEnded(timeout: 5)
+        opener.loop.waitUntilEnded(timeout: 5)
     }
 
     /// Receives each relay tunnel's per-hop timings as it opens (for verbose output).

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 internal import CLinux
+internal import COpenSSL
 
 /// The I/O thread: an epoll loop that owns every file descriptor and all C protocol state of the
 /// transport. Work from other threads enters through `execute`; everything else runs on the loop.
@@ -39,6 +40,10 @@ public final class EventLoop: @unchecked Sendable {
             self.loopThreadID = pthread_self()
             started.signal()
             self.run()
+            // Free this thread's OpenSSL state now, under OpenSSL's lock, rather than from the
+            // thread-exit destructor after `ended`: a process that exits once the loop has ended
+            // would otherwise run OPENSSL_cleanup against that destructor (OpenSSL issue 6214).
+            OPENSSL_thread_stop()
             self.endCondition.lock()
             self.ended = true
             self.endCondition.broadcast()
@@ -75,6 +80,13 @@ public final class EventLoop: @unchecked Sendable {
         var one: UInt64 = 1
         _ = write(wakeFD, &one, 8)
         return true
+    }
+
+    /// Whether the loop thread has run its last work (after `shutdown()`).
+    public var hasEnded: Bool {
+        endCondition.lock()
+        defer { endCondition.unlock() }
+        return ended
     }
 
     /// After `shutdown()`: waits (up to `timeout` seconds) until the loop has run the work queued

@@ -11,4 +11,5 @@ import RelayFetchCLI
 mallopt(RF_M_TRIM_THRESHOLD, 8 << 20)
 mallopt(RF_M_MMAP_THRESHOLD, 2 << 20)
 
+CommandLineTool.prepareProcess()
 exit(await CommandLineTool.run(Array(CommandLine.arguments.dropFirst())))

@@ -193,4 +193,20 @@ final class CrawlCommandTests: XCTestCase {
         XCTAssertFalse(piped.output.contains("\u{1B}[K") || piped.output.contains(" queued, "), piped.output)
         XCTAssertTrue(piped.output.hasPrefix("crawled "), piped.output)
     }
+
+    /// A page whose bytes break the encoding its `<meta>` names (its links, beyond ASCII, send it
+    /// to libxml2) writes nothing to our stderr: libxml2's reports of the failed conversion, which
+    /// it prints whatever the parse options say, are dropped. The summary is all the output.
+    func testAPagesFailedConversionsStayOffStderr() throws {
+        let site = try CrawlSite(pages: 1)
+        let page = "<!DOCTYPE html><html><head><meta charset=\"ISO-2022-JP\"><title>p\u{E4}ge</title></head>"
+            + "<body><a href=\"/caf\u{E9}.htm\">caf\u{E9}</a></body></html>"
+        try Data(page.utf8).write(to: site.root.appendingPathComponent("hostile.htm"))
+        let run = try TestServers.run([CommandRun.executable, "crawl", site.origin + "/hostile.htm", "--max-depth", "0", "--ignore-robots"]
+                                      + CommandRun.relayArguments)
+        XCTAssertEqual(run.status, 0, run.output)
+        XCTAssertTrue(run.output.hasPrefix("crawled 1 pages"), run.output)
+        XCTAssertEqual(run.output.split(separator: "\n").count, 1, "only the summary: \(run.output)")
+        XCTAssertEqual(try site.pageFetchCounts()["/hostile.htm"], 1, "the page was fetched")
+    }
 }

@@ -1,12 +1,25 @@
 import Foundation
 import Locking
 import XCTest
-import RelayFetch
+@testable import RelayFetch
 import RelayFetchTestSupport
 
-/// What an ended session still answers: its connection counts, at once, never a hang.
+/// What an ended session still answers: its connection counts, at once, never a hang; and
+/// that nothing of it runs once `invalidate()` has returned.
 final class SessionInvalidationTests: XCTestCase {
     override func setUpWithError() throws { try TestServers.ensureRunning() }
+
+    /// Once `invalidate()` returns, the session's curl and I/O threads have closed their
+    /// connections and ended, so a process may exit right after (an exit handler such as
+    /// OPENSSL_cleanup meeting a session thread still ending freed the same block twice).
+    func testInvalidateReturnsOnceTheSessionThreadsHaveEnded() async throws {
+        let session = try Session(configuration: TestServers.configuration(hops: [TestServers.relayHop()]))
+        _ = try await session.data(from: URL(string: "https://origin.test/index.html?\(TestServers.marker("threads-end"))")!)
+        XCTAssertFalse(session.engine.hasEnded || session.opener.loop.hasEnded, "both threads run while the session does")
+        session.invalidate()
+        XCTAssertTrue(session.engine.hasEnded, "the curl thread was still running")
+        XCTAssertTrue(session.opener.loop.hasEnded, "the I/O thread was still running")
+    }
 
     func testRelayConnectionsOpenedReturnsTheLastCountsAfterInvalidate() async throws {
         let session = try Session(configuration: TestServers.configuration(hops: [TestServers.relayHop()]))

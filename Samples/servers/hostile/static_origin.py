@@ -24,7 +24,8 @@ import time
 
 import hostile_common as common
 
-TYPES = {".html": "text/html; charset=utf-8", ".txt": "text/plain", ".xml": "application/xml"}
+# .htm: HTML whose type names no charset (its <meta> or the bytes decide).
+TYPES = {".html": "text/html; charset=utf-8", ".htm": "text/html", ".txt": "text/plain", ".xml": "application/xml"}
 
 
 def extra(parser):
