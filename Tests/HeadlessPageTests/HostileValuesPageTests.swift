@@ -53,4 +53,14 @@ final class HostileValuesPageTests: XCTestCase {
         XCTAssertEqual(try requested(), ["/page.html", "/b.png"])
     }
 
+    /// An image on port 70000 (Foundation's `URL` takes it): the relayed route made a `UInt16`
+    /// of the port and trapped. That image now fails alone, as an invalid URL; the others load.
+    func testImageOnAPortBeyond65535FailsAlone() async throws {
+        let page = try await load("""
+            <!doctype html><img src="http://127.0.0.161:70000/a.png"><img src="b.png">
+            """)
+        let failed = try XCTUnwrap(page.resources.first { $0.url.port == 70000 })
+        XCTAssertEqual(failed.error, "invalid URL \"http://127.0.0.161:70000/a.png\"")
+        XCTAssertEqual(try requested(), ["/page.html", "/b.png"])
+    }
 }
