@@ -46,6 +46,18 @@ final class HostileRobotsTests: XCTestCase {
         return progress
     }
 
+    /// A pattern of 30 000 bytes after a `*`, and a link of 60 000 bytes on the same site: the
+    /// backtracking matcher compared them for minutes; the crawl now ends at once. The pattern
+    /// (it needs a final "b") does not match the link, which is fetched.
+    func testLongWildcardPatternAgainstALongLinkDoesNotStallTheCrawl() async throws {
+        let run = String(repeating: "a", count: 60_000)
+        let server = try serve(["robots.txt": "User-agent: *\nDisallow: /*\(run.prefix(30_000))b\n",
+                                "index.html": "<a href=\"/\(run)\">long</a>"])
+        let progress = try await crawl("http://127.0.0.160:\(server.port)/", within: 20)
+        XCTAssertEqual(progress?.blockedByRobots, 0)
+        XCTAssertEqual(try targets(server).sorted(), ["/", "/" + run, "/robots.txt"])
+    }
+
     /// `Crawl-delay: 1e9` would keep the site's remaining pages waiting for 31 years: the delay
     /// is capped by the retry policy's longest wait (1 s here), which still spaces the requests.
     func testHugeCrawlDelayIsCappedByTheLongestWait() async throws {
