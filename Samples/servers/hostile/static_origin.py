@@ -8,6 +8,7 @@ Behaviours:
   --delay-ms N      every response waits N ms first (so concurrent requests overlap in the log)
   --robots-status N /robots.txt answers N with an empty body instead of the file
   --set-cookie      every response sets a cookie naming its path (crawl=<path>)
+  --cache-control V every 200 response carries "Cache-Control: V" (a site whose responses caches keep)
   --plain           plain HTTP instead of TLS (for an address the origin certificate does not
                     name); "@ORIGIN@" then becomes http:// and the Host
   --cookie-domain D with --set-cookie, the cookie is for domain D (Domain=D) and named after the
@@ -36,6 +37,7 @@ def extra(parser):
     parser.add_argument("--set-cookie", action="store_true")
     parser.add_argument("--cookie-domain")
     parser.add_argument("--plain", action="store_true")
+    parser.add_argument("--cache-control")
 
 
 args = common.arguments("static crawl-test origin", extra)
@@ -86,7 +88,8 @@ def serve_one(conn, method, target, host):
         body = body.replace(b"@ORIGIN@", (b"http://" if args.plain else b"https://") + host.encode())
     if zipped:
         body, content_type = gzip.compress(body), "application/gzip"
-    respond(conn, 200, "OK", body if method != "HEAD" else b"", content_type, path=path, host=host)
+    extra = b"Cache-Control: %s\r\n" % args.cache_control.encode() if args.cache_control else b""
+    respond(conn, 200, "OK", body if method != "HEAD" else b"", content_type, extra_headers=extra, path=path, host=host)
 
 
 def handle(conn, address):
