@@ -2,6 +2,7 @@
 """Writes the seed corpora in Fuzz/Corpus: small hand-made inputs per target, plus inputs derived
 from the project's own test vectors (RFC 9292 and RFC 9458 examples, Profiles/, Samples/site).
 Run from anywhere; it rewrites only the seeds it names (inputs added by hand or from crashes stay)."""
+import gzip
 import os
 import re
 import shutil
@@ -56,6 +57,9 @@ for name, chunk, text in [
     ("incomplete", 0xFF, b"HTTP/1.1 200 OK\r\n"),
 ]:
     seed("connect-response", name, bytes([chunk]) + text)
+# A head just under the 64 KiB limit, fed a byte at a time: searching it from the start at every
+# read took 207 s here before the parser resumed its search.
+seed("connect-response", "byte-at-a-time-64k", b"\x00HTTP/1.1 200 OK\r\nX: " + b"a" * 65000)
 
 # The CONNECT-UDP capsule codec: first byte is the chunk size.
 datagram = lambda payload, context=0: varint(0) + varint(len(varint(context)) + len(payload)) + varint(context) + payload
@@ -125,6 +129,15 @@ for folder in ["Profiles", "Profiles/invalid"]:
         if name.endswith(".mobileconfig"):
             copy("profile", os.path.join(folder, name), ("invalid-" if "invalid" in folder else "") + name)
 
+# A relay URL template on an IPv6 literal (its origin was rebuilt without the brackets, and trapped).
+seed("profile", "ipv6-template.mobileconfig", """<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+<plist version="1.0"><dict><key>PayloadType</key><string>Configuration</string><key>PayloadVersion</key><integer>1</integer>
+<key>PayloadContent</key><array><dict><key>PayloadType</key><string>com.apple.relay.managed</string>
+<key>PayloadVersion</key><integer>1</integer><key>Relays</key><array><dict><key>HTTP2RelayURL</key>
+<string>https://[::1]:8443/.well-known/masque/udp/{target_host}/{target_port}/</string></dict></array></dict></array></dict></plist>
+""")
+
 # The offline-copy path mapper: first byte's low bit says HTML, the rest is a URL or reference.
 for name, flags, text in [
     ("page", 1, "https://origin.test/"),
@@ -171,3 +184,57 @@ seed("style-cascade", "nested.css", '@media (min-width: 1px) { @supports (displa
      '@font-face { font-family: X; src: local(Y), url(x.woff2) format("woff2"); unicode-range: U+00??, U+0400-04FF }\n'
      'body { font: italic bold 12px/1.5 X, serif; --v: url(v.png) } li { list-style: square url(l.png) } p::after { content: "\\f015" attr(class); background: var(--v) }')
 seed("style-cascade", "srcset.txt", "a.png 400w, b.png 800w, data:image/png;base64,AAA, c.png 2x")
+
+# Header field values: HTTP dates in all three forms and the cookie variants, Retry-After,
+# Alt-Svc and Content-Type. The first eight bytes also seed the time round trip.
+for name, text in [
+    ("imf-fixdate", "Sun, 06 Nov 1994 08:49:37 GMT"),
+    ("rfc850", "Sunday, 06-Nov-94 08:49:37 GMT"),
+    ("asctime", "Sun Nov  6 08:49:37 1994"),
+    ("cookie-zone", "Wed, 21-Oct-2015 07:28:00 +0200"),
+    ("last-year", "Fri, 31 Dec 9999 23:59:59 -2359"),
+    ("first-year", "Mon, 01 Jan 1601 00:00:00 +1400"),
+    ("leap-second", "Sat, 31 Dec 2016 23:59:60 GMT"),
+    ("retry-seconds", "120"),
+    ("alt-svc", 'h3=":4433"; ma=86400, h2=":443", h3="other.test:443"'),
+    ("alt-svc-clear", "clear"),
+    ("content-type", 'text/html ; charset="utf-8"; q=1'),
+]:
+    seed("header-fields", name, text)
+
+# robots.txt files; the first line doubles as a pattern and the second as a path for the matcher.
+seed("robots", "rfc9309-example", "User-Agent: *\nDisallow: *.gif$\nDisallow: /example/\nAllow: /publications/\n\n"
+     "User-Agent: foobot\nDisallow:/\nAllow:/example/page.html\nAllow:/example/allowed.gif\n\n"
+     "User-Agent: barbot\nUser-Agent: bazbot\nDisallow: /example/page.html\n\nUser-Agent: quxbot\n")
+seed("robots", "pattern-path", "/a*b*c$\n/aXbYbZc")
+seed("robots", "stars", "/*a*aa*aaa\n/aaaaaaaaaaaa")
+seed("robots", "relayfetch", "user-agent: RelayFetch/1.0 # us\nallow: /%7Efoo/\ndisallow: /\ncrawl-delay: 2.5\nsitemap: https://origin.test/s.xml\n")
+
+# Pages the crawler reads links from: the sample site, and links at the edges of URL syntax.
+for path in ["Samples/site/index.html", "Samples/site/about.html", "Samples/site/full/index.html"]:
+    copy("crawl-links", path, path.replace("Samples/site/", "").replace("/", "-"))
+seed("crawl-links", "edges.html", '<base href="HTTP://Origin.Test.:443/a/./b/../">\n'
+     '<a href="../x/%7e%41%2f?utm_source=y&b=%zz#f">1</a><a href="//[::1]:8080/">2</a>'
+     '<a href="http://u:p@h:0/">3</a><area href=" /t\tab ">\n<iframe src="?q"></iframe>'
+     '<link rel="Canonical" href="/c&amp;d&#x3f;e"><a href=http://h:65536/>5</a><!-- <a href="/hidden"> -->')
+
+# Sitemaps: a URL set, an index, and the URL set gzipped.
+urlset = ('<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+          '<url><loc> https://origin.test/a.html </loc></url><url><loc>https://origin.test/b?x=1&amp;y=2</loc></url>\n</urlset>\n')
+seed("sitemap", "urlset.xml", urlset)
+seed("sitemap", "index.xml", '<?xml version="1.0"?><sitemapindex><sitemap><loc>https://origin.test/s1.xml.gz</loc></sitemap></sitemapindex>')
+seed("sitemap", "urlset.xml.gz", gzip.compress(urlset.encode(), mtime=0))
+
+# What OAuth providers answer: token responses, a device code, a JWK Set, a compact JWS, and
+# ID token claims (the target signs them with a key its validator trusts).
+for name, text in [
+    ("token", '{"access_token": "at", "token_type": "Bearer", "expires_in": 3600, "refresh_token": "rt", "scope": "openid read"}'),
+    ("device-code", '{"device_code": "d", "user_code": "U", "verification_uri": "https://idp.test/device", "interval": 5, "expires_in": 600}'),
+    ("jwks", '{"keys": [{"kty": "OKP", "crv": "Ed25519", "x": "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo", "kid": "k"},'
+             ' {"kty": "EC", "crv": "P-256", "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU", "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"},'
+             ' {"kty": "RSA", "n": "AQAB", "e": "AQAB"}]}'),
+    ("jws", "eyJhbGciOiJFZERTQSJ9.RXhhbXBsZSBvZiBFZDI1NTE5IHNpZ25pbmc.hgyY0il_MGCjP0JzlnLWG1PPOt7-09PGcvMg3AIbQR6dWbhijcNR4ki4iylGjg5BhVsPt9g7sVvpAr_MuM0KAg"),
+    ("claims", '{"iss": "https://idp.test", "aud": ["client", "other"], "azp": "client", "exp": 1800000300, "iat": 1799999900,'
+               ' "nonce": "n", "at_hash": "x", "c_hash": "y", "sub": "alice"}'),
+]:
+    seed("oauth-response", name, text)

@@ -30,13 +30,19 @@ declare -A sources=(
     [offline-path]="OfflinePathFuzzer.swift OfflinePathMapping.swift"
     [dns-message]="DNSMessageFuzzer.swift"
     [style-cascade]="StyleCascadeFuzzer.swift"
+    [header-fields]="HeaderFieldsFuzzer.swift"
+    [robots]="RobotsFuzzer.swift"
+    [crawl-links]="CrawlLinksFuzzer.swift"
+    [sitemap]="SitemapFuzzer.swift"
+    [oauth-response]="OAuthResponseFuzzer.swift"
 )
 # Extra libFuzzer options per target. The profile reader's property-list parser (Foundation's)
 # leaks a little on every call, so libFuzzer's per-input leak check there would cost 98% of the
 # time and find only that; leaks are checked in every other target.
 declare -A options=([profile]="-detect_leaks=0")
 declare -A asan_options=([profile]="detect_leaks=0")  # nor at exit
-all_targets=(connect-response capsule bhttp ohttp-keys cookie html-urls css-urls profile offline-path dns-message style-cascade)
+all_targets=(connect-response capsule bhttp ohttp-keys cookie html-urls css-urls profile offline-path dns-message style-cascade
+             header-fields robots crawl-links sitemap oauth-response)
 
 usage() { sed -n '2,14s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 limit=(-max_total_time=30)
@@ -60,7 +66,7 @@ start=$(date +%s)
 flags=(-Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing)
 mkdir -p "$out"
 echo "fuzz: building the modules into $out"
-for module in RelayProfiles HeadlessPage; do  # together they need every library module
+for module in RelayProfiles Crawler OAuthFlow; do  # together they need every library module
     if ! swift build --build-path "$out" -c release --target "$module" "${flags[@]}" >"$out/build.log" 2>&1; then
         cat "$out/build.log" >&2
         echo "fuzz: building $module failed" >&2
@@ -68,10 +74,10 @@ for module in RelayProfiles HeadlessPage; do  # together they need every library
     fi
 done
 objects=()
-for module in Locking ObliviousHTTP NameResolution RelayTransport RelayFetch RelayProfiles HeadlessPage; do
+for module in Locking ObliviousHTTP NameResolution RelayTransport RelayFetch RelayProfiles HeadlessPage WebArchive OAuthFlow Crawler; do
     objects+=("$out"/release/"$module".build/*.o)
 done
-includes=(-I "$out/release/Modules" -Xcc -I/usr/include/libxml2)
+includes=(-I "$out/release/Modules" -Xcc -I/usr/include/libxml2 -Xcc -I/usr/include/postgresql)
 for shim in Sources/C*/; do includes+=(-I "$shim"); done
 
 mkdir -p "$out/bin" "$out/corpus" "$out/crashes" "$out/logs"

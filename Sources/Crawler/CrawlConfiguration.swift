@@ -13,7 +13,8 @@ public struct CrawlConfiguration: Sendable {
     public var concurrency = 8
     /// Requests in flight to one host.
     public var perHostConcurrency = 2
-    /// Seconds between request starts to one host (a robots.txt `Crawl-delay` raises it).
+    /// Seconds between request starts to one host (a robots.txt `Crawl-delay` raises it, up to
+    /// `retry.maximumDelay`).
     public var delay: Double = 0
     /// Request starts per second across all hosts; nil for no limit.
     public var requestsPerSecond: Double?

@@ -52,7 +52,8 @@ struct PageWorker: Sendable {
                 return
             }
             if isNew, configuration.followsSitemaps { try await enqueueSitemaps(rules.sitemaps, base: url, depth: entry.depth) }
-            if let delay = rules.crawlDelay { await coordinator.setCrawlDelay(delay, for: entry.host) }
+            // Capped like Retry-After: a host asking for days between requests would hold the crawl open for as long.
+            if let delay = rules.crawlDelay { await coordinator.setCrawlDelay(min(delay, configuration.retry.maximumDelay), for: entry.host) }
             guard rules.allows(url) else {
                 try await finish(entry, page: CrawledPage(record: record(entry, .robots)), links: [])
                 return

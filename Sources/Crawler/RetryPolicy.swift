@@ -8,7 +8,7 @@ public struct RetryPolicy: Sendable {
     public var maximumRetries = 2
     /// The first retry's delay in seconds, doubled for each further one.
     public var baseDelay: Double = 0.5
-    /// No wait, Retry-After included, is longer than this.
+    /// No wait, Retry-After and robots.txt's Crawl-delay included, is longer than this.
     public var maximumDelay: Double = 60
 
     public init() {}

@@ -7,7 +7,7 @@ public struct RobotsRules: Sendable, Equatable {
     /// One allow or disallow line: its pattern, percent-encoding normalized.
     struct Rule: Sendable, Equatable {
         let allow: Bool
-        let pattern: [UInt8]
+        let pattern: RobotsPattern
     }
 
     private enum Access: Sendable, Equatable {
@@ -45,9 +45,10 @@ public struct RobotsRules: Sendable, Equatable {
         case .rules(let rules):
             let target = Array(Self.normalized(path).utf8)
             var best: Rule?
-            for rule in rules where Self.matches(rule.pattern, target) {
+            for rule in rules where rule.pattern.matches(target) {
                 guard let current = best else { best = rule; continue }
-                if rule.pattern.count > current.pattern.count || (rule.pattern.count == current.pattern.count && rule.allow && !current.allow) {
+                let length = rule.pattern.bytes.count, currentLength = current.pattern.bytes.count
+                if length > currentLength || (length == currentLength && rule.allow && !current.allow) {
                     best = rule
                 }
             }
@@ -69,7 +70,10 @@ public struct RobotsRules: Sendable, Equatable {
         let token = productToken.lowercased()
         var named = GroupRules(), star = GroupRules()
         var sitemaps: [String] = []
-        var agents: [String] = []
+        // Whether the group being read names us or `*`, decided at its user-agent lines: asking
+        // a list of its agents at every rule line took agents x rules steps (20 000 of each fit
+        // in a robots.txt).
+        var groupNamesUs = false, groupNamesStar = false
         var inAgentLines = false
         for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r" }) {
             let line = rawLine.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
@@ -78,13 +82,15 @@ public struct RobotsRules: Sendable, Equatable {
             let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
             switch key {
             case "user-agent":
-                if !inAgentLines { agents = [] }
+                if !inAgentLines { (groupNamesUs, groupNamesStar) = (false, false) }
                 inAgentLines = true
-                agents.append(agentToken(value))
+                let agent = agentToken(value)
+                groupNamesUs = groupNamesUs || agent == token
+                groupNamesStar = groupNamesStar || agent == "*"
             case "allow", "disallow", "crawl-delay":
                 inAgentLines = false
-                if agents.contains(token) { named.add(key: key, value: value) }
-                if agents.contains("*") { star.add(key: key, value: value) }
+                if groupNamesUs { named.add(key: key, value: value) }
+                if groupNamesStar { star.add(key: key, value: value) }
             case "sitemap":
                 sitemaps.append(value)
             default:
@@ -107,7 +113,7 @@ public struct RobotsRules: Sendable, Equatable {
                 return
             }
             guard !value.isEmpty else { return }  // "Disallow:" with no path matches nothing
-            rules.append(Rule(allow: key == "allow", pattern: Array(RobotsRules.normalized(value).utf8)))
+            rules.append(Rule(allow: key == "allow", pattern: RobotsPattern(Array(RobotsRules.normalized(value).utf8))))
         }
     }
 
@@ -134,33 +140,4 @@ public struct RobotsRules: Sendable, Equatable {
     }
 
     private static let printableASCII = Set((UInt8(0x21)...UInt8(0x7E)).filter { $0 != UInt8(ascii: "%") })
-
-    /// Whether `pattern` matches a prefix of `path` (all of it when the pattern ends in `$`);
-    /// `*` matches any run of bytes.
-    static func matches(_ pattern: [UInt8], _ path: [UInt8]) -> Bool {
-        let star = UInt8(ascii: "*"), dollar = UInt8(ascii: "$")
-        let anchored = pattern.last == dollar
-        let body = anchored ? Array(pattern.dropLast()) : pattern
-        var p = 0, s = 0
-        var starAt = -1, resumeAt = 0
-        while true {
-            if p == body.count {
-                if !anchored || s == path.count { return true }
-            } else if body[p] == star {
-                starAt = p
-                resumeAt = s
-                p += 1
-                continue
-            } else if s < path.count && body[p] == path[s] {
-                p += 1
-                s += 1
-                continue
-            }
-            // Backtrack: let the last `*` swallow one more byte.
-            guard starAt >= 0, resumeAt < path.count else { return false }
-            resumeAt += 1
-            s = resumeAt
-            p = starAt + 1
-        }
-    }
 }

@@ -36,7 +36,8 @@ public struct URLCanonicalizer: Sendable {
         guard let scheme = parts.scheme?.lowercased(), scheme == "http" || scheme == "https", let authority = parts.authority,
               let (userInfo, rawHost, port) = Self.splitAuthority(authority) else { return nil }
         var host = rawHost.lowercased()
-        if host.hasSuffix(".") { host.removeLast() }
+        // Every final dot: with one removed, "//../" gave host "." here and none when read again.
+        while host.hasSuffix(".") { host.removeLast() }
         guard !host.isEmpty else { return nil }
         var text = scheme + "://"
         if let userInfo { text += Self.normalizedEscapes(String(userInfo), allowing: Self.userInfoCharacters) + "@" }

@@ -210,13 +210,15 @@ struct SelectorParser {
         let value = raw.replacingOccurrences(of: " ", with: "").lowercased()
         if value == "odd" { return (2, 1) }
         if value == "even" { return (2, 0) }
-        guard let n = value.firstIndex(of: "n") else { return Int(value).flatMap { abs($0) <= 1_000_000 ? (0, $0) : nil } }
+        // Huge coefficients would overflow the matcher's arithmetic; no document has that many
+        // siblings. A range check, not `abs`: abs(Int.min) traps, and "-9223372036854775808" is Int.min.
+        let limit = -1_000_000...1_000_000
+        guard let n = value.firstIndex(of: "n") else { return Int(value).flatMap { limit.contains($0) ? (0, $0) : nil } }
         let head = value[..<n]
         let a = head.isEmpty || head == "+" ? 1 : head == "-" ? -1 : Int(head)
         let tail = value[value.index(after: n)...]
         let b = tail.isEmpty ? 0 : Int(tail.hasPrefix("+") ? tail.dropFirst() : tail)
-        // Huge coefficients would overflow the matcher's arithmetic; no document has that many siblings.
-        guard let a, let b, abs(a) <= 1_000_000, abs(b) <= 1_000_000 else { return nil }
+        guard let a, let b, limit.contains(a), limit.contains(b) else { return nil }
         return (a, b)
     }
 

@@ -15,6 +15,9 @@ public struct DeviceAuthorizationFlow: Sendable {
     public var maximumPages = 8
     /// Polls before giving up (the code's `expires_in` bounds them too).
     public var maximumPolls = 30
+    /// The longest wait before a poll, whatever interval the provider asks for: one of days
+    /// would only hold the flow open.
+    public var maximumInterval: Double = 60
 
     public init(client: OAuthClient, driver: LoginDriver, endpoint: URL? = nil) {
         self.client = client
@@ -30,6 +33,23 @@ public struct DeviceAuthorizationFlow: Sendable {
         public let verificationURIComplete: URL?
         public let interval: Double
         public let expiresIn: Double
+
+        /// The endpoint's answer (RFC 8628 §3.2); nil without a device code, user code or
+        /// verification URI. An `interval` or `expires_in` that is not a finite number of seconds
+        /// of at least 0 counts as absent: 5 s (the RFC's default) and 600 s.
+        init?(json: JSONValue) {
+            guard let deviceCode = json["device_code"]?.string, let userCode = json["user_code"]?.string,
+                  let verification = json["verification_uri"]?.string.flatMap(URL.init(string:)) else { return nil }
+            func seconds(_ name: String, default value: Double) -> Double {
+                json[name]?.number.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil } ?? value
+            }
+            self.deviceCode = deviceCode
+            self.userCode = userCode
+            verificationURI = verification
+            verificationURIComplete = json["verification_uri_complete"]?.string.flatMap(URL.init(string:))
+            interval = seconds("interval", default: 5)
+            expiresIn = seconds("expires_in", default: 600)
+        }
     }
 
     /// Runs the whole grant; returns the tokens once the user approved. The driver's approve and
@@ -56,14 +76,11 @@ public struct DeviceAuthorizationFlow: Sendable {
         request.followsRedirects = false
         let (body, response) = try await client.session.data(for: request, recorder: client.recorder)
         let json = JSONValue.parse(body)
-        guard response.statusCode == 200, let json, let deviceCode = json["device_code"]?.string, let userCode = json["user_code"]?.string,
-              let verification = json["verification_uri"]?.string.flatMap(URL.init(string:)) else {
+        guard response.statusCode == 200, let code = json.flatMap(DeviceCode.init(json:)) else {
             throw OAuthError(.tokenEndpoint(status: response.statusCode, error: json?["error"]?.string ?? "invalid device authorization response",
                                             description: json?["error_description"]?.string))
         }
-        return DeviceCode(deviceCode: deviceCode, userCode: userCode, verificationURI: verification,
-                          verificationURIComplete: json["verification_uri_complete"]?.string.flatMap(URL.init(string:)),
-                          interval: json["interval"]?.number ?? 5, expiresIn: json["expires_in"]?.number ?? 600)
+        return code
     }
 
     /// Polls the token endpoint (RFC 8628 §3.4, §3.5) until the user decided or the code expired.
@@ -71,7 +88,9 @@ public struct DeviceAuthorizationFlow: Sendable {
         var interval = code.interval
         let deadline = Date().addingTimeInterval(code.expiresIn)
         for _ in 0..<maximumPolls where Date() < deadline {
-            try await Task.sleep(nanoseconds: UInt64(interval * 1e9))
+            // Never past the code's expiry, nor longer than `maximumInterval`.
+            let wait = min(interval, maximumInterval, deadline.timeIntervalSinceNow)
+            if wait > 0 { try await Task.sleep(nanoseconds: UInt64(wait * 1e9)) }
             do {
                 return try await client.tokenRequest([("grant_type", "urn:ietf:params:oauth:grant-type:device_code"),
                                                       ("device_code", code.deviceCode)])

@@ -79,11 +79,17 @@ public enum IDTokenCheck: Sendable, Equatable, CustomStringConvertible {
         case .issuer(let expected, let actual): return "iss \(actual.map { "\"\($0)\"" } ?? "missing") is not \"\(expected)\""
         case .audience(let expected, let actual): return "aud \(actual) does not contain \"\(expected)\""
         case .authorizedParty(let azp): return "azp \(azp.map { "\"\($0)\"" } ?? "missing") is not the client (several audiences)"
-        case .expired(let expiredAt, let now): return "expired at \(Int(expiredAt)) (now \(Int(now)))"
+        case .expired(let expiredAt, let now): return "expired at \(Self.seconds(expiredAt)) (now \(Self.seconds(now)))"
         case .issuedAt(let why): return "iat \(why)"
         case .nonce: return "nonce is not the one sent"
         case .accessTokenHash: return "at_hash does not match the access token"
         case .codeHash: return "c_hash does not match the code"
         }
+    }
+
+    /// Whole seconds when they fit an `Int`, else the number as it is: a token's `exp` may be
+    /// any JSON number (-1e300 trapped the conversion).
+    private static func seconds(_ value: Double) -> String {
+        Int(exactly: value.rounded(.down)).map(String.init) ?? "\(value)"
     }
 }

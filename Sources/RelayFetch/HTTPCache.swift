@@ -4,6 +4,9 @@ import Locking
 /// A private, in-memory HTTP cache (RFC 9111 basics): fresh responses are reused, stale ones
 /// revalidated with ETag / Last-Modified. Only successful GETs without credentials are kept;
 /// `no-store` and `Vary` (other than Accept-Encoding) are not cached. Never written anywhere.
+/// It holds at most `maximumTotalSize` bytes of bodies, dropping the oldest stored first: without
+/// a bound, a session that lives long (a crawl's requisites in one store) kept every cacheable
+/// response a site sent, up to 8 MiB each, until memory ran out.
 final class HTTPCache: Sendable {
     struct Entry {
         let response: HTTPResponse
@@ -22,17 +25,22 @@ final class HTTPCache: Sendable {
         case revalidate(Entry, [(name: String, value: String)])
     }
 
-    private let entries = Locked<[String: Entry]>([:])
+    private let contents = Locked(Contents())
     private let now: @Sendable () -> Date
     private let maximumBodySize: Int
+    let maximumTotalSize: Int
 
-    init(maximumBodySize: Int = 8 << 20, clock: @escaping @Sendable () -> Date = { Date() }) {
+    init(maximumBodySize: Int = 8 << 20, maximumTotalSize: Int = 64 << 20, clock: @escaping @Sendable () -> Date = { Date() }) {
         self.maximumBodySize = maximumBodySize
+        self.maximumTotalSize = maximumTotalSize
         now = clock
     }
 
+    /// Body bytes held now.
+    var totalSize: Int { contents.withLock { $0.size } }
+
     func lookup(_ request: HTTPRequest) -> Lookup {
-        guard Self.isCacheable(request), let entry = entries.withLock({ $0[request.url.absoluteString] }) else { return .miss }
+        guard Self.isCacheable(request), let entry = contents.withLock({ $0.entries[request.url.absoluteString] }) else { return .miss }
         if let freshFor = entry.freshFor, now().timeIntervalSince(entry.storedAt) < freshFor { return .fresh(entry) }
         var conditions: [(name: String, value: String)] = []
         if let etag = entry.etag { conditions.append(("If-None-Match", etag)) }
@@ -57,7 +65,7 @@ final class HTTPCache: Sendable {
         }
         guard freshFor.map({ $0 > 0 }) ?? false || etag != nil || lastModified != nil else { return }
         let entry = Entry(response: response, body: body, storedAt: now(), freshFor: freshFor, etag: etag, lastModified: lastModified)
-        entries.withLock { $0[request.url.absoluteString] = entry }
+        contents.withLock { $0.insert(entry, for: request.url.absoluteString, limit: maximumTotalSize) }
     }
 
     /// After a 304: the stored entry, fresh again, with the new response's header fields merged in.
@@ -75,8 +83,35 @@ final class HTTPCache: Sendable {
         let refreshed = Entry(response: response, body: entry.body, storedAt: now(), freshFor: freshFor ?? entry.freshFor,
                               etag: response.value(forHeaderField: "ETag") ?? entry.etag,
                               lastModified: response.value(forHeaderField: "Last-Modified") ?? entry.lastModified)
-        entries.withLock { $0[request.url.absoluteString] = refreshed }
+        contents.withLock { $0.insert(refreshed, for: request.url.absoluteString, limit: maximumTotalSize) }
         return refreshed
+    }
+
+    /// The entries by URL, and their URLs in the order they were stored (a URL stored again is
+    /// queued again; `queued` counts each URL's places, so only its last place evicts it).
+    private struct Contents {
+        var entries: [String: Entry] = [:]
+        var size = 0
+        private var order: [String] = []
+        private var head = 0
+        private var queued: [String: Int] = [:]
+
+        mutating func insert(_ entry: Entry, for key: String, limit: Int) {
+            size += entry.body.count - (entries.updateValue(entry, forKey: key)?.body.count ?? 0)
+            order.append(key)
+            queued[key, default: 0] += 1
+            while size > limit, head < order.count {
+                let oldest = order[head]
+                head += 1
+                let places = (queued[oldest] ?? 1) - 1
+                queued[oldest] = places > 0 ? places : nil
+                if places == 0, let evicted = entries.removeValue(forKey: oldest) { size -= evicted.body.count }
+            }
+            if head > 64 && head * 2 > order.count {
+                order.removeFirst(head)
+                head = 0
+            }
+        }
     }
 
     /// GETs without credentials or ranges, whose own Cache-Control (or Pragma) does not say no-cache / no-store.

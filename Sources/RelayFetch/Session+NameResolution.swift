@@ -50,7 +50,10 @@ extension Session {
               let host = url.host else { return nil }
         let scheme = url.scheme?.lowercased()
         guard scheme == "https" else { throw FetchError(.invalidRelay(index: index + 1, reason: "dnsOverHTTPSURL must be https, not \(url.absoluteString)")) }
-        let target = TunnelTarget(host: host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host, port: UInt16(url.portOrDefault))
+        guard let port = UInt16(exactly: url.portOrDefault) else {
+            throw FetchError(.invalidRelay(index: index + 1, reason: "bad port in dnsOverHTTPSURL \(url.absoluteString)"))
+        }
+        let target = TunnelTarget(host: host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host, port: port)
         // Always the transport's chain: it resolves the first relay's name with this session's
         // resolver, where a libcurl proxy route would need the name pinned before each query.
         let route = Route.relayed(RelayedRoute(hops: try endpoints(Array(proxy.relayHops[...index])), target: target, opener: opener))

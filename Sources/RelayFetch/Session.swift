@@ -210,12 +210,13 @@ public final class Session: Sendable {
         let scheme = url.scheme?.lowercased() ?? ""
         guard let host = url.host, !host.isEmpty else { throw FetchError(.invalidURL(url.absoluteString)) }
         guard scheme == "https" || scheme == "http" else { throw FetchError(.unsupportedScheme(scheme)) }
+        // Foundation's URL takes any port number ("http://h:99999/"), as a redirect or a page may give it.
+        guard let port = UInt16(exactly: url.portOrDefault) else { throw FetchError(.invalidURL(url.absoluteString)) }
         let bareHost = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
         guard let proxy = configuration.proxyConfigurations.first(where: { $0.covers(host: bareHost) }) else {
             guard configuration.allowsDirectConnections else { throw FetchError(.notRelayed(host: bareHost)) }
             return .direct
         }
-        let port = UInt16(url.port ?? (scheme == "https" ? 443 : 80))
         if let oblivious = proxy.obliviousHTTP {
             return try obliviousRoute(oblivious, chain: proxy.relayHops)
         }

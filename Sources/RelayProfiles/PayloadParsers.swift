@@ -93,7 +93,17 @@ enum PayloadParsers {
         guard let url = URL(string: concrete), url.scheme?.lowercased() == "https", let host = url.host, !host.isEmpty else {
             throw node.fail("not an https URL: \(text)")
         }
-        return (template == nil ? url : URL(string: "https://\(url.host!)\(url.port.map { ":\($0)" } ?? "")")!, template)
+        guard template != nil else { return (url, nil) }
+        // The template's origin. Not rebuilt from `url.host`, which drops an IPv6 literal's
+        // brackets and percent-decodes: "https://::1:8443" is no URL, and unwrapping it trapped.
+        var origin = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        origin?.percentEncodedUser = nil
+        origin?.percentEncodedPassword = nil
+        origin?.percentEncodedPath = ""
+        origin?.percentEncodedQuery = nil
+        origin?.percentEncodedFragment = nil
+        guard let base = origin?.url else { throw node.fail("not an https URL: \(text)") }
+        return (base, template)
     }
 
     private static func domains(_ node: PlistNode?) throws(ProfileError) -> [String] {

@@ -50,6 +50,16 @@ final class URLCanonicalizerTests: XCTestCase {
         }
     }
 
+    /// A host of dots only ("//../x" on a page) was cut to "." and made a URL that reads back as
+    /// none; every final dot goes now, so such a host is no host.
+    func testHostsOfDotsAreNoHosts() {
+        let canonicalizer = URLCanonicalizer()
+        for reference in ["//../x/%7e", "//./x", "http://.../"] {
+            XCTAssertNil(canonicalizer.canonical(reference, relativeTo: "https://origin.test/dir/page.html"), reference)
+        }
+        XCTAssertEqual(canonicalizer.canonical("//a../x", relativeTo: "https://origin.test/")?.url, "https://a/x")
+    }
+
     func testWithoutStrippingTheQueryStays() {
         let url = URL(string: "https://example.com/a?utm_source=x")!
         XCTAssertEqual(URLCanonicalizer().canonical(url)?.absoluteString, "https://example.com/a?utm_source=x")

@@ -51,6 +51,11 @@ final class SelectorEngineTests: XCTestCase {
         XCTAssertEqual(texts("li:nth-child(odd)"), ["a", "c", "e"])
         XCTAssertEqual(texts("li:nth-child(-n+2)"), ["a", "b"])
         XCTAssertEqual(texts("li:nth-last-child(1)"), ["e"])
+        XCTAssertEqual(texts("li:nth-child(-1000000n+3)"), ["c"], "the largest coefficient taken")
+        // Int.min as a coefficient (abs of it trapped): an invalid selector, which selects nothing.
+        for selector in ["li:nth-child(-9223372036854775808)", "li:nth-child(-9223372036854775808n+1)", "li:nth-child(2n-9223372036854775808)"] {
+            XCTAssertTrue(document.select(selector).isEmpty, selector)
+        }
         XCTAssertEqual(texts("li:nth-child(1 of .odd)"), ["b"])
         XCTAssertEqual(texts("#main p:last-of-type"), ["trois"])
         XCTAssertEqual(texts("#main p:nth-of-type(2)"), ["two"])

@@ -121,4 +121,26 @@ final class HTTPCacheTests: XCTestCase {
             return XCTFail("a request that says no-cache goes to the network")
         }
     }
+
+    /// Past its total size the cache drops what was stored longest ago; a URL stored again counts
+    /// from its latest store, and its size is counted once.
+    func testTheOldestStoreIsDroppedFirst() {
+        let cache = HTTPCache(maximumTotalSize: 10)
+        func request(_ name: String) -> HTTPRequest { HTTPRequest(url: URL(string: "https://x.test/\(name)")!) }
+        func store(_ name: String, _ size: Int) {
+            cache.store(request(name), response: response([("Cache-Control", "max-age=60")]), body: Data(count: size))
+        }
+        func kept() -> [String] {
+            ["a", "b", "c", "d"].filter { if case .fresh = cache.lookup(request($0)) { return true } else { return false } }
+        }
+        store("a", 4)
+        store("b", 4)
+        store("a", 4)
+        XCTAssertEqual(cache.totalSize, 8)
+        store("c", 4)
+        XCTAssertEqual(kept(), ["a", "c"], "b was stored longest ago; a again after it")
+        store("d", 6)
+        XCTAssertEqual(kept(), ["c", "d"])
+        XCTAssertEqual(cache.totalSize, 10)
+    }
 }

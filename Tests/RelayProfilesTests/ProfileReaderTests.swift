@@ -132,6 +132,18 @@ final class ProfileReaderTests: XCTestCase {
         XCTAssertEqual(try ManagedRelayProfileReader.read(right).relayPayloads.count, 1)
     }
 
+    /// An RFC 9298 template on an IPv6 literal: its origin was rebuilt from `URL.host`, which
+    /// has no brackets, and force-unwrapping the URL that made no URL trapped.
+    func testTemplateOnAnIPv6LiteralKeepsItsOrigin() throws {
+        let template = "https://[::1]:8443/.well-known/masque/udp/{target_host}/{target_port}/"
+        let root: [String: Any] = ["PayloadType": "Configuration", "PayloadVersion": 1, "PayloadContent": [[
+            "PayloadType": "com.apple.relay.managed", "PayloadVersion": 1, "Relays": [["HTTP2RelayURL": template]]]]]
+        let profile = try ManagedRelayProfileReader.read(try PropertyListSerialization.data(fromPropertyList: root, format: .xml, options: 0))
+        let relay = try XCTUnwrap(profile.relayPayloads.first?.relays.first)
+        XCTAssertEqual(relay.http2RelayTemplate, template)
+        XCTAssertEqual(relay.http2RelayURL?.absoluteString, "https://[::1]:8443")
+    }
+
     func testUnknownKeysAreWarningsAndGarbageIsAnError() throws {
         let plist: [String: Any] = [
             "PayloadType": "Configuration", "PayloadContent": [[

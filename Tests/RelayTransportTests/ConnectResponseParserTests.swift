@@ -52,6 +52,22 @@ final class ConnectResponseParserTests: XCTestCase {
         guard case .malformed = parser.feed(Array(head.utf8)) else { return XCTFail("a 70 kB head opened the tunnel") }
     }
 
+    /// A relay may send its answer a byte per read: an interim response, then a final one with
+    /// 60 kB of fields, its CRLF CRLF split over four reads. The search for the head's end
+    /// resumes where it stopped (from the start each time, this took 64 KiB x 32 KiB steps).
+    func testAHeadArrivingAByteAtATimeIsReadOnce() {
+        let head = Array(("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nX-Padding: " + String(repeating: "a", count: 60_000) + "\r\n\r\n").utf8)
+        var parser = ConnectResponseParser()
+        var verdict = ConnectResponseParser.Verdict.needMore
+        var fed = 0
+        while verdict == .needMore, fed < head.count {
+            verdict = parser.feed([head[fed]])
+            fed += 1
+        }
+        XCTAssertEqual(verdict, .established(status: 200, leftover: []))
+        XCTAssertEqual(fed, head.count, "the verdict came with the head's last byte")
+    }
+
     func testRequestHeadUsesAuthorityFormAndTheHopsHeaders() {
         let head = String(decoding: ConnectRequest.head(authority: ConnectRequest.authority(host: "::1", port: 443),
                                                         headers: [("Proxy-Authorization", "Bearer t")]), as: UTF8.self)

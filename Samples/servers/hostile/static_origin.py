@@ -8,6 +8,9 @@ Behaviours:
   --delay-ms N      every response waits N ms first (so concurrent requests overlap in the log)
   --robots-status N /robots.txt answers N with an empty body instead of the file
   --set-cookie      every response sets a cookie naming its path (crawl=<path>)
+  --cache-control V every 200 response carries "Cache-Control: V" (a site whose responses caches keep)
+  --plain           plain HTTP instead of TLS (for an address the origin certificate does not
+                    name); "@ORIGIN@" then becomes http:// and the Host
   --cookie-domain D with --set-cookie, the cookie is for domain D (Domain=D) and named after the
                     host that set it (from-<host with . and : as ->=<path>), so a request that
                     carries it shows which host's response set it
@@ -34,6 +37,8 @@ def extra(parser):
     parser.add_argument("--robots-status", type=int, default=0)
     parser.add_argument("--set-cookie", action="store_true")
     parser.add_argument("--cookie-domain")
+    parser.add_argument("--plain", action="store_true")
+    parser.add_argument("--cache-control")
 
 
 args = common.arguments("static crawl-test origin", extra)
@@ -81,10 +86,11 @@ def serve_one(conn, method, target, host):
         body = f.read()
     content_type = TYPES.get(os.path.splitext(file)[1], "application/octet-stream")
     if file.endswith((".txt", ".xml")):
-        body = body.replace(b"@ORIGIN@", b"https://" + host.encode())
+        body = body.replace(b"@ORIGIN@", (b"http://" if args.plain else b"https://") + host.encode())
     if zipped:
         body, content_type = gzip.compress(body), "application/gzip"
-    respond(conn, 200, "OK", body if method != "HEAD" else b"", content_type, path=path, host=host)
+    extra = b"Cache-Control: %s\r\n" % args.cache_control.encode() if args.cache_control else b""
+    respond(conn, 200, "OK", body if method != "HEAD" else b"", content_type, extra_headers=extra, path=path, host=host)
 
 
 def handle(conn, address):
@@ -110,8 +116,10 @@ def handle(conn, address):
             return
 
 
-context = common.server_tls_context(args, ["http/1.1"])
-# No TLS 1.3 session tickets: sent after the handshake, they hold the first response back by a
-# delayed ACK (about 40 ms) on every new connection.
-context.num_tickets = 0
+context = None
+if not args.plain:
+    context = common.server_tls_context(args, ["http/1.1"])
+    # No TLS 1.3 session tickets: sent after the handshake, they hold the first response back by
+    # a delayed ACK (about 40 ms) on every new connection.
+    context.num_tickets = 0
 common.serve(args, handle, context)
