@@ -64,13 +64,19 @@ struct RelayPoolHealth: Sendable {
         chains.indices.contains(chain) && chains[chain].downUntil <= now
     }
 
-    /// How many chains are up at `now`, and how many there are.
+    /// How many chains are up at `now` (as `states` tells it), and how many there are.
     func upCount(at now: Double) -> (up: Int, total: Int) {
-        (chains.filter { $0.downUntil <= now }.count, chains.count)
+        (chains.filter { Self.isKnownUp($0, at: now) }.count, chains.count)
     }
 
-    /// Each chain at `now`: up or resting, relay failures and exchanges carried so far, hosts on it.
+    /// Each chain at `now`: up, relay failures and exchanges carried so far, hosts on it. Up, as
+    /// reported, means known to work: not resting, and no failure since its last success (a
+    /// chain whose rest ended is tried again by the next request, but is not up until it works).
     func states(at now: Double) -> [(up: Bool, failures: Int, pages: Int, hosts: Int)] {
-        chains.map { ($0.downUntil <= now, $0.failures, $0.pages, $0.hosts) }
+        chains.map { (Self.isKnownUp($0, at: now), $0.failures, $0.pages, $0.hosts) }
+    }
+
+    private static func isKnownUp(_ chain: Chain, at now: Double) -> Bool {
+        chain.downUntil <= now && chain.consecutiveFailures == 0
     }
 }

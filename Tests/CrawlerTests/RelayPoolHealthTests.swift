@@ -42,4 +42,17 @@ final class RelayPoolHealthTests: XCTestCase {
         XCTAssertEqual(pool.states(at: 1.5).map(\.up), [true, true, false])
         XCTAssertEqual(pool.states(at: 1.5).map(\.failures), [0, 0, 1])
     }
+
+    /// A failed chain whose rest is over carries requests again but is reported up only once one
+    /// of them worked (a crawl that ends after the rest must not call a dead relay up).
+    func testAChainIsReportedUpOnlyOnceItWorksAgain() {
+        var pool = RelayPoolHealth(chainCount: 2, baseBackoff: 1)
+        pool.failed(0, now: 0)
+        XCTAssertEqual(pool.states(at: 5).map(\.up), [false, true])
+        XCTAssertEqual(pool.upCount(at: 5).up, 1)
+        XCTAssertTrue(pool.isUp(0, at: 5), "routing tries it again")
+        pool.succeeded(0)
+        XCTAssertEqual(pool.states(at: 5).map(\.up), [true, true])
+        XCTAssertEqual(pool.upCount(at: 5).up, 2)
+    }
 }
