@@ -101,13 +101,18 @@ final class DNSOverTLSTransport: DNSTransport, @unchecked Sendable {
     }
 
     /// Splits the stream into length-prefixed answers and hands each to its query.
+    /// The answers are cut out by offset and the bytes they took dropped once at the end: removing
+    /// each from the front moved the rest of up to 256 KiB delivered at once, so a resolver
+    /// sending empty frames (two bytes each) held the event loop for seconds per delivery.
     private func receive(_ bytes: [UInt8]) {
         received += bytes
-        while received.count >= 2 {
-            let length = Int(received[0]) << 8 | Int(received[1])
-            guard received.count >= 2 + length else { return }
-            var answer = Array(received[2..<2 + length])
-            received.removeFirst(2 + length)
+        var start = 0
+        defer { received.removeFirst(min(start, received.count)) }
+        while received.count - start >= 2 {
+            let length = Int(received[start]) << 8 | Int(received[start + 1])
+            guard received.count - start >= 2 + length else { return }
+            var answer = Array(received[(start + 2)..<(start + 2 + length)])
+            start += 2 + length
             guard answer.count >= 2 else { continue }
             let id = UInt16(answer[0]) << 8 | UInt16(answer[1])
             answer[0] = 0  // the resolver above asked with ID 0

@@ -27,23 +27,9 @@ def respond(conn, status, body):
 
 
 def handle(conn, address):
-    buffered = b""
-    while True:
-        while b"\r\n\r\n" not in buffered:
-            chunk = conn.recv(65536)
-            if not chunk:
-                return
-            buffered += chunk
-        head, _, buffered = buffered.partition(b"\r\n\r\n")
-        lines = head.decode("latin-1").split("\r\n")
+    for head, _ in common.requests(conn):
+        lines = head.split("\r\n")
         method, target = (lines[0].split(" ") + ["", ""])[:2]
-        length = next((int(line.split(":", 1)[1]) for line in lines[1:] if line.lower().startswith("content-length:")), 0)
-        while len(buffered) < length:
-            chunk = conn.recv(65536)
-            if not chunk:
-                return
-            buffered += chunk
-        buffered = buffered[length:]
         path = target.split("?", 1)[0]
         log("REQUEST", "%.3f" % time.time(), method, path)
         host = next((line.split(":", 1)[1].strip() for line in lines[1:] if line.lower().startswith("host:")), args.host)

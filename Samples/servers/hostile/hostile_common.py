@@ -119,6 +119,13 @@ def read_head(conn, limit=1 << 20):
 def request_heads(conn):
     """Yields each request head (as text) that arrives on a keep-alive connection, until the peer
     closes it. For GET-only servers: bytes after a head are taken as the next request."""
+    for head, _ in requests(conn, with_bodies=False):
+        yield head
+
+
+def requests(conn, with_bodies=True):
+    """Yields (head as text, body) for each request on a keep-alive connection, until the peer
+    closes it; the body is the head's Content-Length bytes (none without one, or without_bodies)."""
     buffered = b""
     while True:
         while b"\r\n\r\n" not in buffered:
@@ -127,7 +134,18 @@ def request_heads(conn):
                 return
             buffered += chunk
         head, _, buffered = buffered.partition(b"\r\n\r\n")
-        yield head.decode("latin-1")
+        head = head.decode("latin-1")
+        length = 0
+        if with_bodies:
+            length = next((int(line.split(":", 1)[1]) for line in head.split("\r\n")[1:]
+                           if line.lower().startswith("content-length:")), 0)
+        while len(buffered) < length:
+            chunk = conn.recv(65536)
+            if not chunk:
+                return
+            buffered += chunk
+        body, buffered = buffered[:length], buffered[length:]
+        yield head, body
 
 
 def splice(client, upstream):
