@@ -23,11 +23,14 @@ static inline CURLcode rf_curl_easy_getinfo_double(CURL *h, CURLINFO i, double *
 static inline CURLcode rf_curl_easy_getinfo_off(CURL *h, CURLINFO i, curl_off_t *v) { return curl_easy_getinfo(h, i, v); }
 static inline CURLcode rf_curl_easy_getinfo_ptr(CURL *h, CURLINFO i, void **v) { return curl_easy_getinfo(h, i, v); }
 static inline CURLcode rf_curl_easy_getinfo_str(CURL *h, CURLINFO i, char **v) { return curl_easy_getinfo(h, i, v); }
-// The TLS library's object for the connection a transfer runs on (OpenSSL: an SSL *; through an
-// https:// proxy, the proxy's); NULL before TLS or without it. Streams on one connection share it.
+// OpenSSL's SSL * for the connection a transfer runs on: the topmost TLS layer (the origin's for
+// an https:// origin, even through an https:// proxy; the proxy's for an http:// origin through
+// one); NULL before TLS, without it, or when libcurl was built on another TLS library.
+// Streams on one connection share it.
 static inline void *rf_curl_tls_internals(CURL *h) {
     struct curl_tlssessioninfo *info = NULL;
     if(curl_easy_getinfo(h, CURLINFO_TLS_SSL_PTR, &info) != CURLE_OK || !info) return NULL;
+    if(info->backend != CURLSSLBACKEND_OPENSSL) return NULL;
     return info->internals;
 }
 static inline CURLMcode rf_curl_multi_setopt_long(CURLM *m, CURLMoption o, long v) { return curl_multi_setopt(m, o, v); }

@@ -51,7 +51,7 @@ actor RelayPool {
             health.failed(chain, now: Self.now)
             lastFailures[chain] = relayFailure
         } else {
-            health.succeeded(chain)
+            health.succeeded(chain, now: Self.now)
         }
     }
 

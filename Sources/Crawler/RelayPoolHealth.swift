@@ -47,10 +47,11 @@ struct RelayPoolHealth: Sendable {
         chains[chain].downUntil = now + min(maximumBackoff, backoff)
     }
 
-    /// `chain` carried a request to the end.
-    mutating func succeeded(_ chain: Int) {
+    /// `chain` carried a request to the end at `now`. A request that started before the chain
+    /// failed and ends while it rests says nothing of its health now: the failure stands.
+    mutating func succeeded(_ chain: Int, now: Double) {
         guard chains.indices.contains(chain) else { return }
-        chains[chain].consecutiveFailures = 0
+        if chains[chain].downUntil <= now { chains[chain].consecutiveFailures = 0 }
         chains[chain].pages += 1
     }
 

@@ -47,13 +47,28 @@ public final class DNSCache: Sendable {
         let key = Key(name: DNSMessage.normalized(name), type: type)
         let expires = clock() + Double(seconds)
         entries.withLock { $0[key] = Entry(records: records, expires: expires) }
+        if !records.isEmpty { nonexistent.withLock { _ = $0.removeValue(forKey: key.name) } }
     }
 
-    /// Remembers that `name` does not exist (for `emptyAnswerSeconds`).
+    /// Remembers that `name` does not exist (for `emptyAnswerSeconds`), unless records of it are
+    /// cached (a resolver that answers NXDOMAIN for one type only is wrong for the others).
+    /// Expired names are dropped once many are held, so dead names cannot pile up.
     public func storeNonexistent(_ name: String) {
-        let expires = clock() + Double(Self.emptyAnswerSeconds)
-        nonexistent.withLock { $0[DNSMessage.normalized(name)] = expires }
+        let key = DNSMessage.normalized(name), now = clock()
+        let known = entries.withLock { entries in
+            [DNSRecordType.a, .aaaa, .https, .svcb, .cname].contains { type in
+                entries[Key(name: key, type: type)].map { !$0.records.isEmpty && $0.expires > now } ?? false
+            }
+        }
+        guard !known else { return }
+        nonexistent.withLock { names in
+            if names.count >= Self.nonexistentPruneThreshold { names = names.filter { $0.value > now } }
+            names[key] = now + Double(Self.emptyAnswerSeconds)
+        }
     }
+
+    /// How many nonexistent names are held before the expired ones are dropped.
+    static let nonexistentPruneThreshold = 4096
 
     /// True while `name` is remembered as not existing.
     public func isNonexistent(_ name: String) -> Bool {

@@ -53,8 +53,8 @@ public final class StubResolver: Sendable {
 
     /// The records of `type` answering `host` (CNAMEs followed): cached, or asked for.
     public func records(_ host: String, type: DNSRecordType) async throws(ResolutionError) -> [DNSRecord] {
-        if cache.isNonexistent(host) { throw Self.noSuchName(host, transport) }
         if let cached = cache.lookup(host, type: type) { return cached }
+        if cache.isNonexistent(host) { throw Self.noSuchName(host, transport) }
         let query: [UInt8]
         do {
             query = try DNSMessage.query(id: 0, name: host, type: type)

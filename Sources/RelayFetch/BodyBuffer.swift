@@ -316,16 +316,9 @@ final class DirectWrite: @unchecked Sendable {
     }
 
     private func writeAll(_ start: UnsafeRawPointer?, _ count: Int) -> Bool {
-        guard let start else { return true }
-        var offset = 0
-        while offset < count {
-            let done = Glibc.write(fd, start + offset, count - offset)
-            if done < 0 {
-                if errno == EINTR { continue }
-                failure = FetchError(.transfer("cannot write \(path): \(String(cString: strerror(errno)))"))
-                return false
-            }
-            offset += done
+        if let error = DownloadFile.writeAll(UnsafeRawBufferPointer(start: start, count: start == nil ? 0 : count), to: fd, path: path) {
+            failure = error
+            return false
         }
         written += count
         return true

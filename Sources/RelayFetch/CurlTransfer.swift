@@ -42,8 +42,8 @@ final class CurlTransfer: @unchecked Sendable {
     var connectAnswer: (status: Int, reason: String)?
     var proxyHopReports: [HopReport] = []
     /// On a `curlProxy` route, the connection the request went on: the TLS object libcurl reports
-    /// for it (the relay's, for an https:// relay), as a number, never dereferenced. Streams
-    /// libcurl multiplexed on one connection share it.
+    /// for it (the origin's for an https:// origin, the relay's for an http:// one), as a number,
+    /// never dereferenced. Streams libcurl multiplexed on one connection share it.
     var originConnection: UInt = 0
     /// On a direct or `curlProxy` route, for a body that ends with the connection: whether the
     /// origin's TLS stream ended with close_notify (set by OpenSSL's callback on the curl thread).
@@ -241,12 +241,12 @@ final class CurlTransfer: @unchecked Sendable {
             exceededLimit = true
             return false
         }
-        // A collected body of a declared length is held in one buffer of that size, never one
-        // grown by doubling (up to twice the body, and a copy at each step). Pages of it are
-        // only touched as bytes arrive, so a length that lies costs address space, not memory.
+        // A collected body of a declared length starts in one buffer of that size (up to 8 MiB;
+        // beyond, it grows as bytes arrive), not one grown by doubling from nothing: a declared
+        // length is the server's word, so it reserves no more than a few megabytes unsent.
         if sink == nil, (200..<300).contains(head.statusCode), method != "HEAD",
            let length = head.value(forHeaderField: "Content-Length").flatMap(Int.init), length > 0, length <= maximumSize {
-            body.reserveCapacity(length)
+            body.reserveCapacity(min(length, Self.largestReservation))
         }
         if route.libcurlSpeaksOriginTLS, request.url.scheme?.lowercased() == "https", head.bodyEndsAtConnectionClose(method: method),
            let ssl = rf_curl_tls_internals(easy) {
@@ -257,6 +257,9 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     private var method: String { request.method.uppercased() }
+
+    /// The most a declared Content-Length reserves before its bytes arrive.
+    static let largestReservation = 8 << 20
 
     /// The response as its header block describes it (before the body).
     private func responseHead() -> HTTPResponse {

@@ -85,28 +85,37 @@ public final class DownloadFile {
     }
 
     public func write(_ data: Data) throws {
-        try data.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let count = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if count < 0 {
-                    if errno == EINTR { continue }
-                    throw Self.error("cannot write \(destination.path)")
-                }
-                offset += count
-            }
-        }
+        if let failure = data.withUnsafeBytes({ Self.writeAll($0, to: fd, path: destination.path) }) { throw failure }
         bytesWritten += data.count
     }
 
+    /// Writes every byte of `bytes` to `fd` (again after EINTR or a short write); the error
+    /// naming `path` when the descriptor refuses them (a write of nothing counts as EIO).
+    static func writeAll(_ bytes: UnsafeRawBufferPointer, to fd: Int32, path: String) -> FetchError? {
+        guard let start = bytes.baseAddress else { return nil }
+        var offset = 0
+        while offset < bytes.count {
+            let count = Glibc.write(fd, start + offset, bytes.count - offset)
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else {
+                if count == 0 { errno = EIO }
+                return error("cannot write \(path)")
+            }
+            offset += count
+        }
+        return nil
+    }
+
     /// The descriptor a transfer may write into from its own thread: a regular file's or a
-    /// device's, whose writes do not wait on a reader (a FIFO's can); nil otherwise.
+    /// device's (/dev/null), whose writes do not wait on a reader; nil for a FIFO or a terminal,
+    /// whose writes can block (a full pipe, a paused tty) and would hold up the session's
+    /// other transfers on that thread.
     var directDescriptor: Int32? {
         guard !finished else { return nil }
         var info = stat()
         guard fstat(fd, &info) == 0 else { return nil }
         let kind = info.st_mode & S_IFMT
-        return kind == S_IFREG || kind == S_IFCHR ? fd : nil
+        return kind == S_IFREG || (kind == S_IFCHR && isatty(fd) == 0) ? fd : nil
     }
 
     /// Counts bytes a transfer wrote into the descriptor itself.

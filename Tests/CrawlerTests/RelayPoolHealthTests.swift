@@ -26,7 +26,7 @@ final class RelayPoolHealthTests: XCTestCase {
         XCTAssertEqual(pool.nextRecovery(after: 1), 3)
         pool.failed(0, now: 3)
         XCTAssertEqual(pool.nextRecovery(after: 3), 6, "capped at 3 s")
-        pool.succeeded(0)
+        pool.succeeded(0, now: 6)
         pool.failed(0, now: 6)
         XCTAssertEqual(pool.nextRecovery(after: 6), 7, "a success resets the backoff")
         XCTAssertEqual(pool.chain(for: "a", now: 7), 0)
@@ -51,7 +51,9 @@ final class RelayPoolHealthTests: XCTestCase {
         XCTAssertEqual(pool.states(at: 5).map(\.up), [false, true])
         XCTAssertEqual(pool.upCount(at: 5).up, 1)
         XCTAssertTrue(pool.isUp(0, at: 5), "routing tries it again")
-        pool.succeeded(0)
+        pool.succeeded(0, now: 0.5)  // a request from before the failure, ending during the rest
+        XCTAssertEqual(pool.states(at: 5).map(\.up), [false, true], "a late success from before the failure does not count")
+        pool.succeeded(0, now: 5)
         XCTAssertEqual(pool.states(at: 5).map(\.up), [true, true])
         XCTAssertEqual(pool.upCount(at: 5).up, 2)
     }

@@ -108,6 +108,19 @@ final class DNSMessageTests: XCTestCase {
         XCTAssertFalse(cache.isNonexistent("gone.test"))
     }
 
+    /// NXDOMAIN for one type from a resolver that has records of another is not believed.
+    func testANameWithCachedRecordsIsNotMarkedNonexistent() {
+        let cache = DNSCache(clock: { 100 })
+        let record = DNSRecord(name: "half.test", type: .a, ttl: 60, data: .address([1, 2, 3, 4]))
+        cache.store([record], for: "half.test", type: .a, ttl: 60)
+        cache.storeNonexistent("half.test")
+        XCTAssertFalse(cache.isNonexistent("half.test"))
+        cache.storeNonexistent("later.test")
+        cache.store([record], for: "later.test", type: .a, ttl: 60)
+        XCTAssertFalse(cache.isNonexistent("later.test"), "records that came after clear the mark")
+        XCTAssertEqual(cache.lookup("half.test", type: .a), [record])
+    }
+
     func testCacheHonoursTTLAndFlush() {
         let now = Locked(100.0)  // the cache reads its clock from any thread
         let cache = DNSCache(clock: { now.withLock { $0 } })

@@ -132,6 +132,7 @@ final class GetStreamingCommandTests: XCTestCase {
             (["get", "https://origin.test/", "-C", "-"], "-C - resumes a file: it needs -o FILE"),
             (["get", "https://origin.test/", "-C", "100", "-o", "x"], "-C takes \"-\""),
             (["get", "https://origin.test/", "--max-filesize", "lots"], "--max-filesize needs a byte count"),
+            (["get", "https://origin.test/", "-C", "-", "-o", "x", "-i"], "-C - and -i do not go together"),
         ]
         for (arguments, expected) in cases {
             let run = await CommandRun.run(arguments)
