@@ -36,9 +36,10 @@ final class StreamingMemoryTests: XCTestCase {
         print("1 GiB through two hops: peak resident size grew \(growth >> 20) MiB (VmHWM \(after.peak >> 20) MiB)")
         // What may legitimately wait: hop 1's 4 MiB HTTP/2 window, the bridge's 1 MiB, libcurl's
         // 512 KiB buffer and the stream's 1 MiB, plus what glibc's per-thread heaps keep in this
-        // debug test process (measured 13-33 MiB growth over many runs). A body held whole, or
-        // one of its layers' buffers growing with it, would be hundreds of MiB. The tool itself is
-        // held to 40 MB of peak RSS for 1 GiB by Benchmarks/run.sh bulk (30-35 MB measured).
-        XCTAssertLessThan(growth, 48 << 20, "memory grew with the body")
+        // debug test process (12-33 MiB growth alone; up to 50 MiB late in a full suite run,
+        // whose earlier tests leave glibc's arenas fragmented). A body held whole, or one of its
+        // layers' buffers growing with it, would be hundreds of MiB. The tool itself is held to
+        // 40 MB of peak RSS for 1 GiB by Benchmarks/run.sh bulk (29-33 MB measured).
+        XCTAssertLessThan(growth, 64 << 20, "memory grew with the body")
     }
 }
