@@ -1,10 +1,11 @@
 internal import COpenSSL
 internal import CCurl
 
-/// Whether an origin's TLS stream ended with its close_notify alert, for the bodies libcurl
-/// reads through its own proxy (`CurlProxyRoute`): libcurl takes a stream cut without the alert
-/// for the end of a body that lasts until the connection closes, so a cut would pass for a
-/// whole body. Every TLS context libcurl sets up on that route reports the alerts it reads;
+/// Whether an origin's TLS stream ended with its close_notify alert, for the bodies libcurl reads
+/// itself from the origin's TLS (direct routes and its own proxy, `Route.libcurlSpeaksOriginTLS`):
+/// libcurl takes a stream cut without the alert for the end of a body that lasts until the
+/// connection closes, so a cut would pass for a whole body. Every TLS context libcurl sets up on
+/// those routes reports the alerts it reads;
 /// a transfer expecting such a body attaches a flag to its origin's TLS object and reads it at
 /// the end. The flag is shared by the TLS object (released when OpenSSL frees it) and the
 /// transfer, so neither outlives the other's reference.

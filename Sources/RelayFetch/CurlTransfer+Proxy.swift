@@ -32,9 +32,6 @@ extension CurlTransfer {
         _ = rf_curl_easy_setopt_slist(easy, CURLOPT_PROXYHEADER, connectHeaders)
 
         if relay.usesTLS { configureRelayTrust(TLSTrustPolicy(relay.trust)) }
-        // libcurl takes the origin's TLS stream cut without close_notify for the end of a body
-        // that ends with the connection; each TLS connection is watched for that alert instead.
-        _ = rf_curl_easy_setopt_sslctx(easy, curlWatchTLSContext)
     }
 
     /// The relay's TLS as the transport's policy says: the chain and name against the anchors,

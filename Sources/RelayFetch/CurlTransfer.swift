@@ -143,7 +143,10 @@ final class CurlTransfer: @unchecked Sendable {
         if case .direct = route, let host = request.url.host {
             let port = request.url.portOrDefault
             pin(host, port: port, to: configuration.directHostAddresses["\(host):\(port)"].map { [$0] } ?? pinnedAddresses)
-            // libcurl's TLS takes a cut stream for the end of a body that ends with the connection.
+        }
+        if route.libcurlSpeaksOriginTLS {
+            // libcurl's TLS takes a cut stream for the end of a body that ends with the connection:
+            // each TLS connection is watched for the origin's close_notify instead.
             _ = rf_curl_easy_setopt_sslctx(easy, curlWatchTLSContext)
         }
         if case .curlProxy(let proxy) = route {
@@ -313,9 +316,8 @@ final class CurlTransfer: @unchecked Sendable {
             return .failure(truncatedBody(through: hop))
         }
         if !bodySkipped, let flag = originCloseNotify, !flag.received {
-            if case .curlProxy(let proxy) = route { return .failure(truncatedBody(through: proxy.hop)) }
-            return .failure(FetchError(.transfer("the TLS stream from \(request.url.host ?? ""):\(request.url.portOrDefault) was cut "
-                                                 + "(no close_notify); the body of \(received) bytes is truncated")))
+            guard case .curlProxy(let proxy) = route else { return .failure(truncatedBody(through: nil)) }
+            return .failure(truncatedBody(through: proxy.hop))
         }
         response.timings = timings()
         response.relayHopTimings = tunnelStatus?.hopTimings ?? proxyHopReports.map(RelayHopTiming.init)
@@ -323,10 +325,14 @@ final class CurlTransfer: @unchecked Sendable {
         return .success((body, response))
     }
 
-    /// A body that ended with the connection, but without the origin's close_notify.
-    private func truncatedBody(through hop: HopDescription) -> FetchError {
-        FetchError(relay: RelayError(hop: hop, cause: .tunnelEndedEarly(
-            "the origin's TLS stream was cut (no close_notify); the body of \(received) bytes is truncated")))
+    /// A body that ended with the connection, but without the origin's close_notify: told as the
+    /// last hop's when it came through relays (`hop`), else as the origin's.
+    private func truncatedBody(through hop: HopDescription?) -> FetchError {
+        let truncated = "(no close_notify); the body of \(received) bytes is truncated"
+        guard let hop else {
+            return FetchError(.transfer("the TLS stream from \(request.url.host ?? ""):\(request.url.portOrDefault) was cut \(truncated)"))
+        }
+        return FetchError(relay: RelayError(hop: hop, cause: .tunnelEndedEarly("the origin's TLS stream was cut \(truncated)")))
     }
 
     /// libcurl's failure, told in terms of who failed: the idle or total time limit, the origin,
