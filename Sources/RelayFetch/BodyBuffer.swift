@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Locking
 
@@ -84,7 +81,7 @@ final class BodyBuffer: Sendable {
         }
         switch step {
         case .done(let offer): return offer
-        case .direct(let direct): return direct.write(bytes, count: count) ? .taken : .failed
+        case .direct(let direct): return direct.write(UnsafeRawBufferPointer(start: bytes, count: count)) ? .taken : .failed
         }
     }
 
@@ -173,7 +170,7 @@ final class BodyBuffer: Sendable {
         guard let (direct, waiter) = handedOver else { return false }
         // A backlog the producer never wrote goes in even after a failure: as on the chunk path,
         // every byte that came before the error is kept (what -C - continues from).
-        _ = direct.write(nil, count: 0)
+        _ = direct.write(UnsafeRawBufferPointer(start: nil, count: 0))
         var failure: Error? = direct.failure
         if failure == nil, case .failure(let error) = result { failure = error }
         waiter?.resume(returning: DirectWriteOutcome(written: direct.written, failure: failure))
@@ -300,27 +297,24 @@ final class DirectWrite: @unchecked Sendable {
         self.backlog = backlog
     }
 
-    /// Writes what was buffered before the switch, then `count` bytes at `bytes`; false (and
-    /// `failure` set) when the file refused them.
-    func write(_ bytes: UnsafeRawPointer?, count: Int) -> Bool {
+    /// Writes what was buffered before the switch, then `bytes`; false (and `failure` set) when
+    /// the file refused them.
+    func write(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard failure == nil else { return false }
         if !backlog.isEmpty {
             let pending = backlog
             backlog = []
-            for chunk in pending {
-                guard chunk.withUnsafeBytes({ writeAll($0.baseAddress, $0.count) }) else { return false }
-            }
+            for chunk in pending where !chunk.withUnsafeBytes(writeAll) { return false }
         }
-        guard let bytes, count > 0 else { return true }
-        return writeAll(bytes, count)
+        return writeAll(bytes)
     }
 
-    private func writeAll(_ start: UnsafeRawPointer?, _ count: Int) -> Bool {
-        if let error = DownloadFile.writeAll(UnsafeRawBufferPointer(start: start, count: start == nil ? 0 : count), to: fd, path: path) {
+    private func writeAll(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        if let error = DownloadFile.writeAll(bytes, to: fd, path: path) {
             failure = error
             return false
         }
-        written += count
+        written += bytes.count
         return true
     }
 }
