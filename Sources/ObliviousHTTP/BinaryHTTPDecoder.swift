@@ -50,7 +50,7 @@ struct BinaryHTTPDecoder {
         switch framing {
         case .knownLength:
             let length = try readLength("the \(what) length", limit: limits.maxFieldSectionLength)
-            var section = ByteReader(try reader.readBytes(length, "the \(what)"))
+            var section = ByteReader(try reader.readData(length, "the \(what)"))
             return try Self.mapTruncation(inside: what) { () throws(ObliviousHTTPError) in
                 try Self.readFieldLines(from: &section, framing: .knownLength, limits: limits, isTrailer: isTrailer, what: what)
             }

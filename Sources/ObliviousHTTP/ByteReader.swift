@@ -32,20 +32,21 @@ struct ByteReader {
 
     /// `count` bytes; `count` may come straight from the wire, so it is checked before use.
     mutating func readBytes(_ count: Int, _ what: @autoclosure () -> String) throws(ObliviousHTTPError) -> [UInt8] {
-        guard count >= 0, count <= remaining else {
-            throw ObliviousHTTPError(.truncated, "\(what()) needs \(count) bytes but \(remaining) remain")
-        }
-        defer { offset += count }
-        return Array(bytes[offset..<offset + count])
+        Array(bytes[try take(count, what())])
     }
 
-    /// `count` bytes as `Data`, copied once (large content).
+    /// `count` bytes as `Data` indexed from 0 (large content, or a section read by a reader of its own).
     mutating func readData(_ count: Int, _ what: @autoclosure () -> String) throws(ObliviousHTTPError) -> Data {
+        Data(bytes[try take(count, what())])
+    }
+
+    /// The range of the next `count` bytes, consumed; `.truncated` when fewer remain.
+    private mutating func take(_ count: Int, _ what: @autoclosure () -> String) throws(ObliviousHTTPError) -> Range<Int> {
         guard count >= 0, count <= remaining else {
             throw ObliviousHTTPError(.truncated, "\(what()) needs \(count) bytes but \(remaining) remain")
         }
         defer { offset += count }
-        return Data(bytes[offset..<offset + count])
+        return offset..<offset + count
     }
 
     /// The rest of the input.

@@ -18,7 +18,7 @@ public struct OHTTPGateway: Sendable {
     /// `.truncated`, `.unknownKeyID`, `.unsupportedKEM`, `.unsupportedKDF`, `.unsupportedAEAD`
     /// (algorithms the key does not offer), or `.authenticationFailed`.
     public func decapsulate(_ encapsulatedRequest: Data) throws(ObliviousHTTPError) -> (request: Data, context: OHTTPResponseEncapsulator) {
-        var reader = ByteReader(Array(encapsulatedRequest))
+        var reader = ByteReader(encapsulatedRequest)
         let keyID = try reader.readByte("the key identifier")
         let kemID = try reader.readUInt16("the KEM identifier")
         let kdfID = try reader.readUInt16("the KDF identifier")

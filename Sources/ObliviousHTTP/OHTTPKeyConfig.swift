@@ -66,7 +66,7 @@ public struct OHTTPKeyConfig: Sendable, Hashable {
     /// a KEM this implementation lacks (its key length is then unknown), `.invalidKeyConfiguration`
     /// for anything malformed, truncated or followed by extra bytes.
     public init(parsing data: Data) throws(ObliviousHTTPError) {
-        var reader = ByteReader(Array(data))
+        var reader = ByteReader(data)
         try self.init(reading: &reader)
         guard reader.isAtEnd else {
             throw ObliviousHTTPError(.invalidKeyConfiguration, "\(reader.remaining) bytes follow the key configuration")
@@ -77,7 +77,7 @@ public struct OHTTPKeyConfig: Sendable, Hashable {
     /// Configurations with an unsupported KEM are skipped; throws `.unsupportedKEM` if that leaves
     /// none, and `.invalidKeyConfiguration` for an empty or malformed list.
     public static func parseList(_ data: Data) throws(ObliviousHTTPError) -> [OHTTPKeyConfig] {
-        var reader = ByteReader(Array(data))
+        var reader = ByteReader(data)
         var configs = [OHTTPKeyConfig]()
         var skipped: ObliviousHTTPError?
         while !reader.isAtEnd {
@@ -129,7 +129,7 @@ public struct OHTTPKeyConfig: Sendable, Hashable {
             guard length > 0, length % 4 == 0 else {
                 throw ObliviousHTTPError(.invalidKeyConfiguration, "the algorithms length \(length) is not a positive multiple of 4")
             }
-            var list = ByteReader(try reader.readBytes(length, "the symmetric algorithms"))
+            var list = ByteReader(try reader.readData(length, "the symmetric algorithms"))
             var algorithms = [SymmetricAlgorithm]()
             while !list.isAtEnd {
                 algorithms.append(SymmetricAlgorithm(kdfID: try list.readUInt16("a KDF identifier"),

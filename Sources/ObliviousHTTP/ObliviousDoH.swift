@@ -16,9 +16,9 @@ public enum ObliviousDoH {
         /// The first version-1 configuration in an `ObliviousDoHConfigs` list whose KEM, KDF
         /// and AEAD this module supports; throws when there is none or the list is malformed.
         public static func firstSupported(in configs: Data) throws(ObliviousHTTPError) -> Config {
-            var list = ByteReader(Array(configs))
+            var list = ByteReader(configs)
             let length = Int(try list.readUInt16("the ObliviousDoHConfigs length"))
-            var reader = ByteReader(try list.readBytes(length, "the ObliviousDoHConfigs"))
+            var reader = ByteReader(try list.readData(length, "the ObliviousDoHConfigs"))
             while !reader.isAtEnd {
                 let version = try reader.readUInt16("an ObliviousDoHConfig version")
                 let contents = try reader.readBytes(Int(try reader.readUInt16("an ObliviousDoHConfig length")), "an ObliviousDoHConfig")
@@ -60,7 +60,7 @@ public enum ObliviousDoH {
         /// The DNS response inside an `ObliviousDoHMessage` of type response (RFC 9230 §6.5);
         /// throws `.authenticationFailed` (and returns no plaintext) when it was altered or answers another query.
         public func open(_ message: Data) throws(ObliviousHTTPError) -> [UInt8] {
-            var reader = ByteReader(Array(message))
+            var reader = ByteReader(message)
             guard try reader.readByte("the message type") == 0x02 else {
                 throw ObliviousHTTPError(.malformedMessage, "not an ObliviousDoHMessage response")
             }
