@@ -55,7 +55,8 @@ final class DirectWriteTests: XCTestCase {
         let session = try session(.http1)
         defer { session.invalidate() }
         let (body, _) = try await session.bytes(for: HTTPRequest(url: origin.url(size: 300_000)))
-        for _ in 0..<50 where try origin.events("SENT").isEmpty { try await Task.sleep(nanoseconds: 20_000_000) }
+        XCTAssertFalse(try TestServers.waitForLogLines(origin.server.log, containing: "SENT\t", skipping: 0, timeout: 5).isEmpty,
+                       "the origin logged no end of the body")
         try await Task.sleep(nanoseconds: 100_000_000)
         let target = folder.appendingPathComponent("small.bin")
         let file = try DownloadFile(replacing: target)
@@ -82,11 +83,7 @@ final class DirectWriteTests: XCTestCase {
                 XCTAssertTrue("\(error)".contains("cannot write /dev/full: No space left on device"), "\(relayProtocol): \(error)")
             }
             file.discard()
-            var sent = try origin.events("SENT")
-            for _ in 0..<100 where sent.isEmpty {
-                try await Task.sleep(nanoseconds: 50_000_000)
-                sent = try origin.events("SENT")
-            }
+            let sent = try TestServers.waitForLogLines(origin.server.log, containing: "SENT\t", skipping: 0, timeout: 5)
             XCTAssertEqual(sent.last?[3], "error", "\(relayProtocol): the origin's log does not show the transfer stopped")
             XCTAssertLessThan(try origin.mostBytesSent(), size / 4, "\(relayProtocol)")
         }
