@@ -1,12 +1,11 @@
 import Foundation
+import RelayTransport
 internal import CCurl
-internal import COpenSSL
 
 /// Runs a session's libcurl multi handle on a thread of its own. Connections, TLS sessions and
 /// libcurl's caches live in this multi handle, so they belong to one session only.
 // @unchecked: `lock` guards the queues and `stopping`; the multi handle and `running` belong to the
-// curl thread (`run()`), the only one that calls into libcurl's multi API after init;
-// `endCondition` guards `ended`; `threadID` is written once, before init returns.
+// curl thread (`run()`), the only one that calls into libcurl's multi API after init.
 final class CurlEngine: @unchecked Sendable {
     private static let globalInit: Void = { _ = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
 
@@ -18,10 +17,7 @@ final class CurlEngine: @unchecked Sendable {
     private var cancelled: [CurlTransfer] = []
     private var running: [UnsafeMutableRawPointer: CurlTransfer] = [:]
     private var stopping = false
-    private var threadID: pthread_t?
-    /// Signalled when the curl thread has closed its connections (`waitUntilEnded`).
-    private let endCondition = NSCondition()
-    private var ended = false
+    private let thread = SessionThread(name: "relayfetch.curl")
 
     /// `maximumConnectionsPerHost` and `maximumConnections` bound the connections (each one
     /// relay tunnel) libcurl opens; beyond them it queues transfers for an existing connection.
@@ -32,43 +28,16 @@ final class CurlEngine: @unchecked Sendable {
         _ = rf_curl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, max(1, maximumConnectionsPerHost))
         _ = rf_curl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, max(1, maximumConnections))
         _ = rf_curl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, max(1, maximumConnections))
-        let started = DispatchSemaphore(value: 0)
-        let thread = Thread { [self] in  // the thread keeps the engine alive until shutdown()
-            threadID = pthread_self()
-            started.signal()
-            run()
-            // Free this thread's OpenSSL state now, under OpenSSL's lock, rather than from the
-            // thread-exit destructor after `ended`: a process that exits once the engine has
-            // ended would otherwise run OPENSSL_cleanup against that destructor (OpenSSL issue 6214).
-            OPENSSL_thread_stop()
-            endCondition.lock()
-            ended = true
-            endCondition.broadcast()
-            endCondition.unlock()
-        }
-        thread.name = "relayfetch.curl"
-        thread.start()
-        started.wait()
+        thread.start { [self] in run() }  // the thread keeps the engine alive until shutdown()
     }
 
     /// Whether the curl thread has closed its connections and run its last libcurl call.
-    var hasEnded: Bool {
-        endCondition.lock()
-        defer { endCondition.unlock() }
-        return ended
-    }
+    var hasEnded: Bool { thread.hasEnded }
 
     /// After `shutdown()`: waits (up to `timeout` seconds) until the curl thread has closed its
     /// connections and ended; false at once when called on that thread.
     @discardableResult
-    func waitUntilEnded(timeout: Double) -> Bool {
-        guard let threadID, pthread_equal(threadID, pthread_self()) == 0 else { return false }
-        let deadline = Date().addingTimeInterval(timeout)
-        endCondition.lock()
-        defer { endCondition.unlock() }
-        while !ended { if !endCondition.wait(until: deadline) { return false } }
-        return true
-    }
+    func waitUntilEnded(timeout: Double) -> Bool { thread.waitUntilEnded(timeout: timeout) }
 
     /// Runs `transfer` to completion.
     func perform(_ transfer: CurlTransfer) async throws -> (Data, HTTPResponse) {

@@ -3,7 +3,6 @@ import Glibc
 #endif
 import Foundation
 internal import CLinux
-internal import COpenSSL
 
 /// The I/O thread: an epoll loop that owns every file descriptor and all C protocol state of the
 /// transport. Work from other threads enters through `execute`; everything else runs on the loop.
@@ -23,10 +22,7 @@ public final class EventLoop: @unchecked Sendable {
     private var nextTimerID: UInt64 = 0
     private var stopping = false
     private var stopped = false  // guarded by lock: set once the loop takes no more work
-    private var loopThreadID: pthread_t?
-    /// Signalled when the loop thread has run its last work (`waitUntilEnded`).
-    private let endCondition = NSCondition()
-    private var ended = false
+    private let thread: SessionThread
 
     /// Starts a loop on a new thread named `name`.
     public init(name: String = "relayfetch.io") {
@@ -35,24 +31,8 @@ public final class EventLoop: @unchecked Sendable {
         precondition(epollFD >= 0 && wakeFD >= 0, "epoll/eventfd unavailable")
         var event = epoll_event(events: EPOLLIN.rawValue, data: epoll_data_t(fd: wakeFD))
         _ = epoll_ctl(epollFD, EPOLL_CTL_ADD, wakeFD, &event)
-        let started = DispatchSemaphore(value: 0)
-        let thread = Thread { [self] in  // the thread keeps the loop alive until shutdown()
-            self.loopThreadID = pthread_self()
-            started.signal()
-            self.run()
-            // Free this thread's OpenSSL state now, under OpenSSL's lock, rather than from the
-            // thread-exit destructor after `ended`: a process that exits once the loop has ended
-            // would otherwise run OPENSSL_cleanup against that destructor (OpenSSL issue 6214).
-            OPENSSL_thread_stop()
-            self.endCondition.lock()
-            self.ended = true
-            self.endCondition.broadcast()
-            self.endCondition.unlock()
-        }
-        thread.name = name
-        thread.stackSize = 1 << 20
-        thread.start()
-        started.wait()
+        thread = SessionThread(name: name, stackSize: 1 << 20)
+        thread.start { [self] in run() }  // the thread keeps the loop alive until shutdown()
     }
 
     deinit {
@@ -61,10 +41,7 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     /// True when called on the loop thread.
-    public var inLoop: Bool {
-        guard let id = loopThreadID else { return false }
-        return pthread_equal(id, pthread_self()) != 0
-    }
+    public var inLoop: Bool { thread.isCurrent }
 
     /// Runs `work` on the loop thread, soon. Returns false (and drops `work`) once the loop has
     /// stopped, so a caller waiting for `work` can answer without it.
@@ -83,23 +60,12 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     /// Whether the loop thread has run its last work (after `shutdown()`).
-    public var hasEnded: Bool {
-        endCondition.lock()
-        defer { endCondition.unlock() }
-        return ended
-    }
+    public var hasEnded: Bool { thread.hasEnded }
 
     /// After `shutdown()`: waits (up to `timeout` seconds) until the loop has run the work queued
-    /// before it and ended. Never call it on the loop thread.
+    /// before it and ended; false at once on the loop thread.
     @discardableResult
-    public func waitUntilEnded(timeout: Double) -> Bool {
-        guard !inLoop else { return false }
-        let deadline = Date().addingTimeInterval(timeout)
-        endCondition.lock()
-        defer { endCondition.unlock() }
-        while !ended { if !endCondition.wait(until: deadline) { return false } }
-        return true
-    }
+    public func waitUntilEnded(timeout: Double) -> Bool { thread.waitUntilEnded(timeout: timeout) }
 
     /// Stops the loop after the work already queued; the thread then exits. Work offered after
     /// this call is refused at once (`execute` returns false), never queued and then dropped.
