@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs a benchmark against the real test relays, with its peers measured in the same run.
-# Usage: Benchmarks/run.sh chains|ohttp|oauth|crawl|crawl-delayed|bulk   (BENCH_ROUNDS=N to change the number of rounds)
+# Usage: Benchmarks/run.sh chains|ohttp|oauth|page|crawl|crawl-delayed|bulk   (BENCH_ROUNDS=N to change the number of rounds)
 # bulk: 1 GiB through the relays by relayfetch and curl, see Benchmarks/bulk/README.md.
+# page: Benchmarks/page/run.sh (network namespaces with delays; needs root), see its README.md.
 # oauth: Benchmarks/oauth/run.sh (network namespaces with delays; needs root), see its README.md.
 # crawl: Benchmarks/crawl/run.sh (loopback); crawl-delayed: Benchmarks/crawl/delayed.sh
 # (network namespaces with delays; needs root); see Benchmarks/crawl/README.md.
@@ -9,6 +10,7 @@ set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$repo"
 [[ ${1:-} != oauth ]] || exec bash "$repo/Benchmarks/oauth/run.sh"
+[[ ${1:-} != page ]] || exec bash "$repo/Benchmarks/page/run.sh"
 [[ ${1:-} != crawl ]] || exec bash "$repo/Benchmarks/crawl/run.sh"
 [[ ${1:-} != crawl-delayed ]] || exec bash "$repo/Benchmarks/crawl/delayed.sh"
 # The Swift toolchain: on PATH, or where this machine kind installs it.

@@ -18,6 +18,10 @@ extension CurlTransfer {
         setString(CURLOPT_NOPROXY, "")        // nothing is exempt (the environment's no_proxy neither)
         setLong(CURLOPT_SUPPRESS_CONNECT_HEADERS, 0)  // the relay's answer comes to `takeConnectHeader`
         setLong(CURLOPT_CONNECTTIMEOUT_MS, Int(connectTimeout * 1000))
+        // HTTP/1.1 to the origin, one exchange per tunnel: libcurl 7.88 multiplexing HTTP/2
+        // streams inside its proxy tunnel leaves responses it has read into its TLS buffers
+        // unread until the idle timeout (30 s, resources failed: HTTP1RelayPageLoadTests).
+        setLong(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_1_1))
         pin(relay.host, port: Int(relay.port), to: relayAddresses)
 
         // The hop's fields on the CONNECT only; the request's own fields (and User-Agent) never.

@@ -153,10 +153,14 @@ final class CurlTransfer: @unchecked Sendable {
             configureProxy(proxy, relayAddresses: pinnedAddresses, connectTimeout: configuration.connectTimeout)
         }
         if case .relayed(let relayed) = route {
-            // libcurl connects to the session's loopback listener (an IP literal: no lookup), never
-            // to the origin, and so never resolves the origin's name; TLS and Host still use the
-            // URL's host name, and connections to one origin are reused as to any TCP peer.
-            let connectTo = curl_slist_append(nil, "::127.0.0.1:\(relayed.opener.listenerPort)")
+            // libcurl connects to the session's loopback listener under the route's own name
+            // (pinned to 127.0.0.1: no lookup), never to the origin, and so never resolves the
+            // origin's name; TLS and Host still use the URL's host name. The name is the route's
+            // so that libcurl's per-host connection limit counts each origin apart.
+            let alias = relayed.opener.connectAlias(hops: relayed.hops, target: relayed.target)
+            let port = Int(relayed.opener.listenerPort)
+            pin(alias, port: port, to: ["127.0.0.1"])
+            let connectTo = curl_slist_append(nil, "::\(alias):\(port)")
             lists.append(connectTo)
             _ = rf_curl_easy_setopt_slist(easy, CURLOPT_CONNECT_TO, connectTo)
             // Loopback TCP with Nagle on holds a request's second write (a POST body after its

@@ -19,6 +19,8 @@ public final class EventLoop: @unchecked Sendable {
     private var pending: [() -> Void] = []
     private var handlers: [Int32: Handler] = [:]
     private var timers: [(deadline: UInt64, id: UInt64, action: () -> Void)] = []
+    /// Loop-thread work to run once this turn's events, timers and queued work are handled.
+    private var endOfTurn: [() -> Void] = []
     private var nextTimerID: UInt64 = 0
     private var stopping = false
     private var stopped = false  // guarded by lock: set once the loop takes no more work
@@ -91,6 +93,13 @@ public final class EventLoop: @unchecked Sendable {
         try systemCall("epoll_ctl(ADD)") { epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event) }
     }
 
+    /// Runs `action` on the loop once everything this turn handles (ready descriptors, due timers,
+    /// queued work) has run, before the loop waits again: what layers produce in one turn (frames
+    /// for many streams, window updates) leaves in one write instead of one each.
+    func atEndOfTurn(_ action: @escaping () -> Void) {
+        endOfTurn.append(action)
+    }
+
     /// Changes the interest set of a registered descriptor.
     func update(_ fd: Int32, readable: Bool = true, writable: Bool) {
         var event = epoll_event(events: Self.mask(writable: writable, readable: readable), data: epoll_data_t(fd: fd))
@@ -149,6 +158,12 @@ public final class EventLoop: @unchecked Sendable {
             }
             runExpiredTimers()
             runPending()
+            // Work scheduled by end-of-turn work itself runs in the same pass, never later.
+            while !endOfTurn.isEmpty {
+                let work = endOfTurn
+                endOfTurn.removeAll()
+                for item in work { item() }
+            }
         }
         // Drop what the stopped loop still holds, so the objects its closures captured go.
         lock.lock()
@@ -156,6 +171,7 @@ public final class EventLoop: @unchecked Sendable {
         lock.unlock()
         handlers.removeAll()
         timers.removeAll()
+        endOfTurn.removeAll()
     }
 
     private func nextTimeoutMillis() -> Int32 {

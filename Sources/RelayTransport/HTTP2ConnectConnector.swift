@@ -38,7 +38,7 @@ struct HTTP2ConnectConnector: HopConnector {
             case .success(let (layer, alpn)) where alpn == "h2":
                 let hop = attempt.description(ofHop: count, negotiated: "h2")
                 do {
-                    let connection = try HTTP2RelayConnection(over: layer, hop: hop)
+                    let connection = try HTTP2RelayConnection(over: layer, hop: hop, atEndOfTurn: context.loop.atEndOfTurn)
                     connection.start()
                     pool.endEstablishing(key, connection: connection, speaksHTTP1: false)
                     let stream = connection.makeStream(authority: target.description, headers: relay.fieldPairs, nextHop: nextHop)

@@ -7,6 +7,11 @@ internal import CNghttp2
 final class HTTP2RelayConnection: TransportLayerDelegate {
     let hop: HopDescription
     private let lower: TransportLayer
+    /// Runs work once the loop's current turn is done (`EventLoop.atEndOfTurn`).
+    private let atEndOfTurn: (@escaping () -> Void) -> Void
+    /// A flush is due at the end of the loop's turn (`flush()`): frames queued until then leave
+    /// in one write.
+    private var flushScheduled = false
     private var session: OpaquePointer?
     private var streams: [Int32: HTTP2ConnectStream] = [:]
     private var closed = false
@@ -29,9 +34,13 @@ final class HTTP2RelayConnection: TransportLayerDelegate {
     static let streamWindow: Int32 = 4 << 20
     static let connectionWindow: Int32 = 16 << 20
 
-    init(over lower: TransportLayer, hop: HopDescription) throws(TLSSetupError) {
+    /// `atEndOfTurn` runs queued frames' write once the loop's turn is done (tests over an
+    /// in-memory stream may run it at once).
+    init(over lower: TransportLayer, hop: HopDescription,
+         atEndOfTurn: @escaping (@escaping () -> Void) -> Void) throws(TLSSetupError) {
         self.lower = lower
         self.hop = hop
+        self.atEndOfTurn = atEndOfTurn
         var callbacks: OpaquePointer?
         var option: OpaquePointer?
         guard nghttp2_session_callbacks_new(&callbacks) == 0, nghttp2_option_new(&option) == 0 else {
@@ -154,7 +163,7 @@ final class HTTP2RelayConnection: TransportLayerDelegate {
     func close() {
         guard !closed else { return }
         nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0, NGHTTP2_NO_ERROR.rawValue, nil, 0)
-        flush()
+        writeQueuedFrames(closing: true)
         shutDown(RelayError(hop: hop, cause: .protocolError("relay connection closed")))
     }
 
@@ -170,8 +179,26 @@ final class HTTP2RelayConnection: TransportLayerDelegate {
         onClose?()
     }
 
+    /// Sends what nghttp2 has queued at the end of the loop's turn. With twenty tunnels on one
+    /// connection, a turn that reads DATA for all of them queues twenty WINDOW_UPDATEs, and a
+    /// turn that reads from several tunnels' clients queues as many DATA frames: written as they
+    /// came, each was a TLS record and a TCP segment of its own, and the relay's forwarding of
+    /// those pieces waited on delayed ACKs (`Benchmarks/run.sh chains`: ~40 ms per request).
     private func flush() {
+        guard !closed, !flushScheduled else { return }
+        flushScheduled = true
+        atEndOfTurn { [weak self] in
+            guard let self else { return }
+            self.flushScheduled = false
+            self.writeQueuedFrames()
+        }
+    }
+
+    /// Every frame nghttp2 has queued, handed to the layer below in one piece. `closing`: our
+    /// own GOAWAY, whose end is ours to report.
+    private func writeQueuedFrames(closing: Bool = false) {
         guard !closed, let session else { return }
+        var output: [UInt8] = []
         while true {
             var data: UnsafePointer<UInt8>?
             let count = nghttp2_session_mem_send(session, &data)
@@ -179,8 +206,17 @@ final class HTTP2RelayConnection: TransportLayerDelegate {
                 shutDown(RelayError(hop: hop, cause: .protocolError("HTTP/2: \(String(cString: nghttp2_strerror(Int32(count))))")))
                 return
             }
-            guard count > 0, let data else { return }
-            lower.send(Array(UnsafeBufferPointer(start: data, count: count)))
+            guard count > 0, let data else { break }
+            output.append(contentsOf: UnsafeBufferPointer(start: data, count: count))
+        }
+        if !output.isEmpty { lower.send(output) }
+        // A connection error (malformed or oversized frame, bad SETTINGS...) does not make
+        // mem_recv fail: nghttp2 queues GOAWAY and, once it is sent, wants neither to read nor
+        // to write. Fail then, in the turn that read the error, naming the hop and nghttp2's
+        // reason, rather than leave tunnels to their timeouts.
+        if !closing, !closed, nghttp2_session_want_read(session) == 0, nghttp2_session_want_write(session) == 0 {
+            let reason = libraryError.map { "HTTP/2 connection error: \($0)" } ?? "the relay ended the HTTP/2 connection (GOAWAY)"
+            shutDown(RelayError(hop: hop, cause: .protocolError(reason)))
         }
     }
 
@@ -194,13 +230,6 @@ final class HTTP2RelayConnection: TransportLayerDelegate {
             return
         }
         flush()
-        // A connection error (malformed or oversized frame, bad SETTINGS...) does not make
-        // mem_recv fail: nghttp2 queues GOAWAY and stops wanting to read or write. Fail at once,
-        // naming the hop and nghttp2's reason, rather than leave tunnels to their timeouts.
-        if !closed, nghttp2_session_want_read(session) == 0, nghttp2_session_want_write(session) == 0 {
-            let reason = libraryError.map { "HTTP/2 connection error: \($0)" } ?? "the relay ended the HTTP/2 connection (GOAWAY)"
-            shutDown(RelayError(hop: hop, cause: .protocolError(reason)))
-        }
     }
 
     func layerDidReceiveEOF() {

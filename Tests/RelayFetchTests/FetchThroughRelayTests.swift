@@ -19,14 +19,18 @@ final class FetchThroughRelayTests: XCTestCase {
         let (body, response) = try await session.data(from: URL(string: "https://origin.test/index.html?\(marker)")!)
 
         XCTAssertEqual(response.statusCode, 200)
-        XCTAssertEqual(response.httpVersion, "HTTP/2")
+        // libcurl's own proxy (h1) speaks HTTP/1.1 to the origin: its HTTP/2 streams multiplexed
+        // inside the proxy's TLS stalled (HTTP1RelayPageLoadTests).
+        let originVersion = relayProtocol == .http1 ? "HTTP/1.1" : "HTTP/2"
+        XCTAssertEqual(response.httpVersion, originVersion)
         XCTAssertEqual(response.relayHops, ["127.0.0.11:3129"])
         XCTAssertTrue(String(decoding: body, as: UTF8.self).contains("relayfetch sample site"))
         let lines = try TestServers.waitForLogLines(TestServers.originALog, containing: marker, skipping: 0)
         XCTAssertEqual(lines.count, 1)
         XCTAssertEqual(lines.first?[OriginLogField.remoteAddress.rawValue], "127.0.0.11")
         XCTAssertEqual(lines.first?[OriginLogField.host.rawValue], "origin.test")
-        XCTAssertEqual(lines.first?[OriginLogField.serverProtocol.rawValue], "HTTP/2.0", "the origin's log: the client's HTTP/2 reached it")
+        XCTAssertEqual(lines.first?[OriginLogField.serverProtocol.rawValue], relayProtocol == .http1 ? "HTTP/1.1" : "HTTP/2.0",
+                       "the origin's log: the client's protocol reached it")
     }
 
     func testHopHeaderReachesTheRelayAndNeverTheOrigin() async throws {

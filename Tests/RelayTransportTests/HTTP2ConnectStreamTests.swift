@@ -15,7 +15,7 @@ final class HTTP2ConnectStreamTests: XCTestCase {
 
         init(hop: HopDescription, server: NGHTTP2TestServer) throws {
             lower = MemoryLayer(hop: hop)
-            connection = try HTTP2RelayConnection(over: lower, hop: hop)
+            connection = try HTTP2RelayConnection(over: lower, hop: hop, atEndOfTurn: { $0() })
             self.server = server
             connection.start()
             pump()
@@ -210,7 +210,7 @@ final class HTTP2ConnectStreamTests: XCTestCase {
     func testFramesArrivingOneByteAtATime() throws {
         let server = NGHTTP2TestServer()
         let lower = MemoryLayer(hop: hop)
-        let connection = try HTTP2RelayConnection(over: lower, hop: hop)
+        let connection = try HTTP2RelayConnection(over: lower, hop: hop, atEndOfTurn: { $0() })
         connection.start()
         let tunnel = Tunnel(connection.makeStream(authority: "origin.test:443", headers: [], nextHop: nil))
         pump(lower, server, chunk: 1)
