@@ -131,6 +131,8 @@ if [[ ${BENCH_SCRAPY:-1} == 1 ]]; then
 else
   scrapy_result='{"status": 0, "seconds": 0, "cpu": 0, "peak_rss_mb": 0, "stderr": "skipped (BENCH_SCRAPY=0)"}'
 fi
+report_status=0
 "$bench_python" "$here/report.py" "through one squid relay, ${delay} ms one way per link (namespaces)" \
-  "$work/nginx/access.log" "$expected" "$relayfetch_result" "$scrapy_result"
+  "$work/nginx/access.log" "$expected" "$relayfetch_result" "$scrapy_result" "" "$(awk "BEGIN { print 4 * $delay }")" "$concurrency" || report_status=$?
 sed 's/^/crawl-bench: /' "$work/hub.log" >&2
+exit "$report_status"

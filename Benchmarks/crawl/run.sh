@@ -60,4 +60,4 @@ else
     scrapy='{"status": 0, "seconds": 0, "cpu": 0, "peak_rss_mb": 0, "stderr": "skipped (BENCH_SCRAPY=0)"}'
 fi
 
-python3 Benchmarks/crawl/report.py "through relay A (squid) on loopback" "$work/access.log" "$expected" "$relayfetch" "$scrapy"
+python3 Benchmarks/crawl/report.py "through relay A (squid) on loopback" "$work/access.log" "$expected" "$relayfetch" "$scrapy" "$work/site/expected.txt"
