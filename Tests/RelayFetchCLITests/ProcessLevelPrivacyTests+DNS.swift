@@ -70,6 +70,29 @@ extension ProcessLevelPrivacyTests {
         XCTAssertEqual(try TestServers.waitForLogLines(TestServers.originALog, containing: oblivious, skipping: 0).first?.first, "127.0.0.32", "the gateway fetched it")
     }
 
+    /// A host written with capitals is the same host: excluded by --exclude-domain in lower case,
+    /// resolved by the encrypted resolver under its lower-case name, and pinned by a --resolve
+    /// entry written in lower case; no port-53 packet and no resolver file either way.
+    func testCapitalisedExcludedHostIsResolvedOnlyOverDoHAndPinnedByResolve() throws {
+        let dns = try EncryptedDNSServer.shared()
+        let excluded = TestServers.marker("strace-doh-capitals")
+        let asked = try namesAsked(dns) {
+            let (status, output, trace) = try traced(["get", "https://Origin.TEST/index.html?\(excluded)", "-o", "/dev/null", "--exclude-domain", "origin.test"]
+                                                     + relayAByName + encryptedDNS)
+            XCTAssertEqual(status, 0, output)
+            assertDialledOnly([Self.doh, .init(kind: .tcp, address: "127.0.0.21:443")], in: trace)
+        }
+        XCTAssertEqual(asked, ["doh origin.test"])
+        XCTAssertEqual(try TestServers.waitForLogLines(TestServers.originALog, containing: excluded, skipping: 0).first?.first, "127.0.0.1", "reached directly")
+
+        let pinned = TestServers.marker("strace-resolve-capitals")
+        let (status, output, trace) = try traced(["get", "https://Origin.Test/index.html?\(pinned)", "-o", "/dev/null", "--exclude-domain", "ORIGIN.test",
+                                                  "--resolve", "origin.test:443:127.0.0.21"] + CommandRun.relayArguments + encryptedDNS)
+        XCTAssertEqual(status, 0, output)
+        assertDialledOnly([.init(kind: .tcp, address: "127.0.0.21:443")], in: trace)
+        XCTAssertEqual(try TestServers.waitForLogLines(TestServers.originALog, containing: pinned, skipping: 0).first?.first, "127.0.0.1", "reached directly")
+    }
+
     func testRelayNameIsResolvedOnlyOverObliviousDoH() throws {
         let dns = try EncryptedDNSServer.shared()
         let marker = TestServers.marker("strace-odoh")
