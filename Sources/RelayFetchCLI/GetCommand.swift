@@ -110,9 +110,10 @@ struct GetCommand: Subcommand {
         guard let session = await relay.makeSession(io: io) else { return 1 }
         defer { session.invalidate() }
         if verbose {
-            let hops = session.configuration.proxyConfigurations.first?.relayHops ?? []
-            io.log(hops.isEmpty ? "* route: direct (no relay configured)"
-                   : "* route: " + hops.compactMap { $0.endpointURL?.absoluteString }.joined(separator: " -> ") + " -> \(url.host ?? "")")
+            // An OHTTP relay without a --relay chain has no hops, but is no direct route.
+            let relays = (session.configuration.proxyConfigurations.first?.relayHops ?? []).compactMap { $0.endpointURL?.absoluteString }
+                + (relay.ohttpRelay.map { ["ohttp:\($0.absoluteString)"] } ?? [])
+            io.log(relays.isEmpty ? "* route: direct (--direct)" : "* route: " + (relays + [url.host ?? ""]).joined(separator: " -> "))
             session.onTunnelOpen { reports in reports.forEach { io.log("* \($0)") } }
             io.log("> GET \(url.absoluteString)")
         }

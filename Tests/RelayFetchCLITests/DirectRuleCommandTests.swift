@@ -9,10 +9,8 @@ import RelayFetchTestSupport
 final class DirectRuleCommandTests: XCTestCase {
     override func setUpWithError() throws { try TestServers.ensureRunning() }
 
-    /// Where origin A and the identity provider are when reached directly (only the relays
-    /// resolve their names), and the test CA.
+    /// Where origin A is when reached directly (only the relays resolve its name), and the test CA.
     private let originDirectly = ["--resolve", "origin.test:443:127.0.0.21", "--cacert", TestServers.caFile]
-    private let providerDirectly = ["--resolve", "idp.test:443:127.0.0.23", "--cacert", TestServers.caFile]
 
     private func assertRefused(_ run: CommandRun, _ command: String, file: StaticString = #filePath, line: UInt = #line) {
         XCTAssertEqual(run.status, 2, run.stdoutText + run.stderr, file: file, line: line)
@@ -25,8 +23,10 @@ final class DirectRuleCommandTests: XCTestCase {
         let refused = TestServers.marker("no-relay"), direct = TestServers.marker("direct")
         for command in ["get", "page"] {
             assertRefused(await CommandRun.run([command, "https://origin.test/index.html?\(refused)-\(command)"] + originDirectly), command)
-            let run = await CommandRun.run([command, "https://origin.test/index.html?\(direct)-\(command)", "--direct"] + originDirectly)
+            let run = await CommandRun.run([command, "https://origin.test/index.html?\(direct)-\(command)", "--direct"] + originDirectly
+                                           + (command == "get" ? ["-v", "-o", "/dev/null"] : []))
             XCTAssertEqual(run.status, 0, run.stderr)
+            if command == "get" { XCTAssertTrue(run.stderr.hasPrefix("* route: direct (--direct)\n"), run.stderr) }
             // The control: the log is live, and the same command reaches the origin from this host.
             let lines = try TestServers.waitForLogLines(TestServers.originALog, containing: "\(direct)-\(command)", skipping: 0)
             XCTAssertEqual(lines.first?.first, "127.0.0.1", "reached directly")
@@ -34,16 +34,25 @@ final class DirectRuleCommandTests: XCTestCase {
         XCTAssertEqual(try TestServers.logLines(TestServers.originALog, containing: refused), [], "a refused run reached the origin")
     }
 
+    /// The provider is a hostile origin of this test's own (the shared identity provider's log
+    /// must only ever show relay B): the refused run asks it nothing, the --direct run asks it for
+    /// the discovery document (and fails on its answer, which is no JSON).
     func testOAuthWithoutARelayRefusesAndSendsNothing() async throws {
-        setenv("SERVICE_SECRET", IdentityProvider.serviceClientSecret, 1)
-        let scenario = TestServers.repository.appendingPathComponent("Samples/oauth/client-credentials.json").path
-        let before = try IdentityProvider.requests().count
-        assertRefused(await CommandRun.run(["oauth", scenario] + providerDirectly), "oauth")
-        XCTAssertEqual(try IdentityProvider.requests().count, before, "a refused run reached the identity provider")
-        let direct = await CommandRun.run(["oauth", scenario, "--direct"] + providerDirectly)
-        XCTAssertEqual(direct.status, 0, direct.stdoutText + direct.stderr)
-        let seen = try IdentityProvider.requests().dropFirst(before)
-        XCTAssertTrue(seen.contains { $0.clientAddress == "127.0.0.1" }, "the provider saw no direct request: \(seen)")
+        let provider = try HostileServer(script: "origin.py")
+        defer { provider.stop() }
+        let scenario = FileManager.default.temporaryDirectory.appendingPathComponent("direct-rule-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: scenario) }
+        try Data(#"""
+        {"name": "direct", "issuer": "https://origin.test:\#(provider.port)/o", "grant": "client_credentials",
+         "client": {"id": "service-app", "auth": "client_secret_basic", "secret": "direct-rule-secret"}}
+        """#.utf8).write(to: scenario)
+        let providerDirectly = ["--resolve", "origin.test:\(provider.port):127.0.0.21", "--cacert", TestServers.caFile]
+        assertRefused(await CommandRun.run(["oauth", scenario.path] + providerDirectly), "oauth")
+        XCTAssertEqual(try provider.events(), [], "a refused run reached the provider")
+        let direct = await CommandRun.run(["oauth", scenario.path, "--direct"] + providerDirectly)
+        XCTAssertEqual(direct.status, 1, direct.stdoutText + direct.stderr)
+        XCTAssertTrue(direct.stdoutText.contains("FAIL direct: discovery"), direct.stdoutText)
+        XCTAssertTrue(try provider.events().contains { $0.contains("/o/.well-known/openid-configuration") }, "the provider was not asked directly")
     }
 
     func testDirectIsExplicitAndAloneAndCrawlNeverGoesDirect() async {
