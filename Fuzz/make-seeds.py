@@ -238,3 +238,30 @@ for name, text in [
                ' "nonce": "n", "at_hash": "x", "c_hash": "y", "sub": "alice"}'),
 ]:
     seed("oauth-response", name, text)
+
+# Command lines (arguments split at NUL, the command first), for every command's parser: usual
+# ones, each kind of number at its edges, the direct rule, and the values that trapped before the
+# checked parser (crawl --max-bytes 9999999999G, --connect-timeout 1e300, page --viewport "").
+relay = ["--relay", "https://127.0.0.11:3129", "--relay-header", "Proxy-Authorization: Bearer t", "--relay-protocol", "h2"]
+for name, arguments in [
+    ("get", ["get", "https://Origin.Test/a?b", "-o", "out.bin", "-C", "-", "--max-filesize", "100M", "-H", "X: y", "-v"] + relay),
+    ("get-direct", ["get", "https://origin.test/", "--direct", "--resolve", "origin.test:443:127.0.0.21", "--max-time", "1.5"]),
+    ("get-ohttp", ["get", "https://origin.test/", "--ohttp-relay", "https://127.0.0.30/relay", "--ohttp-keys", "https://127.0.0.30/keys",
+                   "--exclude-domain", "x.test", "--doh", "https://dns.test/dns-query", "--dns-server-address", "127.0.0.50",
+                   "--require-encrypted-dns"]),
+    ("page", ["page", "https://origin.test/", "--viewport", "390x844@3", "--max-page-bytes", "64G", "--frame-depth", "10",
+              "--import-depth=32", "--max-subresources", "1000000", "--complete", "--json"] + relay),
+    ("page-viewport-empty", ["page", "https://origin.test/", "--viewport", ""] + relay),
+    ("oauth", ["oauth", "scenario.json", "--parallel", "4", "--junit", "j.xml"] + relay),
+    ("oauth-direct", ["oauth", "scenario.json", "--direct"]),
+    ("crawl", ["crawl", "https://origin.test/", "-", "--seeds", "seeds.txt", "--max-bytes", "1T", "--max-pages", "1000000000000",
+               "--concurrency", "10000", "--per-host", "1000", "--delay", "0", "--rate", "0.001", "--retries", "100",
+               "--relay-wait", "31536000", "--warc-max-size", "1K", "--max-depth", "0"] + relay + ["--chain", "--relay", "https://r.test"]),
+    ("crawl-max-bytes-overflow", ["crawl", "https://origin.test/", "--max-bytes", "9999999999G"] + relay),
+    ("crawl-connect-timeout", ["crawl", "https://origin.test/", "--connect-timeout=1e300", "--store", "postgres://u@h/db",
+                               "--lease", "60"] + relay),
+    ("crawl-rate", ["crawl", "https://origin.test/", "--rate", "1e-300"] + relay),
+    ("profile", ["profile", "show", "p.mobileconfig", "--json", "--profile-cacert", "ca.pem"]),
+    ("help", ["crawl", "--help"]),
+]:
+    seed("arguments", name, "\0".join(arguments))

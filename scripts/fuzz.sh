@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # libFuzzer targets for the parsers that read what relays, gateways, origins and profile authors
-# send (Fuzz/Targets, one file per target). Builds the library modules with SwiftPM into
+# send, and for the command line's (Fuzz/Targets, one file per target). Builds the library modules with SwiftPM into
 # .build/fuzz (instrumented for libFuzzer and AddressSanitizer, internal symbols testable, so the
 # normal .build is untouched), links one binary per target, and runs each from its seed corpus in
 # Fuzz/Corpus/<target> (new inputs go to .build/fuzz/corpus, crashes to .build/fuzz/crashes).
@@ -35,14 +35,18 @@ declare -A sources=(
     [crawl-links]="CrawlLinksFuzzer.swift"
     [sitemap]="SitemapFuzzer.swift"
     [oauth-response]="OAuthResponseFuzzer.swift"
+    [arguments]="ArgumentsFuzzer.swift"
 )
+# Modules a target needs beyond the libraries every target links.
+declare -A extra_modules=([arguments]="RelayFetchCLI")
 # Extra libFuzzer options per target. The profile reader's property-list parser (Foundation's)
 # leaks a little on every call, so libFuzzer's per-input leak check there would cost 98% of the
 # time and find only that; leaks are checked in every other target.
-declare -A options=([profile]="-detect_leaks=0")
+# The arguments target starts from a dictionary of every option name (Fuzz/arguments.dict).
+declare -A options=([profile]="-detect_leaks=0" [arguments]="-dict=$repo/Fuzz/arguments.dict")
 declare -A asan_options=([profile]="detect_leaks=0")  # nor at exit
 all_targets=(connect-response capsule bhttp ohttp-keys cookie html-urls css-urls profile offline-path dns-message style-cascade
-             header-fields robots crawl-links sitemap oauth-response)
+             header-fields robots crawl-links sitemap oauth-response arguments)
 
 usage() { sed -n '2,14s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 limit=(-max_total_time=30)
@@ -66,7 +70,7 @@ start=$(date +%s)
 flags=(-Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing)
 mkdir -p "$out"
 echo "fuzz: building the modules into $out"
-for module in RelayProfiles Crawler OAuthFlow; do  # together they need every library module
+for module in RelayProfiles Crawler OAuthFlow RelayFetchCLI; do  # together they need every library module
     if ! swift build --build-path "$out" -c release --target "$module" "${flags[@]}" >"$out/build.log" 2>&1; then
         cat "$out/build.log" >&2
         echo "fuzz: building $module failed" >&2
@@ -84,7 +88,9 @@ mkdir -p "$out/bin" "$out/corpus" "$out/crashes" "$out/logs"
 for target in "${targets[@]}"; do
     files=()
     for file in FuzzCheck.swift ${sources[$target]}; do files+=("Fuzz/Targets/$file"); done
-    if ! swiftc -O -sanitize=fuzzer,address -parse-as-library -use-ld=lld "${includes[@]}" "${files[@]}" "${objects[@]}" \
+    linked=("${objects[@]}")
+    for module in ${extra_modules[$target]:-}; do linked+=("$out"/release/"$module".build/*.o); done
+    if ! swiftc -O -sanitize=fuzzer,address -parse-as-library -use-ld=lld "${includes[@]}" "${files[@]}" "${linked[@]}" \
          -o "$out/bin/$target" >"$out/logs/$target.link.log" 2>&1; then
         cat "$out/logs/$target.link.log" >&2
         echo "fuzz: linking $target failed" >&2
@@ -99,11 +105,12 @@ run_target() {
     local status=0
     # No Swift backtracer (it reads memory ASan then reports); a failed check is a plain trap.
     # Short allocation stacks: the full ones cost a third of the run time in Swift's many small allocations.
+    # Absolute paths: a target may change its working directory (arguments runs in a folder of its own).
     SWIFT_BACKTRACE=enable=no ASAN_OPTIONS="malloc_context_size=8:${asan_options[$target]:-}:${ASAN_OPTIONS:-}" \
     LSAN_OPTIONS="suppressions=$repo/Fuzz/lsan.supp:print_suppressions=0" \
     FUZZ_PROFILE_CA="$repo/Profiles/certs/sample-ca.pem" \
         "$out/bin/$target" "${limit[@]}" ${options[$target]:-} -timeout=25 -rss_limit_mb=4096 -print_final_stats=1 \
-        -artifact_prefix="$out/crashes/$target-" "$out/corpus/$target" "Fuzz/Corpus/$target" >"$log" 2>&1 || status=$?
+        -artifact_prefix="$repo/$out/crashes/$target-" "$repo/$out/corpus/$target" "$repo/Fuzz/Corpus/$target" >"$log" 2>&1 || status=$?
     local runs seconds
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
     seconds=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$log" | tail -1)

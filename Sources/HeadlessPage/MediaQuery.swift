@@ -15,8 +15,8 @@ public struct Viewport: Sendable, Equatable {
 
     /// "WxH" (as `--viewport 1280x800`), optionally "@R" for the device pixel ratio ("390x844@3").
     public init?(parsing text: String) {
-        let parts = text.lowercased().split(separator: "@", maxSplits: 1)
-        let size = parts[0].split(separator: "x")
+        let parts = text.lowercased().split(separator: "@", maxSplits: 1, omittingEmptySubsequences: false)
+        let size = parts[0].split(separator: "x", omittingEmptySubsequences: false)
         guard size.count == 2, let width = Int(size[0]), let height = Int(size[1]), (1...100_000).contains(width),
               (1...100_000).contains(height) else { return nil }
         var ratio = 1.0

@@ -142,7 +142,7 @@ final class CurlTransfer: @unchecked Sendable {
 
         if case .direct = route, let host = request.url.host {
             let port = request.url.portOrDefault
-            pin(host, port: port, to: configuration.directHostAddresses["\(host):\(port)"].map { [$0] } ?? pinnedAddresses)
+            pin(host, port: port, to: configuration.directHostAddress(host: host, port: port).map { [$0] } ?? pinnedAddresses)
         }
         if route.libcurlSpeaksOriginTLS {
             // libcurl's TLS takes a cut stream for the end of a body that ends with the connection:

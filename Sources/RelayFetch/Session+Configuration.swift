@@ -42,7 +42,7 @@ extension Session {
         public var maximumConnections: Int = 64
         /// Fixed addresses for hosts reached directly (not through a relay), like curl's
         /// `--resolve`: "host:port" -> address. Relayed names are never resolved locally, so
-        /// entries for them are ignored.
+        /// entries for them are ignored. Host names are compared in lower case.
         public var directHostAddresses: [String: String] = [:]
         /// How the names relayfetch resolves itself are resolved (encrypted DNS); nil: the system
         /// resolver. Relayed names are never resolved locally either way.
@@ -55,5 +55,13 @@ extension Session {
 
         /// An ephemeral configuration: a fresh in-memory store per session, no relays yet.
         public static var ephemeral: Configuration { Configuration() }
+
+        /// The `directHostAddresses` entry for `host` (lower case, as the session takes every
+        /// host) and `port`, whatever the case of its key: the one lookup both the pinning and
+        /// the resolver's "nothing to resolve" use, so they cannot disagree.
+        func directHostAddress(host: String, port: Int) -> String? {
+            let key = "\(host.lowercased()):\(port)"
+            return directHostAddresses[key] ?? directHostAddresses.first { $0.key.lowercased() == key }?.value
+        }
     }
 }

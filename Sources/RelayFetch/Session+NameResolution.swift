@@ -70,7 +70,7 @@ extension Session {
     func pinnedAddresses(for url: URL, route: Route) async throws(FetchError) -> [String] {
         if case .curlProxy(let proxy) = route { return try await relayAddresses(proxy) }
         guard case .direct = route, let nameResolver = directNameResolver ?? nameResolver, let host = url.host else { return [] }
-        if configuration.directHostAddresses["\(host.lowercased()):\(url.portOrDefault)"] != nil { return [] }
+        if configuration.directHostAddress(host: host, port: url.portOrDefault) != nil { return [] }
         let bare = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
         if SocketAddress.literal(bare, port: 0) != nil { return [] }
         return try await nameResolver.pinnedAddresses(for: bare) ?? []

@@ -6,18 +6,19 @@ extension Session {
     /// it (URLSession's `bytes(for:)`). The body has no size limit unless the request sets
     /// `maximumBodySize`, and the session's time limit (`requestTimeout`) applies as to `data`;
     /// set it to `.infinity` for transfers of any length (the idle timeout still ends a stalled
-    /// one). Streamed responses bypass the session's HTTP cache (cookies still apply).
+    /// one). Streamed responses bypass the session's HTTP cache (cookies still apply). A host
+    /// with capitals is taken in lower case, as by `data(for:)`.
     /// Throws what `data(for:)` throws up to the response head; later errors come from the body.
     public func bytes(for request: HTTPRequest) async throws -> (ResponseBody, HTTPResponse) {
-        var chain = RedirectChain(request, configuration: configuration)
-        var current = request
+        var current = Self.entering(request)
+        var chain = RedirectChain(current, configuration: configuration)
         while true {
             let (body, response) = try await chain.within { try await streamingExchange(chain.timed(current), timeLimit: chain.timeLimit) }
             guard let next = try chain.next(after: response, to: current) else { return (body, response) }
             // A redirect's own body is small, if any: read it (so the connection can be reused)
             // unless it turns out large, then cut it.
             _ = try? await body.collect(upTo: 64 << 10)
-            current = next
+            current = Self.entering(next)
         }
     }
 

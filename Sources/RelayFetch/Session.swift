@@ -103,15 +103,23 @@ public final class Session: Sendable {
 
     /// Sends `request`, following redirects as configured. `onBodyChunk` receives the final
     /// response's URL and body piece by piece while it arrives (for streaming parsers), on
-    /// another thread.
+    /// another thread. A host with capitals is taken in lower case (so is the response's URL).
     public func data(for request: HTTPRequest, onBodyChunk: (@Sendable (URL, Data) -> Void)? = nil) async throws -> (Data, HTTPResponse) {
-        var chain = RedirectChain(request, configuration: configuration)
-        var current = request
+        var current = Self.entering(request)
+        var chain = RedirectChain(current, configuration: configuration)
         while true {
             let (body, response) = try await chain.within { try await exchange(chain.timed(current), onBodyChunk: onBodyChunk) }
             guard let next = try chain.next(after: response, to: current) else { return (body, response) }
-            current = next
+            current = Self.entering(next)
         }
+    }
+
+    /// `request` as it enters the session, first or after a redirect: its host in lower case,
+    /// the one spelling routing, domain matching, pinning, resolution and the relays see.
+    static func entering(_ request: HTTPRequest) -> HTTPRequest {
+        var request = request
+        request.url = request.url.withLowercasedHost
+        return request
     }
 
     /// One exchange, routed by the host's relay configuration, through the session's store:

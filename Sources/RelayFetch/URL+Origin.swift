@@ -7,4 +7,16 @@ extension URL {
     /// "scheme://host:port", lower-cased, the default port filled in: two URLs are of the same
     /// origin when these are equal.
     package var originKey: String { "\(scheme?.lowercased() ?? "")://\(host?.lowercased() ?? ""):\(portOrDefault)" }
+
+    /// This URL with its host in lower case, or the URL itself when its host has no capital:
+    /// where a URL enters (the command line, a session's request, a redirect), so that routing,
+    /// domain matching, pinned addresses, name resolution and what a relay is asked for all
+    /// see one spelling of each host. A percent-encoded or internationalized host comes back
+    /// in its lower-case ASCII form.
+    package var withLowercasedHost: URL {
+        guard let host, host != host.lowercased(), var components = URLComponents(url: self, resolvingAgainstBaseURL: true),
+              let decoded = components.host else { return self }
+        components.host = decoded.lowercased()
+        return components.url ?? self
+    }
 }

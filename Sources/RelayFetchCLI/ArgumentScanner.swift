@@ -30,12 +30,23 @@ struct ArgumentScanner {
         return value
     }
 
-    /// A positive number value for the current option.
-    mutating func number() throws -> Double {
-        let text = try value()
-        guard let number = Double(text), number > 0, number.isFinite else {
-            throw UsageError("\(current) needs a positive number, not \"\(text)\"")
-        }
-        return number
+    /// The current option's value as a byte count within `range` (NumericArgument.byteCount).
+    mutating func byteCount(in range: ClosedRange<Int> = 0...NumericArgument.maximumBytes) throws -> Int {
+        try NumericArgument.byteCount(try value(), option: current, in: range)
+    }
+
+    /// The current option's value as seconds, above 0 (or 0 too) and at most a year.
+    mutating func seconds(allowsZero: Bool = false) throws -> Double {
+        try NumericArgument.seconds(try value(), option: current, allowsZero: allowsZero)
+    }
+
+    /// The current option's value as a decimal number of `unit` within `range`.
+    mutating func number(in range: ClosedRange<Double>, unit: String) throws -> Double {
+        try NumericArgument.number(try value(), option: current, in: range, unit: unit)
+    }
+
+    /// The current option's value as a whole number within `range`.
+    mutating func count(in range: ClosedRange<Int>) throws -> Int {
+        try NumericArgument.count(try value(), option: current, in: range)
     }
 }

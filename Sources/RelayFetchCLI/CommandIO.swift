@@ -27,4 +27,28 @@ public final class CommandIO: Sendable {
 struct UsageError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
+
+    /// A value the user gave, in quotes as Swift writes a string literal: a line break, an
+    /// escape sequence or any other control character is escaped, so the sentence stays one
+    /// line and a terminal shows it as text; a long value is cut after 200 characters.
+    static func quoted(_ value: String) -> String {
+        value.count > 200 ? String(value.prefix(200)).debugDescription + "..." : value.debugDescription
+    }
+
+    /// `text` with its control characters (C0, DEL, C1) escaped as `\u{..}`: an error that
+    /// repeats a value from the command line or a file stays one line of plain text.
+    static func oneLine(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isControl) else { return text }
+        var escaped = ""
+        for scalar in text.unicodeScalars {
+            if isControl(scalar) {
+                escaped += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+            } else {
+                escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return escaped
+    }
+
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool { scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) }
 }

@@ -15,6 +15,8 @@ public enum CommandLineTool {
 
     Fetch web resources privately: every byte goes through the relays you name, nothing about
     browsing is written to disk, and a relayed request never falls back to a direct connection.
+    A command given no relay refuses to run unless --direct says to connect to origins directly
+    (crawl never does).
 
     Commands:
       get URL        fetch one resource (like curl); see relayfetch get --help
@@ -52,8 +54,13 @@ public enum CommandLineTool {
                 return try await subcommand.main(rest, io: io)
             }
         } catch {
-            io.log("relayfetch: \(error)")
+            io.log(usageLine(for: error))
             return 2
         }
     }
+
+    /// The one line printed for an error met while reading the command line (exit status 2):
+    /// control characters escaped, so a value repeated from the arguments or a file cannot
+    /// break it into several lines or reach the terminal as an escape sequence.
+    static func usageLine(for error: any Error) -> String { "relayfetch: " + UsageError.oneLine("\(error)") }
 }

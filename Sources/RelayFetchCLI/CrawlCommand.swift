@@ -132,11 +132,11 @@ struct CrawlCommand: Subcommand {
                 seedTexts += Self.lines(data)
             case "-": seedTexts += Self.lines(standardInput())
             case "--store": command.storePath = try scanner.value()
-            case "--lease": command.lease = try ScopeOptions.positiveSeconds(&scanner)
+            case "--lease": command.lease = try scanner.seconds()
             case "--change-options": command.configuration.replacesStoredOptions = true
             case "--jsonl": command.jsonLinesPath = try scanner.value()
             case "--warc": command.warcDirectory = try scanner.value()
-            case "--warc-max-size": command.warcMaximumSize = try ScopeOptions.bytes(&scanner)
+            case "--warc-max-size": command.warcMaximumSize = try scanner.byteCount(in: 1...NumericArgument.maximumBytes)
             case "--json": command.json = true
             case "--requisites": command.configuration.loadsRequisites = true
             default:
@@ -161,9 +161,7 @@ struct CrawlCommand: Subcommand {
         if !groupChains.isEmpty && !relay.namesRelays {
             throw UsageError("with --chain, the first chain needs relays too (a pool never connects directly)")
         }
-        guard relay.namesRelays else {
-            throw UsageError("crawl needs relays (--relay, --profile or --ohttp-relay): it never fetches directly")
-        }
+        try relay.requireRelays(for: "crawl")
         // Each profile is a chain of its own, in the order given.
         let chains = relay.splitByProfile + groupChains.flatMap(\.splitByProfile)
         command.relay = chains[0]
@@ -314,16 +312,16 @@ extension CrawlCommand {
             case "--same-domain": sameDomain = true
             case "--allow": allow.append(try scanner.value())
             case "--deny": deny.append(try scanner.value())
-            case "--max-depth": maximumDepth = try Self.count(&scanner, minimum: 0)
-            case "--max-pages": configuration.maximumPages = try Self.count(&scanner, minimum: 1)
-            case "--max-bytes": configuration.maximumBytes = try Self.bytes(&scanner)
+            case "--max-depth": maximumDepth = try scanner.count(in: 0...1_000_000)
+            case "--max-pages": configuration.maximumPages = try scanner.count(in: 1...1_000_000_000_000)
+            case "--max-bytes": configuration.maximumBytes = try scanner.byteCount(in: 1...NumericArgument.maximumBytes)
             case "--strip-query-param": configuration.canonicalizer.strippedQueryParameters.insert(try scanner.value())
-            case "--concurrency": configuration.concurrency = try Self.count(&scanner, minimum: 1)
-            case "--per-host": configuration.perHostConcurrency = try Self.count(&scanner, minimum: 1)
-            case "--delay": configuration.delay = try Self.seconds(&scanner)
-            case "--rate": configuration.requestsPerSecond = try scanner.number()
-            case "--retries": configuration.retry.maximumRetries = try Self.count(&scanner, minimum: 0)
-            case "--relay-wait": configuration.relayWait = try Self.seconds(&scanner)
+            case "--concurrency": configuration.concurrency = try scanner.count(in: 1...10_000)
+            case "--per-host": configuration.perHostConcurrency = try scanner.count(in: 1...1_000)
+            case "--delay": configuration.delay = try scanner.seconds(allowsZero: true)
+            case "--rate": configuration.requestsPerSecond = try scanner.number(in: 0.001...1_000_000, unit: "requests per second")
+            case "--retries": configuration.retry.maximumRetries = try scanner.count(in: 0...100)
+            case "--relay-wait": configuration.relayWait = try scanner.seconds(allowsZero: true)
             case "--ignore-robots": configuration.obeyRobots = false
             case "--no-sitemaps": configuration.followsSitemaps = false
             case "--session-scope":
@@ -342,42 +340,6 @@ extension CrawlCommand {
             default: return false
             }
             return true
-        }
-
-        private static func count(_ scanner: inout ArgumentScanner, minimum: Int) throws -> Int {
-            let text = try scanner.value()
-            guard let number = Int(text), number >= minimum else {
-                throw UsageError("\(scanner.current) needs a whole number \(minimum) or more, not \"\(text)\"")
-            }
-            return number
-        }
-
-        static func positiveSeconds(_ scanner: inout ArgumentScanner) throws -> Double {
-            let text = try scanner.value()
-            guard let number = Double(text), number > 0, number.isFinite else {
-                throw UsageError("\(scanner.current) needs a number of seconds above 0, not \"\(text)\"")
-            }
-            return number
-        }
-
-        private static func seconds(_ scanner: inout ArgumentScanner) throws -> Double {
-            let text = try scanner.value()
-            guard let number = Double(text), number >= 0, number.isFinite else {
-                throw UsageError("\(scanner.current) needs a number of seconds 0 or more, not \"\(text)\"")
-            }
-            return number
-        }
-
-        /// "5000", "64K", "10M", "1G".
-        static func bytes(_ scanner: inout ArgumentScanner) throws -> Int {
-            let text = try scanner.value()
-            let multipliers: [Character: Int] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30]
-            let multiplier = text.last.flatMap { multipliers[Character($0.uppercased())] } ?? 1
-            let digits = multiplier == 1 ? text : String(text.dropLast())
-            guard let number = Int(digits), number > 0 else {
-                throw UsageError("\(scanner.current) needs a positive number of bytes (suffix K, M or G allowed), not \"\(text)\"")
-            }
-            return number * multiplier
         }
     }
 }

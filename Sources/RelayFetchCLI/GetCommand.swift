@@ -19,7 +19,7 @@ struct GetCommand: Subcommand {
                                If-Range against FILE's time (the Last-Modified it was saved with);
                                a changed resource comes back whole. A connection lost mid-file is
                                resumed the same way (up to 5 tries while bytes keep arriving)
-      --max-filesize BYTES     fail when the body is larger (suffix k, M or G for KiB, MiB, GiB);
+      --max-filesize BYTES     fail when the body is larger (suffix K, M, G or T for KiB ... TiB);
                                no partial file is left, unless --keep-partial
       --keep-partial           on failure keep what arrived in FILE, with the response's
                                Last-Modified as its time, for a later -C -
@@ -29,7 +29,7 @@ struct GetCommand: Subcommand {
       -H, --header 'N: v'      extra request header sent to the origin (repeatable)
       -h, --help               show this help
     Relay options:
-    \(RelayOptions.help(maximumTimeDefault: "none"))
+    \(RelayOptions.help(maximumTimeDefault: "none", allowsDirect: true))
 
     Exit status: 0 success, 1 failure (the error names the failing hop), 2 bad usage.
     Example:
@@ -52,6 +52,7 @@ struct GetCommand: Subcommand {
     static func parse(_ arguments: [String]) throws -> GetCommand? {
         var scanner = ArgumentScanner(arguments)
         var relay = RelayOptions()
+        relay.allowsDirect = true
         var positionals: [String] = []
         var command = GetCommand(url: URL(fileURLWithPath: "/"))
         while let argument = scanner.next() {
@@ -63,7 +64,7 @@ struct GetCommand: Subcommand {
             case "-f", "--fail": command.failOnHTTPError = true
             case "-v", "--verbose": command.verbose = true
             case "--keep-partial": command.keepPartial = true
-            case "--max-filesize": command.maximumFileSize = try Self.byteCount(try scanner.value())
+            case "--max-filesize": command.maximumFileSize = try scanner.byteCount()
             case "-C", "--continue":
                 let offset = try scanner.value()
                 guard offset == "-" else { throw UsageError("-C takes \"-\" (resume from the end of the -o file), not \"\(offset)\"") }
@@ -84,22 +85,9 @@ struct GetCommand: Subcommand {
         if command.resume && command.outputPath == nil { throw UsageError("-C - resumes a file: it needs -o FILE") }
         if command.resume && command.includeHeaders { throw UsageError("-C - and -i do not go together (the headers would land inside the file)") }
         try relay.validate()
+        try relay.requireRelays(for: "get")
         command.relay = relay
         return command
-    }
-
-    /// "1048576", "512k", "100M", "1G" (powers of 1024).
-    static func byteCount(_ text: String) throws -> Int {
-        let units: [Character: Int] = ["k": 1 << 10, "K": 1 << 10, "m": 1 << 20, "M": 1 << 20, "g": 1 << 30, "G": 1 << 30]
-        var digits = Substring(text), scale = 1
-        if let last = text.last, let unit = units[last] {
-            digits = text.dropLast()
-            scale = unit
-        }
-        guard let value = Int(digits), value >= 0, value <= Int.max / scale else {
-            throw UsageError("--max-filesize needs a byte count such as 1048576 or 100M, not \"\(text)\"")
-        }
-        return value * scale
     }
 
     static func validatedURL(_ text: String) throws -> URL {
@@ -112,7 +100,7 @@ struct GetCommand: Subcommand {
         guard let host = url.host, !host.isEmpty else {
             throw UsageError("malformed URL \"\(text)\": no host")
         }
-        return url
+        return url.withLowercasedHost  // one spelling of each host from here on
     }
 
     func run(io: CommandIO) async -> Int32 {
@@ -122,9 +110,10 @@ struct GetCommand: Subcommand {
         guard let session = await relay.makeSession(io: io) else { return 1 }
         defer { session.invalidate() }
         if verbose {
-            let hops = session.configuration.proxyConfigurations.first?.relayHops ?? []
-            io.log(hops.isEmpty ? "* route: direct (no relay configured)"
-                   : "* route: " + hops.compactMap { $0.endpointURL?.absoluteString }.joined(separator: " -> ") + " -> \(url.host ?? "")")
+            // An OHTTP relay without a --relay chain has no hops, but is no direct route.
+            let relays = (session.configuration.proxyConfigurations.first?.relayHops ?? []).compactMap { $0.endpointURL?.absoluteString }
+                + (relay.ohttpRelay.map { ["ohttp:\($0.absoluteString)"] } ?? [])
+            io.log(relays.isEmpty ? "* route: direct (--direct)" : "* route: " + (relays + [url.host ?? ""]).joined(separator: " -> "))
             session.onTunnelOpen { reports in reports.forEach { io.log("* \($0)") } }
             io.log("> GET \(url.absoluteString)")
         }

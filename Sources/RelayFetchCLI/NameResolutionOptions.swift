@@ -36,7 +36,7 @@ struct NameResolutionOptions {
         case "--dot":
             let text = try scanner.value()
             guard !text.isEmpty, !text.contains("/") else { throw UsageError("--dot needs a host name such as dns.example, not \"\(text)\"") }
-            dot = text
+            dot = text.lowercased()
         case "--odoh-relay": odohRelay = try Self.httpsURL(try scanner.value(), option: "--odoh-relay", example: "https://relay.example/proxy")
         case "--odoh-target": odohTarget = try Self.httpsURL(try scanner.value(), option: "--odoh-target", example: "https://odoh.example/dns-query")
         case "--odoh-keys":
@@ -91,7 +91,7 @@ struct NameResolutionOptions {
         guard let url = URL(string: text), url.scheme?.lowercased() == "https", url.host?.isEmpty == false else {
             throw UsageError("\(option) needs an https URL such as \(example), not \"\(text)\"")
         }
-        return url
+        return url.withLowercasedHost
     }
 
     private static func isIPAddress(_ text: String) -> Bool {

@@ -26,7 +26,7 @@ struct OAuthCommand: Subcommand {
                                a scenario's lines are printed together when it ends
       -h, --help               show this help
     Relay options:
-    \(RelayOptions.help)
+    \(RelayOptions.help(maximumTimeDefault: "120", allowsDirect: true))
 
     Exit status: 0 every scenario passed, 1 one failed, 2 bad usage or a bad scenario file (the
     error names the file and the JSON path).
@@ -42,6 +42,7 @@ struct OAuthCommand: Subcommand {
         var scanner = ArgumentScanner(arguments)
         var command = OAuthCommand()
         var relay = RelayOptions()
+        relay.allowsDirect = true
         var files: [String] = []
         while let argument = scanner.next() {
             if try relay.parse(&scanner) { continue }
@@ -49,10 +50,7 @@ struct OAuthCommand: Subcommand {
             case "-h", "--help": return nil
             case "--junit": command.junitPath = try scanner.value()
             case "--har": command.harDirectory = try scanner.value()
-            case "--parallel":
-                let text = try scanner.value()
-                guard let count = Int(text), count >= 1 else { throw UsageError("--parallel needs a number 1 or more, not \"\(text)\"") }
-                command.parallel = count
+            case "--parallel": command.parallel = try scanner.count(in: 1...1000)
             default:
                 if argument.hasPrefix("-") { throw UsageError("unknown option \(argument) for oauth (see relayfetch oauth --help)") }
                 files.append(argument)
@@ -65,6 +63,7 @@ struct OAuthCommand: Subcommand {
             guard let data = FileManager.default.contents(atPath: file) else { throw UsageError("cannot read the scenario file \(file)") }
             command.scenarios.append((file, try OAuthScenario.load(data, file: file)))
         }
+        try relay.requireRelays(for: "oauth")
         return command
     }
 

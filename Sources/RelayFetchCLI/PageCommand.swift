@@ -37,7 +37,7 @@ struct PageCommand: Subcommand {
                                optional K, M or G suffix (default 256M)
       -h, --help               show this help
     Relay options:
-    \(RelayOptions.help)
+    \(RelayOptions.help(maximumTimeDefault: "120", allowsDirect: true))
 
     A page that reaches one of these limits still loads what fits, with a warning naming the
     limit and its option. A subresource that --save cannot write inside DIR (a symbolic link or
@@ -63,6 +63,7 @@ struct PageCommand: Subcommand {
         var scanner = ArgumentScanner(arguments)
         var command = PageCommand(url: URL(fileURLWithPath: "/"))
         var relay = RelayOptions()
+        relay.allowsDirect = true
         var positionals: [String] = []
         while let argument = scanner.next() {
             if try relay.parse(&scanner) { continue }
@@ -76,13 +77,13 @@ struct PageCommand: Subcommand {
             case "--viewport":
                 let text = try scanner.value()
                 guard let viewport = Viewport(parsing: text) else {
-                    throw UsageError("--viewport needs WIDTHxHEIGHT with an optional @RATIO (e.g. 1280x800 or 390x844@3), not \"\(text)\"")
+                    throw UsageError("--viewport needs WIDTHxHEIGHT with an optional @RATIO (e.g. 1280x800 or 390x844@3), not \(UsageError.quoted(text))")
                 }
                 command.viewport = viewport
-            case "--frame-depth": command.frameDepth = try number(&scanner, "--frame-depth", in: PageLoader.Options.frameDepthRange)
-            case "--import-depth": command.importDepth = try number(&scanner, "--import-depth", in: PageLoader.Options.importDepthRange)
-            case "--max-subresources": command.maximumSubresources = try number(&scanner, "--max-subresources", in: 1...1_000_000)
-            case "--max-page-bytes": command.maximumPageBytes = try byteCount(&scanner, "--max-page-bytes")
+            case "--frame-depth": command.frameDepth = try scanner.count(in: PageLoader.Options.frameDepthRange)
+            case "--import-depth": command.importDepth = try scanner.count(in: PageLoader.Options.importDepthRange)
+            case "--max-subresources": command.maximumSubresources = try scanner.count(in: 1...1_000_000)
+            case "--max-page-bytes": command.maximumPageBytes = try scanner.byteCount(in: (1 << 10)...(64 << 30))
             default:
                 if argument.hasPrefix("-") { throw UsageError("unknown option \(argument) for page (see relayfetch page --help)") }
                 positionals.append(argument)
@@ -93,32 +94,9 @@ struct PageCommand: Subcommand {
         }
         command.url = try GetCommand.validatedURL(positionals[0])
         try relay.validate()
+        try relay.requireRelays(for: "page")
         command.relay = relay
         return command
-    }
-
-    private static func number(_ scanner: inout ArgumentScanner, _ option: String, in range: ClosedRange<Int>) throws -> Int {
-        let text = try scanner.value()
-        guard let value = Int(text), range.contains(value) else {
-            throw UsageError("\(option) needs a number from \(range.lowerBound) to \(range.upperBound), not \"\(text)\"")
-        }
-        return value
-    }
-
-    /// A byte count such as 1048576, 512K, 64M or 1G (at least 1K, at most 64G).
-    private static func byteCount(_ scanner: inout ArgumentScanner, _ option: String) throws -> Int {
-        let text = try scanner.value()
-        let units: [Character: Int] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30]
-        var digits = Substring(text)
-        var unit = 1
-        if let last = text.last?.uppercased().first, let scale = units[last] {
-            unit = scale
-            digits = digits.dropLast()
-        }
-        guard let value = Int(digits), value > 0, value <= (64 << 30) / unit, value * unit >= 1 << 10 else {
-            throw UsageError("\(option) needs a byte count from 1K to 64G (e.g. 256M), not \"\(text)\"")
-        }
-        return value * unit
     }
 
     /// The option that raises `limit`, for warnings.

@@ -7,10 +7,11 @@ import RelayProfiles
 struct RelayOptions {
     static let help = help(maximumTimeDefault: "120")
 
-    /// The options' help; `maximumTimeDefault` says what --max-time is when not given.
-    static func help(maximumTimeDefault: String) -> String {
+    /// The options' help; `maximumTimeDefault` says what --max-time is when not given, and
+    /// `allowsDirect` whether the command takes --direct.
+    static func help(maximumTimeDefault: String, allowsDirect: Bool = false) -> String {
         """
-      --relay URL              relay to tunnel through (https:// or http://); repeat for a chain,
+    \(allowsDirect ? directHelp : "")  --relay URL              relay to tunnel through (https:// or http://); repeat for a chain,
                                first = nearest the client
       --relay-header 'N: v'    header sent to the preceding --relay only (e.g. Proxy-Authorization)
       --relay-cacert FILE      PEM CA file to verify the preceding --relay's certificate
@@ -44,6 +45,14 @@ struct RelayOptions {
     """
     }
 
+    /// The --direct line, first among the relay options of the commands that take it.
+    private static let directHelp = """
+      --direct                 connect to origins without a relay (each sees your address); a
+                               command given no --relay, --profile or --ohttp-relay refuses
+                               to run without it
+
+    """
+
     private struct PendingHop {
         var url: URL
         var headers: [String: String] = [:]
@@ -68,10 +77,16 @@ struct RelayOptions {
     var ohttpRelay: URL?
     var ohttpKeys: String?
     var nameResolution = NameResolutionOptions()
+    /// Whether the command takes --direct (crawl never connects directly), and whether it was given.
+    var allowsDirect = false
+    private(set) var direct = false
 
     /// Consumes the current option if it is a relay option; returns false otherwise.
     mutating func parse(_ scanner: inout ArgumentScanner) throws -> Bool {
         switch scanner.current {
+        case "--direct":
+            guard allowsDirect else { return false }
+            direct = true
         case "--relay":
             let text = try scanner.value()
             guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), url.host?.isEmpty == false else {
@@ -80,7 +95,7 @@ struct RelayOptions {
             guard scheme == "https" || scheme == "http" else {
                 throw UsageError("--relay \(text): unsupported relay scheme \"\(scheme)\" (use https:// or http://)")
             }
-            hops.append(PendingHop(url: url))
+            hops.append(PendingHop(url: url.withLowercasedHost))
         case "--relay-header":
             let text = try scanner.value()
             guard !hops.isEmpty else { throw UsageError("--relay-header must follow the --relay it applies to") }
@@ -112,16 +127,16 @@ struct RelayOptions {
             guard let url = URL(string: text), url.scheme?.lowercased() == "https", url.host?.isEmpty == false else {
                 throw UsageError("--relay-h3 needs an https URL such as https://relay.example:443, not \"\(text)\"")
             }
-            hops[hops.count - 1].http3URL = url
+            hops[hops.count - 1].http3URL = url.withLowercasedHost
         case "--cacert":
             let path = try scanner.value()
             try Self.requireReadable(path, option: "--cacert")
             originCAFile = path
         case "--match-domain": matchDomains.append(try scanner.value())
         case "--exclude-domain": excludedDomains.append(try scanner.value())
-        case "--connect-timeout": connectTimeout = try scanner.number()
-        case "--max-time": maximumTime = try scanner.number()
-        case "--idle-timeout": idleTimeout = try scanner.number()
+        case "--connect-timeout": connectTimeout = try scanner.seconds()
+        case "--max-time": maximumTime = try scanner.seconds()
+        case "--idle-timeout": idleTimeout = try scanner.seconds()
         case "--profile":
             let path = try scanner.value()
             try Self.requireReadable(path, option: "--profile")
@@ -138,7 +153,7 @@ struct RelayOptions {
             guard let url = URL(string: text), url.scheme?.lowercased() == "https", url.host?.isEmpty == false else {
                 throw UsageError("--ohttp-relay needs an https URL such as https://relay.example/ohttp, not \"\(text)\"")
             }
-            ohttpRelay = url
+            ohttpRelay = url.withLowercasedHost
         case "--ohttp-keys":
             let text = try scanner.value()
             if !(text.hasPrefix("https://") || text.hasPrefix("http://")) { try Self.requireReadable(text, option: "--ohttp-keys") }
@@ -157,6 +172,17 @@ struct RelayOptions {
 
     /// Whether these options name relays (hops, a profile or an OHTTP relay) rather than none.
     var namesRelays: Bool { !hops.isEmpty || !profilePaths.isEmpty || ohttpRelay != nil }
+
+    /// The one rule of every fetching command: it goes through the relays named, and connects
+    /// to origins without one only when --direct says so (crawl, which takes no --direct, never).
+    /// Excluded or unmatched domains still go direct: those options say so too.
+    func requireRelays(for command: String) throws {
+        if direct && namesRelays { throw UsageError("--direct connects without relays: not with --relay, --profile or --ohttp-relay") }
+        guard namesRelays || direct else {
+            throw UsageError("\(command) needs relays (--relay, --profile or --ohttp-relay)"
+                             + (allowsDirect ? ", or --direct to connect to origins without one (they then see your address)" : ": it never fetches directly"))
+        }
+    }
 
     /// One set of options per profile named (each alone, with everything else these have), or
     /// these options when they name one profile or none.

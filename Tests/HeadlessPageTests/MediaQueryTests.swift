@@ -49,6 +49,7 @@ final class MediaQueryTests: XCTestCase {
     func testViewportParsing() {
         XCTAssertEqual(Viewport(parsing: "1280x800"), Viewport())
         XCTAssertEqual(Viewport(parsing: "390x844@3"), Viewport(width: 390, height: 844, devicePixelRatio: 3))
-        for bad in ["1280", "x800", "0x10", "10x10@0", "axb", "10x10@99"] { XCTAssertNil(Viewport(parsing: bad), bad) }
+        // "" and "@" split into no part at all: indexing the first trapped.
+        for bad in ["1280", "x800", "0x10", "10x10@0", "axb", "10x10@99", "", "@", "@2", "10x10@", "x", "10xx10"] { XCTAssertNil(Viewport(parsing: bad), bad) }
     }
 }

@@ -79,7 +79,7 @@ final class GetCommandTests: XCTestCase {
             (["get", "https://origin.test/", "--relay", "https://r", "--relay-header", "no colon"], "needs the form 'Name: value'"),
             (["get", "https://origin.test/", "--relay", "https://r", "--relay-cacert", "/nonexistent.pem"], "--relay-cacert /nonexistent.pem: no such readable file"),
             (["get", "https://origin.test/", "--bogus"], "unknown option --bogus"),
-            (["get", "https://origin.test/", "--connect-timeout", "soon"], "--connect-timeout needs a positive number"),
+            (["get", "https://origin.test/", "--connect-timeout", "soon"], "--connect-timeout needs a number of seconds above 0"),
             (["frobnicate"], "unknown command \"frobnicate\""),
         ]
         for (arguments, expected) in cases {
@@ -195,7 +195,7 @@ final class GetTimeoutCommandTests: XCTestCase {
         for option in ["--max-time", "--idle-timeout", "--connect-timeout"] {
             let run = await CommandRun.run(["get", "https://origin.test/", option, "0"])
             XCTAssertEqual(run.status, 2, option)
-            XCTAssertTrue(run.stderr.contains("\(option) needs a positive number"), run.stderr)
+            XCTAssertTrue(run.stderr.contains("\(option) needs a number of seconds above 0"), run.stderr)
         }
     }
 }

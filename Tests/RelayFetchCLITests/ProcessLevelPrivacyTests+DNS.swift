@@ -46,20 +46,27 @@ extension ProcessLevelPrivacyTests {
         XCTAssertEqual(try TestServers.waitForLogLines(TestServers.originALog, containing: marker, skipping: 0).first?.first, "127.0.0.11")
     }
 
+    /// origin.test, written as `host`, excluded from relaying: reached directly at the address the
+    /// encrypted resolver gave for "origin.test", and only there.
+    private func excludedHostIsResolvedOnlyOverDoH(_ dns: EncryptedDNSServer, written host: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        let excluded = TestServers.marker("strace-doh-excluded")
+        let asked = try namesAsked(dns) {
+            let (status, output, trace) = try traced(["get", "https://\(host)/index.html?\(excluded)", "-o", "/dev/null", "--exclude-domain", "origin.test"]
+                                                     + relayAByName + encryptedDNS)
+            XCTAssertEqual(status, 0, output, file: file, line: line)
+            assertDialledOnly([Self.doh, .init(kind: .tcp, address: "127.0.0.21:443")], in: trace, file: file, line: line)
+        }
+        XCTAssertEqual(asked, ["doh origin.test"], file: file, line: line)
+        XCTAssertEqual(try TestServers.waitForLogLines(TestServers.originALog, containing: excluded, skipping: 0).first?.first, "127.0.0.1", "reached directly",
+                       file: file, line: line)
+    }
+
     func testExcludedHostAndOHTTPRelayAreResolvedOnlyOverDoH() throws {
         let dns = try EncryptedDNSServer.shared()
-        let excluded = TestServers.marker("strace-doh-excluded")
-        var asked = try namesAsked(dns) {
-            let (status, output, trace) = try traced(["get", "https://origin.test/index.html?\(excluded)", "-o", "/dev/null", "--exclude-domain", "origin.test"]
-                                                     + relayAByName + encryptedDNS)
-            XCTAssertEqual(status, 0, output)
-            assertDialledOnly([Self.doh, .init(kind: .tcp, address: "127.0.0.21:443")], in: trace)
-        }
-        XCTAssertEqual(asked, ["doh origin.test"])
-        XCTAssertEqual(try TestServers.waitForLogLines(TestServers.originALog, containing: excluded, skipping: 0).first?.first, "127.0.0.1", "reached directly")
+        try excludedHostIsResolvedOnlyOverDoH(dns, written: "origin.test")
 
         let oblivious = TestServers.marker("strace-doh-ohttp")
-        asked = try namesAsked(dns) {
+        let asked = try namesAsked(dns) {
             let (status, output, trace) = try traced(["get", "https://origin.test/index.html?\(oblivious)", "-o", "/dev/null", "--cacert", TestServers.caFile,
                                                       "--ohttp-relay", "https://ohttp-relay.test/relay", "--ohttp-keys", TestServers.ohttpKeysFile.path]
                                                      + encryptedDNS)
@@ -68,6 +75,20 @@ extension ProcessLevelPrivacyTests {
         }
         XCTAssertEqual(asked, ["doh ohttp-relay.test"])
         XCTAssertEqual(try TestServers.waitForLogLines(TestServers.originALog, containing: oblivious, skipping: 0).first?.first, "127.0.0.32", "the gateway fetched it")
+    }
+
+    /// A host written with capitals is the same host: excluded by --exclude-domain in lower case,
+    /// resolved by the encrypted resolver under its lower-case name, and pinned by a --resolve
+    /// entry written in lower case; no port-53 packet and no resolver file either way.
+    func testCapitalisedExcludedHostIsResolvedOnlyOverDoHAndPinnedByResolve() throws {
+        try excludedHostIsResolvedOnlyOverDoH(try EncryptedDNSServer.shared(), written: "Origin.TEST")
+
+        let pinned = TestServers.marker("strace-resolve-capitals")
+        let (status, output, trace) = try traced(["get", "https://Origin.Test/index.html?\(pinned)", "-o", "/dev/null", "--exclude-domain", "ORIGIN.test",
+                                                  "--resolve", "origin.test:443:127.0.0.21"] + CommandRun.relayArguments + encryptedDNS)
+        XCTAssertEqual(status, 0, output)
+        assertDialledOnly([.init(kind: .tcp, address: "127.0.0.21:443")], in: trace)
+        XCTAssertEqual(try TestServers.waitForLogLines(TestServers.originALog, containing: pinned, skipping: 0).first?.first, "127.0.0.1", "reached directly")
     }
 
     func testRelayNameIsResolvedOnlyOverObliviousDoH() throws {
