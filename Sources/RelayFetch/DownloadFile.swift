@@ -7,7 +7,9 @@ import Foundation
 /// folder and gets its name only on `commit`, replacing any old file at once (linked to a
 /// temporary name, then renamed): a transfer that fails, or a process that dies, leaves no
 /// partial file behind. Where the file system has no unnamed files, a temporary name next to
-/// the target is used and removed on failure. A resumed download appends to the partial file
+/// the target is used and removed on failure. Either is created 0666 less the umask, takes the
+/// permission bits of the file it replaces, and is renamed into place only once fsync() and
+/// close() succeeded. A resumed download appends to the partial file
 /// in place instead. A destination that is not a regular file (/dev/null, a FIFO) is written
 /// directly, as curl does: it is never replaced.
 public final class DownloadFile {
