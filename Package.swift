@@ -28,7 +28,7 @@ let package = Package(
         .target(name: "ObliviousHTTP", dependencies: ["COpenSSL"]),
         // DNS messages, the per-session answer cache and a stub resolver over encrypted transports.
         .target(name: "NameResolution", dependencies: ["Locking"]),
-        .target(name: "RelayFetch", dependencies: ["RelayTransport", "ObliviousHTTP", "NameResolution", "Locking", "CCurl", "CPSL", "COpenSSL"]),
+        .target(name: "RelayFetch", dependencies: ["RelayTransport", "ObliviousHTTP", "NameResolution", "Locking", "CCurl", "CPSL", "COpenSSL", "CLinux"]),
         .target(name: "RelayProfiles", dependencies: ["RelayFetch", "RelayTransport", "COpenSSL"]),
         .target(name: "HeadlessPage", dependencies: ["RelayFetch", "RelayTransport", "Locking", "CLibXML2"]),
         .target(name: "WebArchive", dependencies: ["HeadlessPage", "COpenSSL"]),

@@ -41,7 +41,9 @@ echo "$verbose" | sed 's/^/  /'
 
 final=$(grep '^< ' <<<"$verbose" | tail -1)
 status=$(awk '{print $3}' <<<"$final")
-size=$(sed -E 's/.*, ([0-9]+) bytes$/\1/' <<<"$final")
+# -v ends with "* N bytes written to /dev/null" (or "* N bytes" on standard output); the
+# "< HTTP/2 200 from URL" line has no size.
+size=$(sed -nE 's/^\* ([0-9]+) bytes( written to .*)?$/\1/p' <<<"$verbose" | tail -1)
 origin_saw=$(grep -F "$marker" "$servers/nginx/origin-a.log" | tail -1 | cut -f1)
 echo
 echo "status:            $status"

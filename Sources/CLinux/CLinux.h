@@ -20,6 +20,12 @@ extern int mallopt(int parameter, int value);
 #define RF_M_TRIM_THRESHOLD (-1)
 #define RF_M_MMAP_THRESHOLD (-3)
 
+/// Extended attributes (<sys/xattr.h>, which Glibc's module leaves out): a download keeps its
+/// ETag in one, for If-Range on a later resume. Return -1 with errno set on failure.
+extern int fsetxattr(int fd, const char *name, const void *value, size_t size, int flags);
+extern int fremovexattr(int fd, const char *name);
+extern long getxattr(const char *path, const char *name, void *value, size_t size);
+
 /// struct msghdr's layout on LP64 Linux (<bits/socket.h>), with untyped pointers.
 struct rf_msghdr {
     void *msg_name;

@@ -44,6 +44,10 @@ final class BodyBuffer: Sendable {
 
     init(capacity: Int = 1 << 20) { self.capacity = capacity }
 
+    /// Whether the producer is paused for a full buffer, and whether the transfer has ended:
+    /// states a test waits for instead of sleeping.
+    var progress: (producerPaused: Bool, ended: Bool) { state.withLock { ($0.producerPaused, $0.outcome != nil) } }
+
     // MARK: producer side (libcurl's thread)
 
     /// The final response's head arrived: whoever waits for it goes on.

@@ -27,6 +27,9 @@ final class CurlTransfer: @unchecked Sendable {
     fileprivate(set) var exceededLimit = false
     /// Body bytes received so far (counted also when they go to `sink` rather than `body`).
     private(set) var received = 0
+    /// Where a 206's range starts in the resource: those bytes count toward `maximumSize` too,
+    /// which limits the whole file a resumed download makes, not just the part it fetches.
+    private var rangeStart = 0
     /// Where the body goes when it is streamed (`Session.bytes(for:)`) instead of collected.
     let sink: BodyBuffer?
     /// True while libcurl holds the transfer paused for a reader that is behind (curl thread).
@@ -104,7 +107,9 @@ final class CurlTransfer: @unchecked Sendable {
         setLong(CURLOPT_SSL_VERIFYPEER, 1)
         setLong(CURLOPT_SSL_VERIFYHOST, 2)
         setString(CURLOPT_PROTOCOLS_STR, "http,https")
-        setString(CURLOPT_ACCEPT_ENCODING, "")  // every encoding libcurl can decode
+        // Every encoding libcurl can decode, except on a Range request: its offsets count bytes
+        // of the identity form, and a compressed answer could not be joined to the bytes held.
+        if !request.headerFields.contains(where: { $0.name.lowercased() == "range" }) { setString(CURLOPT_ACCEPT_ENCODING, "") }
         setString(CURLOPT_USERAGENT, configuration.userAgent)
         if let caFile = configuration.originCertificateAuthorityFile { setString(CURLOPT_CAINFO, caFile) }
         setLong(CURLOPT_TIMEOUT_MS, Int(maximumTime * 1000))
@@ -188,7 +193,7 @@ final class CurlTransfer: @unchecked Sendable {
     /// stop the transfer, or CURL_WRITEFUNC_PAUSE while the reader is behind.
     fileprivate func appendBody(_ pointer: UnsafePointer<CChar>, _ count: Int) -> Int {
         lastActivity = Self.now()
-        if received + count > maximumSize {
+        if received + count > maximumSize - rangeStart {
             exceededLimit = true
             return 0
         }
@@ -242,9 +247,17 @@ final class CurlTransfer: @unchecked Sendable {
             sink?.receivedResponse(head)
             return false
         }
-        // Like curl's --max-filesize: a declared length over the limit fails before any byte.
+        // Like curl's --max-filesize: a declared length over the limit fails before any byte;
+        // a 206 is judged by where its range ends, the size of the file it completes.
+        if maximumSize < .max, head.statusCode == 206, let range = head.value(forHeaderField: "Content-Range").flatMap(Self.byteRange) {
+            guard range.last < maximumSize else {
+                exceededLimit = true
+                return false
+            }
+            rangeStart = range.first  // below maximumSize: the subtractions below cannot overflow
+        }
         if maximumSize < .max, (200..<300).contains(head.statusCode), method != "HEAD",
-           let length = head.value(forHeaderField: "Content-Length").flatMap(Int.init), length > maximumSize {
+           let length = head.value(forHeaderField: "Content-Length").flatMap(Int.init), length > maximumSize - rangeStart {
             exceededLimit = true
             return false
         }
@@ -264,6 +277,17 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     private var method: String { request.method.uppercased() }
+
+    /// First and last byte of a Content-Range `bytes FIRST-LAST/LENGTH` (RFC 9110 §14.4); nil
+    /// for the unsatisfied form or anything malformed.
+    static func byteRange(_ text: String) -> (first: Int, last: Int)? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard trimmed.lowercased().hasPrefix("bytes "), let slash = trimmed.firstIndex(of: "/") else { return nil }
+        let bounds = trimmed[trimmed.index(trimmed.startIndex, offsetBy: 6)..<slash].split(separator: "-", maxSplits: 1)
+        guard bounds.count == 2, let first = Int(bounds[0].trimmingCharacters(in: .whitespaces)),
+              let last = Int(bounds[1].trimmingCharacters(in: .whitespaces)), first >= 0, first <= last else { return nil }
+        return (first, last)
+    }
 
     /// The most a declared Content-Length reserves before its bytes arrive.
     static let largestReservation = 8 << 20

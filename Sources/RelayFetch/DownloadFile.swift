@@ -7,7 +7,9 @@ import Foundation
 /// folder and gets its name only on `commit`, replacing any old file at once (linked to a
 /// temporary name, then renamed): a transfer that fails, or a process that dies, leaves no
 /// partial file behind. Where the file system has no unnamed files, a temporary name next to
-/// the target is used and removed on failure. A resumed download appends to the partial file
+/// the target is used and removed on failure. Either is created 0666 less the umask, takes the
+/// permission bits of the file it replaces, and is renamed into place only once fsync() and
+/// close() succeeded. A resumed download appends to the partial file
 /// in place instead. A destination that is not a regular file (/dev/null, a FIFO) is written
 /// directly, as curl does: it is never replaced.
 public final class DownloadFile {
@@ -15,7 +17,7 @@ public final class DownloadFile {
     public let destination: URL
     /// Bytes written through this object (not counting what a resumed file held before).
     public private(set) var bytesWritten = 0
-    private var fd: Int32
+    private(set) var fd: Int32
     /// The name the bytes are under until `commit`; nil for an unnamed file or an appended one.
     private var temporaryPath: String?
     private let unnamed: Bool
@@ -39,21 +41,30 @@ public final class DownloadFile {
         inPlace = false
         let folder = destination.deletingLastPathComponent().path
         // O_TMPFILE: glibc's macro is a compound Swift does not import (__O_TMPFILE | O_DIRECTORY).
+        // 0666: the kernel applies the umask, as to any file a program creates (curl's too).
         let unnamedFlag: Int32 = 0o20_000_000 | O_DIRECTORY
-        let anonymous = open(folder, O_WRONLY | O_CLOEXEC | unnamedFlag, 0o644)
+        let anonymous = open(folder, O_WRONLY | O_CLOEXEC | unnamedFlag, 0o666)
         if anonymous >= 0 {
             fd = anonymous
             unnamed = true
             return
         }
         unnamed = false
-        var template = Array((destination.deletingLastPathComponent().appendingPathComponent(
-            "." + destination.lastPathComponent + ".relayfetch-XXXXXX").path).utf8CString)
-        fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { throw Self.error("cannot create a file in \(folder)") }
-        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        fchmod(fd, 0o644)  // mkostemp makes 0600; a download gets the mode an unnamed file would
-        temporaryPath = String(decoding: template.prefix { $0 != 0 }.map(UInt8.init(bitPattern:)), as: UTF8.self)
+        (fd, temporaryPath) = try Self.createTemporaryFile(beside: destination)
+    }
+
+    /// A new file under a hidden random name next to `destination`, created with 0666 so the
+    /// kernel applies the umask as it does to the unnamed file (mkstemp's fixed 0600, widened
+    /// by hand, ignored it).
+    private static func createTemporaryFile(beside destination: URL) throws -> (Int32, String) {
+        let folder = destination.deletingLastPathComponent()
+        for _ in 0..<100 {
+            let path = folder.appendingPathComponent(".\(destination.lastPathComponent).relayfetch-\(UInt64.random(in: 0...UInt64.max))").path
+            let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+            if fd >= 0 { return (fd, path) }
+            guard errno == EEXIST else { break }
+        }
+        throw error("cannot create a file in \(folder.path)")
     }
 
     /// The partial file at `destination`, opened to append to (a resumed download).
@@ -66,23 +77,6 @@ public final class DownloadFile {
     }
 
     deinit { if !finished { discard() } }
-
-    /// How to ask for the rest of a partial file at `url`: its size, and the Range and If-Range
-    /// fields (the validator is the file's modification time, which `commit` set to the
-    /// response's Last-Modified: a changed resource comes back whole, not spliced). nil when
-    /// there is no file or it is empty.
-    public static func resumption(of url: URL) -> (offset: Int, headerFields: [(name: String, value: String)])? {
-        guard let (size, modified) = existing(url), size > 0 else { return nil }
-        return (size, [("Range", "bytes=\(size)-"), ("If-Range", HTTPDate.format(modified))])
-    }
-
-    /// Size and modification time of the regular file at `url`, if there is one.
-    static func existing(_ url: URL) -> (size: Int, modified: Date)? {
-        var info = stat()
-        guard stat(url.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
-        let modified = Date(timeIntervalSince1970: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
-        return (Int(info.st_size), modified)
-    }
 
     public func write(_ data: Data) throws {
         if let failure = data.withUnsafeBytes({ Self.writeAll($0, to: fd, path: destination.path) }) { throw failure }
@@ -121,22 +115,18 @@ public final class DownloadFile {
     /// Counts bytes a transfer wrote into the descriptor itself.
     func recordWritten(_ count: Int) { bytesWritten += count }
 
-    /// Gives the file its name (replacing what was there) and sets its modification time.
-    public func commit(modificationDate: Date? = nil) throws {
+    /// Gives the file its name (replacing what was there, whose permission bits it takes), sets
+    /// its modification time and keeps a strong `entityTag` with it (see `resumption(of:)`).
+    /// The bytes must reach the disk first: when fsync() or close() fails, the file is dropped
+    /// and the old one stays; throws naming the destination.
+    public func commit(modificationDate: Date? = nil, entityTag: String? = nil) throws {
         guard !finished else { return }
-        if let modificationDate, isRegularFile() {
-            let seconds = modificationDate.timeIntervalSince1970.rounded(.down)
-            var times = [timespec(tv_sec: Int(seconds), tv_nsec: 0), timespec(tv_sec: Int(seconds), tv_nsec: 0)]
-            _ = futimens(fd, &times)
-        }
-        if unnamed {
-            // A name for the unnamed file, next to the target, then the atomic rename over it.
-            let name = destination.deletingLastPathComponent().appendingPathComponent(
-                ".\(destination.lastPathComponent).relayfetch-\(UInt32.random(in: 0...UInt32.max))").path
-            guard linkat(AT_FDCWD, "/proc/self/fd/\(fd)", AT_FDCWD, name, AT_SYMLINK_FOLLOW) == 0 else {
-                throw Self.error("cannot create \(destination.path)")
-            }
-            temporaryPath = name
+        finished = true
+        do {
+            try settle(modificationDate: modificationDate, entityTag: entityTag)
+        } catch {
+            if let temporaryPath { unlink(temporaryPath) }
+            throw error
         }
         if let temporaryPath {
             guard rename(temporaryPath, destination.path) == 0 else {
@@ -146,8 +136,44 @@ public final class DownloadFile {
             }
             self.temporaryPath = nil
         }
-        finished = true
-        close(fd)
+    }
+
+    /// Everything before the rename: the file's time, validator and mode, its bytes on disk,
+    /// a name for an unnamed file, and the descriptor closed (whatever fails).
+    private func settle(modificationDate: Date?, entityTag: String?) throws {
+        let regular = isRegularFile()
+        var failure: FetchError?
+        if regular {
+            if let modificationDate {
+                let seconds = modificationDate.timeIntervalSince1970.rounded(.down)
+                var times = [timespec(tv_sec: Int(seconds), tv_nsec: 0), timespec(tv_sec: Int(seconds), tv_nsec: 0)]
+                _ = futimens(fd, &times)
+            }
+            recordEntityTag(entityTag)
+            if !inPlace { takeModeOfReplacedFile() }
+            if fsync(fd) != 0 { failure = Self.error("cannot write \(destination.path)") }
+        }
+        if failure == nil, unnamed {
+            // A name for the unnamed file, next to the target, then the atomic rename over it.
+            let name = destination.deletingLastPathComponent().appendingPathComponent(
+                ".\(destination.lastPathComponent).relayfetch-\(UInt64.random(in: 0...UInt64.max))").path
+            if linkat(AT_FDCWD, "/proc/self/fd/\(fd)", AT_FDCWD, name, AT_SYMLINK_FOLLOW) == 0 {
+                temporaryPath = name
+            } else {
+                failure = Self.error("cannot create \(destination.path)")
+            }
+        }
+        // Linux frees the descriptor even when close() fails (EINTR included): never retried.
+        if close(fd) != 0, failure == nil, errno != EINTR { failure = Self.error("cannot write \(destination.path)") }
+        if let failure { throw failure }
+    }
+
+    /// A replaced file's permission bits carry over (a private 0600 download stays private);
+    /// set-id bits do not. A new file keeps what the umask gave it.
+    private func takeModeOfReplacedFile() {
+        var info = stat()
+        guard stat(destination.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return }
+        fchmod(fd, info.st_mode & 0o1777)
     }
 
     private func isRegularFile() -> Bool {
@@ -164,7 +190,7 @@ public final class DownloadFile {
         close(fd)
     }
 
-    private static func error(_ what: String) -> FetchError {
+    static func error(_ what: String) -> FetchError {
         FetchError(.transfer("\(what): \(String(cString: strerror(errno)))"))
     }
 }

@@ -26,7 +26,9 @@ public struct HTTPRequest: Sendable {
     public var httpShouldHandleCookies = true
     /// Largest body accepted for this request, in bytes (curl's `--max-filesize`): a larger one
     /// fails with `responseTooLarge`, before any byte when its length is declared. nil: the
-    /// session's `maximumResponseSize` for a buffered body, no limit for a streamed one.
+    /// session's `maximumResponseSize` for a buffered body, no limit for a streamed one. For a
+    /// 206 the bytes before its range count too: the limit is on the whole resource, so a
+    /// resumed download cannot grow a file past it.
     public var maximumBodySize: Int?
     /// Media types whose bodies are wanted ("text/html", or "text/*"); nil for any. A 2xx
     /// response of another type (or of none) is not read: the transfer stops once its header

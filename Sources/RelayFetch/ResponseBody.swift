@@ -49,6 +49,9 @@ public struct ResponseBody: AsyncSequence, Sendable {
         for try await chunk in chunks { try file.write(chunk) }
     }
 
+    /// The buffer's `progress` (nil for a body that came whole).
+    var progress: (producerPaused: Bool, ended: Bool)? { source.buffer?.progress }
+
     /// Stops the transfer if it is still running (the reader wants no more).
     public func cancel() { source.cancel() }
 

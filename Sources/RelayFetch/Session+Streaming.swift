@@ -25,14 +25,15 @@ extension Session {
     /// Fetches `request` into a file at `destination`, replacing it only when the whole body has
     /// arrived (written under a temporary name next to it, then linked into place: a failed
     /// transfer leaves no partial file). The file's modification time is the response's
-    /// Last-Modified, when it has one. Returns the final response; throws as `bytes(for:)` does,
-    /// and when the file cannot be written.
+    /// Last-Modified, when it has one, and a strong ETag is kept with it (for
+    /// `DownloadFile.resumption(of:)`). Returns the final response; throws as `bytes(for:)`
+    /// does, and when the file cannot be written.
     public func download(for request: HTTPRequest, to destination: URL) async throws -> HTTPResponse {
         let (body, response) = try await bytes(for: request)
         let file = try DownloadFile(replacing: destination)
         do {
             try await body.write(to: file)
-            try file.commit(modificationDate: response.lastModified)
+            try file.commit(modificationDate: response.lastModified, entityTag: response.value(forHeaderField: "ETag"))
         } catch {
             body.cancel()
             file.discard()

@@ -39,6 +39,8 @@ extension GetCommand {
         let (body, response) = try await session.bytes(for: request)
         defer { body.cancel() }
         if verbose { io.log("< \(response.httpVersion) \(response.statusCode) from \(response.url.absoluteString)") }
+        // -f: an error answer writes nothing, neither to standard output nor to FILE (run() exits 1).
+        if failOnHTTPError && response.statusCode >= 400 { return response }
         guard let target else {
             if includeHeaders { io.write(head(of: response)) }
             var count = 0
@@ -57,20 +59,24 @@ extension GetCommand {
             return response
         case .fail(let why):
             throw GetFailure(description: "cannot resume \(target.path): \(why)")
+        case .refuse(let status):
+            throw GetFailure(description: "cannot resume \(target.path): the server answered \(status) for "
+                                          + "\(response.url.absoluteString); the file is left as it was")
         case .append:
             file = try DownloadFile(appendingTo: target)
             if verbose { io.log("* resuming \(target.path) from byte \(resumption!.offset)") }
         case .replace:
             file = try DownloadFile(replacing: target)
         }
+        let entityTag = response.value(forHeaderField: "ETag")
         do {
             if includeHeaders { try file.write(head(of: response)) }
             try await body.write(to: file)
-            try file.commit(modificationDate: response.lastModified)
+            try file.commit(modificationDate: response.lastModified, entityTag: entityTag)
         } catch {
             // Under -C -, what arrived is kept too: it is what the next try continues from.
             if keepPartial || (resume && file.bytesWritten > 0 && !Self.isSizeLimit(error)) {
-                try? file.commit(modificationDate: response.lastModified)
+                try? file.commit(modificationDate: response.lastModified, entityTag: entityTag)
             } else {
                 file.discard()
             }

@@ -16,15 +16,19 @@ struct GetCommand: Subcommand {
                                name (or a temporary one) next to FILE and renamed to FILE once
                                complete, so a failed transfer leaves no partial file
       -C, --continue -         resume: ask for the rest of FILE (-o) with Range, validated with
-                               If-Range against FILE's time (the Last-Modified it was saved with);
-                               a changed resource comes back whole. A connection lost mid-file is
-                               resumed the same way (up to 5 tries while bytes keep arriving)
+                               If-Range against the strong ETag FILE was saved with (extended
+                               attribute user.relayfetch.etag), else FILE's time (its
+                               Last-Modified); a changed resource comes back whole. Any answer but
+                               206 or 2xx leaves FILE as it was and fails. A connection lost
+                               mid-file is resumed the same way (up to 5 tries while bytes arrive)
       --max-filesize BYTES     fail when the body is larger (suffix K, M, G or T for KiB ... TiB);
-                               no partial file is left, unless --keep-partial
+                               under -C -, when the whole file would be; no partial file is left,
+                               unless --keep-partial
       --keep-partial           on failure keep what arrived in FILE, with the response's
                                Last-Modified as its time, for a later -C -
       -i, --include            print the response status line and headers before the body
-      -f, --fail               exit 1 when the server answers with a status of 400 or more
+      -f, --fail               exit 1 when the server answers with a status of 400 or more,
+                               writing nothing (FILE stays as it was)
       -v, --verbose            print the route, each hop's connect time and the exchange to stderr
       -H, --header 'N: v'      extra request header sent to the origin (repeatable)
       -h, --help               show this help
@@ -136,6 +140,10 @@ struct GetCommand: Subcommand {
     /// The error as one sentence; a size limit names the option that set it.
     func describe(_ error: Error) -> String {
         guard let fetch = error as? FetchError, case .responseTooLarge = fetch.code, let maximumFileSize else { return "\(error)" }
+        if !keepPartial, resume, let outputPath, DownloadFile.resumption(of: URL(fileURLWithPath: outputPath)) != nil {
+            // The limit is on the whole file: the partial one plus the rest would pass it.
+            return "the whole file would be larger than --max-filesize \(maximumFileSize) bytes; \(outputPath) keeps what it had"
+        }
         let kept = outputPath == nil ? "" : keepPartial ? "; what arrived is kept in \(outputPath!)" : "; no file was written (--keep-partial keeps what arrived)"
         return "the body is larger than --max-filesize \(maximumFileSize) bytes\(kept)"
     }

@@ -1,13 +1,17 @@
 import Foundation
 
 /// What `get -C -` does with the answer to a Range request for the rest of a partial file of
-/// `offset` bytes (RFC 9110 §14): append, start over, or stop.
+/// `offset` bytes (RFC 9110 §14): append, start over, or stop. Only a 2xx answer ever touches
+/// the partial file: an error page must never replace the bytes a resume would continue from.
 enum ResumeDecision: Equatable {
     /// 206 starting exactly at the offset: append the body to the partial file.
     case append
     /// Any other success (200: the If-Range validator no longer matched, or the server ignores
     /// ranges): the body is the whole resource and replaces the partial file.
     case replace
+    /// Any status outside 2xx other than 416 (a 404, a 5xx, a redirect not followed): the
+    /// partial file stays exactly as it was and the command fails naming the status.
+    case refuse(status: Int)
     /// 416 whose complete length is the partial file's size: the file was already whole.
     case alreadyComplete
     /// An answer that cannot be joined to the partial file.
@@ -28,8 +32,10 @@ enum ResumeDecision: Equatable {
                 return .alreadyComplete
             }
             return .fail("the server refused the range from byte \(offset) (416): the local file is larger than the resource")
-        default:
+        case 200..<300:
             return .replace
+        default:
+            return .refuse(status: status)
         }
     }
 }

@@ -87,27 +87,31 @@ final class GetStreamingCommandTests: XCTestCase {
         XCTAssertEqual(requests.count, 2)
         XCTAssertEqual(requests.last?[5], "bytes=5000000-")
         XCTAssertEqual(requests.last?[6], "Mon, 01 Dec 2025 00:00:00 GMT")
+        // Offsets count identity bytes: the first request may take any encoding, the Range one none.
+        XCTAssertNotEqual(requests.first?[7], "-", "the origin's log does not show Accept-Encoding")
+        XCTAssertEqual(requests.last?[7], "-", "Accept-Encoding was sent on the Range request")
         XCTAssertEqual(try origin.events("SENT").map { $0[2] }, ["5000000", String(size - 5_000_000)])
         XCTAssertEqual(files, ["resumed.bin"])
     }
 
-    /// A partial file whose resource changed since (a newer Last-Modified) is replaced whole,
-    /// not spliced; a complete one is left alone (416).
+    /// A partial file whose resource changed since (a newer Last-Modified, and other bytes: the
+    /// new version is the pattern shifted by 7) is replaced whole, not spliced; a complete one is
+    /// left alone (416).
     func testContinueStartsOverWhenTheResourceChanged() async throws {
         let origin = try BulkOrigin()
         let target = folder.appendingPathComponent("changed.bin")
         try BulkOrigin.expected(size: 1000).write(to: target)
-        let changed = await CommandRun.run(["get", origin.url(size: 4096, query: "modified=1800000000").absoluteString, "-o", target.path, "-C", "-"]
-                                           + CommandRun.relayArguments)
+        let newVersion = origin.url(size: 4096, query: "modified=1800000000&shift=7")
+        XCTAssertNotEqual(BulkOrigin.expected(size: 1000, from: 7), BulkOrigin.expected(size: 1000), "the versions must differ")
+        let changed = await CommandRun.run(["get", newVersion.absoluteString, "-o", target.path, "-C", "-"] + CommandRun.relayArguments)
         XCTAssertEqual(changed.status, 0, changed.stderr)
-        XCTAssertEqual(try Data(contentsOf: target), BulkOrigin.expected(size: 4096))
+        XCTAssertEqual(try Data(contentsOf: target), BulkOrigin.expected(size: 4096, from: 7))
         XCTAssertEqual(try origin.events("REQUEST").last?[5], "bytes=1000-")
         XCTAssertEqual(try origin.events("SENT").last?[2], "4096", "the origin sent the whole resource")
-        let complete = await CommandRun.run(["get", origin.url(size: 4096, query: "modified=1800000000").absoluteString, "-o", target.path, "-C", "-"]
-                                            + CommandRun.relayArguments)
+        let complete = await CommandRun.run(["get", newVersion.absoluteString, "-o", target.path, "-C", "-"] + CommandRun.relayArguments)
         XCTAssertEqual(complete.status, 0, complete.stderr)
         XCTAssertEqual(try origin.events("SENT").last?[2], "0", "a complete file asked for more bytes")
-        XCTAssertEqual(try Data(contentsOf: target), BulkOrigin.expected(size: 4096))
+        XCTAssertEqual(try Data(contentsOf: target), BulkOrigin.expected(size: 4096, from: 7))
     }
 
     /// A destination that is not a regular file is written, never replaced (curl -o /dev/null).

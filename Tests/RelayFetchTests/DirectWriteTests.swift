@@ -1,6 +1,6 @@
 import Foundation
 import XCTest
-import RelayFetch
+@testable import RelayFetch
 import RelayFetchTestSupport
 
 /// `ResponseBody.write(to:)`: libcurl's thread writes the body straight into the file. Checked
@@ -24,6 +24,19 @@ final class DirectWriteTests: XCTestCase {
         return try Session(configuration: configuration)
     }
 
+    /// Waits (up to 10 s) until the body's buffer reaches the state `reached` describes; fails
+    /// with `what` if it never does. A state, not a time: a slow machine only waits longer.
+    private func waitFor(_ body: ResponseBody, _ what: String, file: StaticString = #filePath, line: UInt = #line,
+                         _ reached: ((producerPaused: Bool, ended: Bool)) -> Bool) async throws {
+        let deadline = Date().addingTimeInterval(10)
+        while true {
+            guard let progress = body.progress else { return XCTFail("the body is not streamed", file: file, line: line) }
+            if reached(progress) { return }
+            guard Date() < deadline else { return XCTFail(what, file: file, line: line) }
+            try await Task.sleep(nanoseconds: 5_000_000)
+        }
+    }
+
     /// The reader waits first, so the buffer fills and the transfer pauses; then it hands over the
     /// file. What was buffered must go in first, the paused transfer must go on, and every byte
     /// must land in order.
@@ -35,7 +48,7 @@ final class DirectWriteTests: XCTestCase {
             defer { session.invalidate() }
             let (body, response) = try await session.bytes(for: HTTPRequest(url: origin.url(size: size)))
             XCTAssertEqual(response.statusCode, 200)
-            try await Task.sleep(nanoseconds: 600_000_000)
+            try await waitFor(body, "the transfer never paused for the reader") { $0.producerPaused }
             XCTAssertLessThan(try origin.mostBytesSent(), size, "\(relayProtocol): the origin sent everything to a reader that was not reading")
             let target = folder.appendingPathComponent("bulk-\(relayProtocol).bin")
             let file = try DownloadFile(replacing: target)
@@ -57,7 +70,7 @@ final class DirectWriteTests: XCTestCase {
         let (body, _) = try await session.bytes(for: HTTPRequest(url: origin.url(size: 300_000)))
         XCTAssertFalse(try TestServers.waitForLogLines(origin.server.log, containing: "SENT\t", skipping: 0, timeout: 5).isEmpty,
                        "the origin logged no end of the body")
-        try await Task.sleep(nanoseconds: 100_000_000)
+        try await waitFor(body, "the transfer never ended") { $0.ended }
         let target = folder.appendingPathComponent("small.bin")
         let file = try DownloadFile(replacing: target)
         try await body.write(to: file)

@@ -7,13 +7,20 @@ connection mid-body, and logs how many bytes it actually sent.
   ?drop=B                 close the connection (no TLS close_notify) once byte B is sent
   ?chunked=1              chunked transfer coding instead of Content-Length
   ?modified=T             Last-Modified is T (unix seconds) instead of a fixed date
-  Range: bytes=S-[E]      206 with Content-Range, when If-Range (if any) equals Last-Modified;
-                          416 with "bytes */N" when S >= N; a stale If-Range gets 200, whole
+  ?etag=E                 send ETag E as given ("v1" strong, W/"v1" weak); If-Range must equal
+                          it (strong comparison) when it is an entity-tag
+  ?shift=K                the body is pattern(i + K): another version of the resource whose
+                          bytes differ from the default one at every offset
+  ?status=C               answer C (e.g. 404, 503) with a short text body, Range or not
+  Range: bytes=S-[E]      206 with Content-Range, when If-Range (if any) equals Last-Modified
+                          (or the ETag); 416 with "bytes */N" when S >= N; a stale If-Range
+                          gets 200, whole
 
 pattern(i) = BASE[i % 1000003], BASE[k] = (k * 2654435761 >> 13) & 0xFF: a period that is a
 prime, so chunks delivered out of order, twice or not at all change the digest.
 
-Log lines (tab-separated): REQUEST id peer method target range if-range, then PROGRESS id sent
+Log lines (tab-separated): REQUEST id peer method target range if-range accept-encoding ("-"
+for a field not sent), then PROGRESS id sent
 every 4 MiB, then SENT id bytes complete|dropped|error. `--self-issue` issues this server a
 certificate for --host (an IP) from the test CA (ca.key beside --ca) instead of --cert/--key.
 """
@@ -78,14 +85,15 @@ log = common.EventLog(args.log)
 ids = itertools.count(1)
 
 
-def send_range(conn, request_id, start, end, drop, chunked):
-    """Sends pattern bytes [start, end); returns False when it cut the connection at `drop`."""
+def send_range(conn, request_id, start, end, drop, chunked, shift=0):
+    """Sends pattern bytes [start, end) (of the version `shift`); returns False when it cut the
+    connection at `drop`."""
     position, sent, reported = start, 0, 0
     while position < end:
         count = min(PIECE, end - position, PERIOD)
         if drop is not None and position < drop <= position + count:
             count = drop - position
-        offset = position % PERIOD
+        offset = (position + shift) % PERIOD
         piece = DOUBLE[offset:offset + count]
         if chunked:
             conn.sendall(b"%x\r\n" % count)
@@ -116,7 +124,8 @@ def respond(conn, address, head):
     for line in lines[1:]:
         name, _, value = line.partition(":")
         fields[name.strip().lower()] = value.strip()
-    log("REQUEST", request_id, address[0], method, target, fields.get("range", "-"), fields.get("if-range", "-"))
+    log("REQUEST", request_id, address[0], method, target, fields.get("range", "-"), fields.get("if-range", "-"),
+        fields.get("accept-encoding", "-"))
     url = urlsplit(target)
     query = {k: v[-1] for k, v in parse_qs(url.query).items()}
     if url.path.startswith("/page/"):
@@ -130,14 +139,32 @@ def respond(conn, address, head):
     if not url.path.startswith("/bulk/") or not url.path[6:].isdigit():
         conn.sendall(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n")
         return True
+    if query.get("status", "").isdigit():
+        text = b"status %s from the bulk origin\n" % query["status"].encode()
+        conn.sendall(b"HTTP/1.1 %s Status\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n\r\n"
+                     % (query["status"].encode(), len(text)) + text)
+        log("SENT", request_id, len(text), "complete")
+        return True
     size = int(url.path[6:])
     modified = formatdate(int(query.get("modified", FIXED_MODIFIED)), usegmt=True)
     drop = int(query["drop"]) if "drop" in query else None
     chunked = query.get("chunked") == "1"
+    shift = int(query.get("shift", "0"))
+    etag = query.get("etag")
     start, end, status = 0, size, "200 OK"
     extra_headers = "Last-Modified: %s\r\nAccept-Ranges: bytes\r\n" % modified
+    if etag:
+        extra_headers += "ETag: %s\r\n" % etag
     wanted = fields.get("range", "")
-    if wanted.startswith("bytes=") and fields.get("if-range", modified) == modified:
+    condition = fields.get("if-range")
+    if condition is None:
+        current = True
+    elif condition.startswith('"') or condition.startswith("W/"):
+        # An entity-tag: the strong comparison (RFC 9110 §8.8.3.2); a weak tag never matches.
+        current = etag is not None and not etag.startswith("W/") and condition == etag
+    else:
+        current = condition == modified
+    if wanted.startswith("bytes=") and current:
         first, _, last = wanted[6:].partition("-")
         if first.isdigit():
             start = int(first)
@@ -154,7 +181,7 @@ def respond(conn, address, head):
     if method == "HEAD":
         return True
     try:
-        return send_range(conn, request_id, start, end, drop, chunked)
+        return send_range(conn, request_id, start, end, drop, chunked, shift)
     except OSError:
         log("SENT", request_id, "?", "error")
         return False
