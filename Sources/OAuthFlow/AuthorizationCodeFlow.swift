@@ -84,7 +84,7 @@ public struct AuthorizationCodeFlow: Sendable {
 
     /// The refresh token grant after `result`: an ID token in the answer is verified as at login
     /// (signature, `iss`, `aud`, `azp`, `exp`, `iat`, `at_hash`) and must name the same issuer,
-    /// subject, audiences, authorized party and `auth_time` as `result`'s (OIDC Core §12.2).
+    /// subject, audiences and authorized party as `result`'s (OIDC Core §12.2).
     public func refresh(after result: Result) async throws -> Result {
         guard let refreshToken = result.tokens.refreshToken else { throw OAuthError(.invalidTokenResponse("no refresh_token")) }
         let tokens = try await client.refresh(refreshToken)

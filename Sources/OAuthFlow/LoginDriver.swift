@@ -88,9 +88,13 @@ public struct LoginDriver: Sendable {
 
     /// A URL without its query (which may carry codes or tokens), for error messages.
     static func redacted(_ url: URL) -> String {
-        var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
-        if components?.query != nil { components?.query = "…" }
-        components?.fragment = nil
-        return components?.string ?? url.absoluteString
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return "(a URL)" }
+        // Set as text after the fact: URLComponents would percent-encode the ellipsis.
+        let hadQuery = components.query != nil
+        components.query = nil
+        components.fragment = nil
+        components.user = nil
+        components.password = nil
+        return (components.string ?? "(a URL)") + (hadQuery ? "?…" : "")
     }
 }

@@ -80,7 +80,7 @@ public enum IDTokenCheck: Sendable, Equatable, CustomStringConvertible {
     case accessTokenHash
     case codeHash
     /// A claim of an ID token issued on refresh differs from the original ID token's (OIDC
-    /// Core §12.2: `iss`, `sub`, `aud`, `azp` and `auth_time` must stay the same).
+    /// Core §12.2: `iss`, `sub`, `aud` and `azp` must stay the same).
     case changedOnRefresh(claim: String)
 
     public var description: String {

@@ -35,7 +35,7 @@ final class CredentialRedactorTests: XCTestCase {
         XCTAssertTrue(redactor.found.isSuperset(of: ["pw with space", "S-123456789", "DEVICE-123456", "ABCD-EFGH"]))
         // A copy of a found value elsewhere (a title, a header) is blanked too, as sent and encoded;
         // short values are not searched for.
-        XCTAssertEqual(redactor.scrub("title S-123456789, header DEVICE-123456, pw with space, pw%20with%20space"),
+        XCTAssertEqual(SecretRedactor(secrets: redactor.scrubbable).redact("title S-123456789, header DEVICE-123456, pw with space, pw%20with%20space"),
                        "title [redacted], header [redacted], [redacted], %5Bredacted%5D")
     }
 }

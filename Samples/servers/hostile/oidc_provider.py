@@ -20,7 +20,8 @@ Misbehaviours:
   --login-action URL       the login form's action attribute
   --login-formaction URL   the login form's submit button's formaction attribute
   --verification-uri URL   the device grant's verification_uri
-  --endpoint NAME=URL      a metadata member (token_endpoint, jwks_uri, ...) set to URL
+  --endpoint NAME=URL      a metadata member (token_endpoint, jwks_uri, ...) set to URL (a path: on
+                           this origin)
   --redirect PATH=URL      GET PATH answers 302 to URL
   --iss-supported          the metadata has authorization_response_iss_parameter_supported: true
   --send-iss               the authorization response carries iss (RFC 9207)
@@ -32,6 +33,7 @@ Misbehaviours:
                            query and fragment (echo=), an X-Echo header, the token response
                            ("echo") and the token error's description
   --token-error TEXT       the token endpoint answers 400 invalid_grant with TEXT as description
+  --plain                  plain HTTP instead of TLS (a sink that logs whatever reaches it over http)
 """
 import base64
 import hashlib
@@ -62,6 +64,7 @@ def extra(parser):
     parser.add_argument("--client-secret")
     parser.add_argument("--echo", action="store_true")
     parser.add_argument("--token-error")
+    parser.add_argument("--plain", action="store_true")
 
 
 args = common.arguments("OpenID Connect provider for hostile-provider tests", extra)
@@ -109,7 +112,7 @@ def hidden(fields):
 
 
 def handle(conn, address):
-    issuer = "https://%s:%d" % (args.host, conn.getsockname()[1])
+    issuer = "%s://%s:%d" % ("http" if args.plain else "https", args.host, conn.getsockname()[1])
     redirects = dict(item.split("=", 1) for item in args.redirect)
     for head, body in common.requests(conn):
         lines = head.split("\r\n")
@@ -132,7 +135,7 @@ def handle(conn, address):
                         "device_authorization_endpoint": issuer + "/device", "code_challenge_methods_supported": ["S256"]}
             for item in args.endpoint:
                 name, url = item.split("=", 1)
-                metadata[name] = url
+                metadata[name] = url if "://" in url else issuer + url
             if args.iss_supported:
                 metadata["authorization_response_iss_parameter_supported"] = True
             respond(conn, "200 OK", json.dumps(metadata))
@@ -251,4 +254,4 @@ def token(conn, issuer, form, headers):
     respond(conn, "200 OK", json.dumps(answer))
 
 
-common.serve(args, handle, common.server_tls_context(args))
+common.serve(args, handle, None if args.plain else common.server_tls_context(args))
