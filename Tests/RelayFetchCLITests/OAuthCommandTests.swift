@@ -189,6 +189,16 @@ final class OAuthCommandTests: XCTestCase {
         let second = await CommandRun.run(["oauth", missing])
         XCTAssertEqual(second.status, 2)
         XCTAssertEqual(second.stderr, "relayfetch: \(missing): $.client.id is missing\n")
+        let origins = try scenario("origins", #"""
+        {"name": "o", "issuer": "https://origin.test/o", "providerOrigins": ["https://login.test", "http://login.test"],
+         "client": {"id": "x"}, "redirectURI": "a:/b", "login": {"username": "u", "password": "p"}}
+        """#)
+        let plain = await CommandRun.run(["oauth", origins])
+        XCTAssertEqual(plain.status, 2)
+        XCTAssertEqual(plain.stderr, "relayfetch: \(origins): $.providerOrigins[1] must be an https origin such as https://login.example.com\n")
+        let agent = try scenario("agent", #"{"name": "a", "startURL": "https://app.test/login", "login": {"username": "u", "password": "p"}}"#)
+        let noOrigins = await CommandRun.run(["oauth", agent])
+        XCTAssertEqual(noOrigins.stderr, "relayfetch: \(agent): $.providerOrigins the user-agent role needs the provider's origins (where the password may be sent)\n")
         let unset = try scenario("unset", #"{"name": "u", "issuer": "${env:RELAYFETCH_TEST_NOT_SET}", "client": {"id": "x"}}"#)
         let third = await CommandRun.run(["oauth", unset])
         XCTAssertEqual(third.stderr, "relayfetch: \(unset): $.issuer environment variable RELAYFETCH_TEST_NOT_SET is not set\n")
