@@ -60,8 +60,12 @@ public struct AuthorizationCodeFlow: Sendable {
                 throw OAuthError(.loginStuck(url: LoginDriver.redacted(page.url), reason: "still no redirect after \(maximumPages) pages"))
             }
             let (form, submitter) = try driver.action(on: page, loginsSoFar: logins, origins: client.provider.origins)
-            if form.controls.contains(where: { $0.type == "password" }) { logins += 1 }
-            outcome = try await navigator.submit(form, submitter: submitter)
+            if form.controls.contains(where: { $0.type == "password" }) {
+                logins += 1
+                outcome = try await LoginSubmission.submit(form, submitter: submitter, through: navigator, origins: client.provider.origins)
+            } else {
+                outcome = try await navigator.submit(form, submitter: submitter)
+            }
         }
         guard let callback = outcome.interceptedURL else { throw OAuthError(.missingCode) }
         let code = try Self.code(from: callback, state: state, issuer: client.provider.issuer,

@@ -145,8 +145,12 @@ public struct DeviceAuthorizationFlow: Sendable {
                 continue
             }
             let (form, submitter) = try driver.action(on: page, loginsSoFar: logins, origins: origins)
-            if form.controls.contains(where: { $0.type == "password" }) { logins += 1 }
-            outcome = try await navigator.submit(form, submitter: submitter)
+            if form.controls.contains(where: { $0.type == "password" }) {
+                logins += 1
+                outcome = try await LoginSubmission.submit(form, submitter: submitter, through: navigator, origins: origins)
+            } else {
+                outcome = try await navigator.submit(form, submitter: submitter)
+            }
         }
         throw OAuthError(.loginStuck(url: "(device pages)", reason: "still not done after \(maximumPages) pages"))
     }

@@ -46,8 +46,12 @@ public struct UserAgentFlow: Sendable {
             guard pages.count <= maximumPages else {
                 throw OAuthError(.loginStuck(url: LoginDriver.redacted(page.url), reason: "still on forms after \(maximumPages) pages"))
             }
-            if form.controls.contains(where: { $0.type == "password" }) { logins += 1 }
-            outcome = try await navigator.submit(form, submitter: submitter)
+            if form.controls.contains(where: { $0.type == "password" }) {
+                logins += 1
+                outcome = try await LoginSubmission.submit(form, submitter: submitter, through: navigator, origins: providerOrigins)
+            } else {
+                outcome = try await navigator.submit(form, submitter: submitter)
+            }
         }
         throw OAuthError(.loginStuck(url: outcome.interceptedURL.map(LoginDriver.redacted) ?? "", reason: "the navigation was intercepted"))
     }

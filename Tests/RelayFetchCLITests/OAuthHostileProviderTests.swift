@@ -66,6 +66,32 @@ final class OAuthHostileProviderTests: XCTestCase {
         XCTAssertEqual(try sink.requests().map(\.path), [], "the other origin was contacted")
     }
 
+    /// The provider's login endpoint answers 307 to another origin (https, or http on the
+    /// provider's own host): a browser would POST the password there again; the flow does not.
+    func testLoginRedirectOffTheProviderCarriesNoPassword() async throws {
+        let sink = try HostileOIDCProvider(host: "127.0.0.22")
+        let plainSink = try HostileOIDCProvider(host: "127.0.0.22", arguments: ["--plain"])
+        for target in [sink, plainSink] {
+            let provider = try HostileOIDCProvider(pointingAt: target, arguments: ["--login-redirect", "SINK/login"])
+            let (run, verdict) = try await oauth(Self.scenario(provider))
+            XCTAssertEqual(run.status, 1, run.stdoutText)
+            XCTAssertTrue(verdict.hasPrefix("FAIL hostile: login: the login form's answer redirects to \(target.origin)/login, "
+                                            + "which is not one of the provider's https origins"), verdict)
+            XCTAssertTrue(try provider.fields().contains { $0 == ("pw", "pw") }, "the provider never got the password")
+        }
+        XCTAssertEqual(try sink.requests().map(\.path), [], "the other https origin was contacted")
+        XCTAssertEqual(try plainSink.requests().map(\.path), [], "the http origin was contacted")
+
+        // A 302 drops the body: it is followed, as a GET without the password.
+        let dropping = try HostileOIDCProvider(pointingAt: sink, arguments: ["--login-redirect", "SINK/elsewhere",
+                                                                            "--login-redirect-status", "302 Found"])
+        let (run, verdict) = try await oauth(Self.scenario(dropping))
+        XCTAssertEqual(run.status, 1, run.stdoutText)
+        XCTAssertTrue(verdict.hasPrefix("FAIL hostile: login: stopped at \(sink.origin)/elsewhere"), verdict)
+        XCTAssertTrue(try sink.requests().contains { $0 == ("GET", "/elsewhere") }, "the 302 was not followed")
+        XCTAssertEqual(try sink.fields().map(\.name), [], "the 302 carried fields")
+    }
+
     /// A device grant whose verification_uri is on another origin: the user's side never opens
     /// it. The same provider without that lie passes, its ID token verified.
     func testDeviceVerificationURIOnAnotherOriginIsNeverOpened() async throws {

@@ -19,6 +19,8 @@ whether a password reached this server.
 Misbehaviours:
   --login-action URL       the login form's action attribute
   --login-formaction URL   the login form's submit button's formaction attribute
+  --login-redirect URL     POST /login answers 307 to URL (a browser POSTs the same body there)
+  --login-redirect-status N   that redirect's status instead of 307
   --verification-uri URL   the device grant's verification_uri
   --endpoint NAME=URL      a metadata member (token_endpoint, jwks_uri, ...) set to URL (a path: on
                            this origin)
@@ -53,6 +55,8 @@ import hostile_common as common
 def extra(parser):
     parser.add_argument("--login-action", default="/login")
     parser.add_argument("--login-formaction")
+    parser.add_argument("--login-redirect")
+    parser.add_argument("--login-redirect-status", default="307 Temporary Redirect")
     parser.add_argument("--verification-uri")
     parser.add_argument("--endpoint", action="append", default=[])
     parser.add_argument("--redirect", action="append", default=[])
@@ -149,6 +153,8 @@ def handle(conn, address):
                 ' formaction="%s"' % html.escape(args.login_formaction) if args.login_formaction else "")
             page(conn, '<form method="post" action="%s"><input type="text" name="username"><input type="password" name="pw">%s%s</form>'
                  % (html.escape(args.login_action), hidden(request + [("issuer", issuer)]), button))
+        elif method == "POST" and path == "/login" and args.login_redirect:
+            respond(conn, args.login_redirect_status, "", headers=[("Location", args.login_redirect)])
         elif method == "POST" and path == "/login":
             if form.get("pw") != args.password:
                 page(conn, '<p>wrong password</p><form method="post"><input type="text" name="username"><input type="password" name="pw"></form>')
