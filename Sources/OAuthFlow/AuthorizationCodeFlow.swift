@@ -59,12 +59,17 @@ public struct AuthorizationCodeFlow: Sendable {
             guard pages.count <= maximumPages else {
                 throw OAuthError(.loginStuck(url: LoginDriver.redacted(page.url), reason: "still no redirect after \(maximumPages) pages"))
             }
-            let (form, submitter) = try driver.action(on: page, loginsSoFar: logins)
-            if form.controls.contains(where: { $0.type == "password" }) { logins += 1 }
-            outcome = try await navigator.submit(form, submitter: submitter)
+            let (form, submitter) = try driver.action(on: page, loginsSoFar: logins, origins: client.provider.origins)
+            if form.controls.contains(where: { $0.type == "password" }) {
+                logins += 1
+                outcome = try await LoginSubmission.submit(form, submitter: submitter, through: navigator, origins: client.provider.origins)
+            } else {
+                outcome = try await navigator.submit(form, submitter: submitter)
+            }
         }
         guard let callback = outcome.interceptedURL else { throw OAuthError(.missingCode) }
-        let code = try Self.code(from: callback, state: state, issuer: client.provider.issuer)
+        let code = try Self.code(from: callback, state: state, issuer: client.provider.issuer,
+                                 requiresIssuer: client.provider.authorizationResponseIssParameterSupported)
         return Authorization(code: code, pkce: pkce, nonce: nonce, callback: callback, pages: pages)
     }
 
@@ -81,6 +86,23 @@ public struct AuthorizationCodeFlow: Sendable {
         return Result(tokens: tokens, idToken: idToken, pages: authorization.pages)
     }
 
+    /// The refresh token grant after `result`: an ID token in the answer is verified as at login
+    /// (signature, `iss`, `aud`, `azp`, `exp`, `iat`, `at_hash`) and must name the same issuer,
+    /// subject, audiences and authorized party as `result`'s (OIDC Core §12.2).
+    public func refresh(after result: Result) async throws -> Result {
+        guard let refreshToken = result.tokens.refreshToken else { throw OAuthError(.invalidTokenResponse("no refresh_token")) }
+        let tokens = try await client.refresh(refreshToken)
+        guard let raw = tokens.idToken else { return Result(tokens: tokens, idToken: nil, pages: []) }
+        let validator = validator(try await client.keys())
+        let idToken: IDToken
+        if let original = result.idToken {
+            idToken = try validator.validateRefreshed(raw, original: original, accessToken: tokens.accessToken)
+        } else {
+            idToken = try validator.validate(raw, nonce: nil, accessToken: tokens.accessToken)
+        }
+        return Result(tokens: tokens, idToken: idToken, pages: [])
+    }
+
     private static func keys(of client: OAuthClient) async throws -> JSONWebKeySet? { try await client.keys() }
 
     /// The ID token checks for this client and provider.
@@ -88,12 +110,15 @@ public struct AuthorizationCodeFlow: Sendable {
         IDTokenValidator(issuer: client.provider.issuer, clientID: client.configuration.clientID, keys: keys)
     }
 
-    /// The code from the redirect, after the checks RFC 6749 §10.12 and RFC 9207 ask for.
-    static func code(from callback: URL, state: String, issuer: String) throws(OAuthError) -> String {
+    /// The code from the redirect, after the checks RFC 6749 §10.12 and RFC 9207 ask for: `iss`,
+    /// when present, must be the issuer, and must be present when the provider's metadata says
+    /// it is sent (`requiresIssuer`).
+    static func code(from callback: URL, state: String, issuer: String, requiresIssuer: Bool = false) throws(OAuthError) -> String {
         let items = URLComponents(url: callback, resolvingAgainstBaseURL: false)?.queryItems ?? []
         func value(_ name: String) -> String? { items.first { $0.name == name }?.value }
         guard value("state") == state else { throw OAuthError(.stateMismatch) }
         if let iss = value("iss"), iss != issuer { throw OAuthError(.issuerMismatch(iss)) }
+        if requiresIssuer, value("iss") == nil { throw OAuthError(.missingIssuer) }
         if let error = value("error") { throw OAuthError(.authorizationDenied(error: error, description: value("error_description"))) }
         guard let code = value("code"), !code.isEmpty else { throw OAuthError(.missingCode) }
         return code

@@ -5,7 +5,10 @@ import RelayFetch
 /// The device authorization grant (RFC 8628), run headless: the client asks for a device and
 /// user code, the runner plays the user in a second ephemeral session of its own (sign in at the
 /// verification URI, enter the user code, approve or deny), and the client polls the token
-/// endpoint at the interval the provider asks for, slowing down when told to.
+/// endpoint at the interval the provider asks for, slowing down when told to. The verification
+/// URI, and every form the user code or the password goes into, must be on the provider's
+/// origins; an ID token in the answer is verified as in the authorization code flow (no nonce:
+/// the device grant has none).
 public struct DeviceAuthorizationFlow: Sendable {
     public let client: OAuthClient
     public var driver: LoginDriver
@@ -52,15 +55,26 @@ public struct DeviceAuthorizationFlow: Sendable {
         }
     }
 
-    /// Runs the whole grant; returns the tokens once the user approved. The driver's approve and
-    /// deny buttons are those of the provider's device confirmation page.
-    public func run() async throws -> TokenResponse {
+    /// What a completed grant yields.
+    public struct Result: Sendable {
+        public let tokens: TokenResponse
+        /// The verified ID token, when the provider sent one.
+        public let idToken: IDToken?
+    }
+
+    /// Runs the whole grant; returns the tokens once the user approved, with the ID token
+    /// verified when there is one. The driver's approve and deny buttons are those of the
+    /// provider's device confirmation page.
+    public func run() async throws -> Result {
         let code = try await requestCode()
         // Polling starts before the user acts, as a real device's would; if the user's side
         // fails, leaving the scope cancels the poll.
-        async let tokens = poll(code)
+        async let polled = poll(code)
         try await actAsUser(code)
-        return try await tokens
+        let tokens = try await polled
+        guard let raw = tokens.idToken else { return Result(tokens: tokens, idToken: nil) }
+        let validator = IDTokenValidator(issuer: client.provider.issuer, clientID: client.configuration.clientID, keys: try await client.keys())
+        return Result(tokens: tokens, idToken: try validator.validate(raw, nonce: nil, accessToken: tokens.accessToken))
     }
 
     /// Asks for a device code (RFC 8628 §3.1).
@@ -106,7 +120,12 @@ public struct DeviceAuthorizationFlow: Sendable {
     }
 
     /// The user's side, in a fresh ephemeral session: sign in, enter the code, approve or deny.
+    /// Throws `untrustedOrigin` before any request when the verification URI is not on the
+    /// provider's origins, and before submitting the user code to a form that is not.
     public func actAsUser(_ code: DeviceCode) async throws {
+        let origins = client.provider.origins
+        try origins.require(code.verificationURI, for: "device grant: verification_uri is")
+        if let complete = code.verificationURIComplete { try origins.require(complete, for: "device grant: verification_uri_complete is") }
         var configuration = client.session.configuration
         configuration.dataStore = .nonPersistent()
         let session = try Session(configuration: configuration)
@@ -119,13 +138,19 @@ public struct DeviceAuthorizationFlow: Sendable {
             if page.forms.isEmpty { return }
             if var entry = page.forms.first(where: { form in form.controls.contains { $0.name == "user_code" } }),
                !entry.controls.contains(where: { $0.type == "password" }) {
+                let submitter = entry.submitters.first.map { $0.id ?? $0.text }
+                try origins.require(try entry.request(submitter: submitter).url, for: "device grant: the user code form submits to")
                 try entry.fill("user_code", with: code.userCode)
-                outcome = try await navigator.submit(entry, submitter: entry.submitters.first.map { $0.id ?? $0.text })
+                outcome = try await navigator.submit(entry, submitter: submitter)
                 continue
             }
-            let (form, submitter) = try driver.action(on: page, loginsSoFar: logins)
-            if form.controls.contains(where: { $0.type == "password" }) { logins += 1 }
-            outcome = try await navigator.submit(form, submitter: submitter)
+            let (form, submitter) = try driver.action(on: page, loginsSoFar: logins, origins: origins)
+            if form.controls.contains(where: { $0.type == "password" }) {
+                logins += 1
+                outcome = try await LoginSubmission.submit(form, submitter: submitter, through: navigator, origins: origins)
+            } else {
+                outcome = try await navigator.submit(form, submitter: submitter)
+            }
         }
         throw OAuthError(.loginStuck(url: "(device pages)", reason: "still not done after \(maximumPages) pages"))
     }

@@ -59,6 +59,26 @@ public struct IDTokenValidator: Sendable {
         return IDToken(claims: claims, raw: compact)
     }
 
+    /// Verifies an ID token issued on refresh as `validate` does (without a nonce), then that it
+    /// names the same `iss`, `sub`, audiences and `azp` as `original` (an `azp` only when the
+    /// original had one), as OIDC Core §12.2 asks. `auth_time` is not compared, though §12.2
+    /// asks that too: django-oauth-toolkit puts the user's latest login there, so any other
+    /// sign-in of the same user between the two tokens would fail an honest refresh.
+    public func validateRefreshed(_ compact: String, original: IDToken, accessToken: String? = nil,
+                                  now: Date = Date()) throws(OAuthError) -> IDToken {
+        let refreshed = try validate(compact, nonce: nil, accessToken: accessToken, now: now)
+        func same(_ claim: String) throws(OAuthError) {
+            guard refreshed.claims[claim] == original.claims[claim] else { throw OAuthError(.idToken(.changedOnRefresh(claim: claim))) }
+        }
+        try same("iss")
+        try same("sub")
+        guard Set(refreshed.audiences) == Set(original.audiences), !refreshed.audiences.isEmpty else {
+            throw OAuthError(.idToken(.changedOnRefresh(claim: "aud")))
+        }
+        try same("azp")
+        return refreshed
+    }
+
     static func audiences(_ claims: JSONValue) -> [String] {
         if let single = claims["aud"]?.string { return [single] }
         return claims["aud"]?.array?.compactMap(\.string) ?? []

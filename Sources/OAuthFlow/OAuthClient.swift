@@ -23,16 +23,20 @@ public final class OAuthClient: Sendable {
 
     /// Starts a fresh session from `sessionConfiguration` (its relays and trust; the data store
     /// is replaced by a new non-persistent one) and resolves the provider's endpoints in it.
+    /// `otherOrigins` are the provider's besides the issuer's (see `ProviderOrigins`).
     public static func connect(to provider: Provider, client: OAuthClientConfiguration, sessionConfiguration: Session.Configuration,
-                               recorder: ExchangeRecorder? = nil) async throws -> OAuthClient {
+                               otherOrigins: [URL] = [], recorder: ExchangeRecorder? = nil) async throws -> OAuthClient {
         var configuration = sessionConfiguration
         configuration.dataStore = .nonPersistent()
         let session = try Session(configuration: configuration)
         do {
             let metadata: ProviderMetadata
             switch provider {
-            case .issuer(let issuer): metadata = try await ProviderMetadata.discover(issuer: issuer, session: session, recorder: recorder)
-            case .endpoints(let given): metadata = given
+            case .issuer(let issuer):
+                metadata = try await ProviderMetadata.discover(issuer: issuer, otherOrigins: otherOrigins, session: session, recorder: recorder)
+            case .endpoints(var given):
+                given.otherOrigins += otherOrigins
+                metadata = given
             }
             return OAuthClient(session: session, configuration: client, provider: metadata, recorder: recorder)
         } catch {

@@ -13,6 +13,11 @@ public struct OAuthError: Error, Sendable, CustomStringConvertible, Equatable {
         case stateMismatch
         /// The redirect's `iss` (RFC 9207) is not the provider's issuer.
         case issuerMismatch(String)
+        /// The redirect has no `iss`, though the provider's metadata says it sends one (RFC 9207
+        /// §2.4: a client must then reject a response without it).
+        case missingIssuer
+        /// A password, user code or endpoint would go to an origin that is not the provider's.
+        case untrustedOrigin(what: String, url: String, trusted: String)
         /// The redirect carried neither a code nor an error.
         case missingCode
         /// The login never reached the redirect URI: the user agent stopped on this page.
@@ -42,6 +47,11 @@ public struct OAuthError: Error, Sendable, CustomStringConvertible, Equatable {
             return "authorization: the provider answered \(error)" + (description.map { " (\($0))" } ?? "")
         case .stateMismatch: return "authorization: the redirect's state is not the one sent (possible CSRF)"
         case .issuerMismatch(let issuer): return "authorization: the redirect's iss \"\(issuer)\" is not the provider's issuer"
+        case .missingIssuer:
+            return "authorization: the redirect has no iss, though the provider's metadata says it sends one (RFC 9207)"
+        case .untrustedOrigin(let what, let url, let trusted):
+            return "\(what) \(url), which is not one of the provider's https origins (\(trusted)); "
+                + "if it belongs to the provider, list its origin in the scenario's providerOrigins"
         case .missingCode: return "authorization: the redirect carried no code and no error"
         case .loginStuck(let url, let reason): return "login: stopped at \(url): \(reason)"
         case .tokenEndpoint(let status, let error, let description):
@@ -69,6 +79,9 @@ public enum IDTokenCheck: Sendable, Equatable, CustomStringConvertible {
     case nonce
     case accessTokenHash
     case codeHash
+    /// A claim of an ID token issued on refresh differs from the original ID token's (OIDC
+    /// Core §12.2: `iss`, `sub`, `aud` and `azp` must stay the same).
+    case changedOnRefresh(claim: String)
 
     public var description: String {
         switch self {
@@ -84,6 +97,7 @@ public enum IDTokenCheck: Sendable, Equatable, CustomStringConvertible {
         case .nonce: return "nonce is not the one sent"
         case .accessTokenHash: return "at_hash does not match the access token"
         case .codeHash: return "c_hash does not match the code"
+        case .changedOnRefresh(let claim): return "\(claim) of the refreshed ID token is not the original ID token's"
         }
     }
 

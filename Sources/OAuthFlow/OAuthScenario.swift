@@ -49,6 +49,11 @@ public struct OAuthScenario: Decodable, Sendable {
 
     public var name: String
     public var issuer: String?
+    /// Origins besides the issuer's that belong to the provider (`https://login.example.com`):
+    /// a separate login host, token or JWKS host. The password and the device grant's user code
+    /// go only to the issuer's origin and these, and discovered endpoints must be on them. The
+    /// user-agent role has no issuer: it needs these to know where the password may go.
+    public var providerOrigins: [String]?
     public var endpoints: Endpoints?
     /// The client (not needed for the user-agent role).
     public var client: Client?
@@ -73,7 +78,7 @@ public struct OAuthScenario: Decodable, Sendable {
     public private(set) var secrets: [String] = []
 
     private enum CodingKeys: String, CodingKey {
-        case name, issuer, endpoints, client, startURL, redirectURI, scopes, grant, deviceAuthorizationEndpoint, pkce, login, refresh, userinfo, expect
+        case name, issuer, providerOrigins, endpoints, client, startURL, redirectURI, scopes, grant, deviceAuthorizationEndpoint, pkce, login, refresh, userinfo, expect
     }
 
     /// Reads a scenario; throws `OAuthScenarioError` naming the file and the JSON path.
@@ -95,13 +100,25 @@ public struct OAuthScenario: Decodable, Sendable {
         return scenario
     }
 
+    /// `providerOrigins` as URLs (each checked by `load`).
+    public var otherOrigins: [URL] { (providerOrigins ?? []).compactMap(URL.init(string:)) }
+
     private func validate(file: String) throws(OAuthScenarioError) {
         func fail(_ path: String, _ reason: String) -> OAuthScenarioError { OAuthScenarioError(file: file, path: path, reason: reason) }
+        for (index, text) in (providerOrigins ?? []).enumerated() {
+            guard let url = URL(string: text), ProviderOrigins.origin(url) != nil, ["", "/"].contains(url.path), url.query == nil,
+                  url.fragment == nil, url.user == nil else {
+                throw fail("$.providerOrigins[\(index)]", "must be an https origin such as https://login.example.com")
+            }
+        }
         if let startURL {
             guard let url = URL(string: startURL), ["http", "https"].contains(url.scheme ?? "") else {
                 throw fail("$.startURL", "must be an http or https URL")
             }
             guard login != nil else { throw fail("$.login", "the user-agent role needs login credentials") }
+            guard providerOrigins?.isEmpty == false else {
+                throw fail("$.providerOrigins", "the user-agent role needs the provider's origins (where the password may be sent)")
+            }
             if let pattern = expect?.urlPattern, (try? NSRegularExpression(pattern: pattern)) == nil {
                 throw fail("$.expect.urlPattern", "is not a regular expression")
             }

@@ -55,7 +55,8 @@ public enum OAuthScenarioRunner {
                                 record: (String, Date, String) -> Void) async throws {
         var mark = Date()
         if let start = scenario.startURL.flatMap(URL.init(string:)) {
-            let result = try await UserAgentFlow(startURL: start, driver: driver(scenario))
+            let result = try await UserAgentFlow(startURL: start, driver: driver(scenario),
+                                                 providerOrigins: ProviderOrigins(issuer: nil, others: scenario.otherOrigins))
                 .run(sessionConfiguration: sessionConfiguration, recorder: recorder)
             let page = result.finalPage
             record("login", mark, "landed on \(LoginDriver.redacted(page.url)) (HTTP \(page.statusCode)) after "
@@ -64,7 +65,8 @@ public enum OAuthScenarioRunner {
             return
         }
         let client = try await OAuthClient.connect(to: provider(scenario), client: try clientConfiguration(scenario),
-                                                   sessionConfiguration: sessionConfiguration, recorder: recorder)
+                                                   sessionConfiguration: sessionConfiguration, otherOrigins: scenario.otherOrigins,
+                                                   recorder: recorder)
         defer { client.invalidate() }
         record(scenario.issuer != nil ? "discovery" : "endpoints", mark, client.provider.issuer)
         if scenario.grant == "client_credentials" {
@@ -81,9 +83,10 @@ public enum OAuthScenarioRunner {
             if scenario.login?.denyButton == nil { driver.denyButton = "Deny" }
             let flow = DeviceAuthorizationFlow(client: client, driver: driver,
                                                endpoint: scenario.deviceAuthorizationEndpoint.flatMap(URL.init(string:)))
-            let tokens = try await flow.run()
-            record("device grant", mark, "user approved in a second session; \(tokens.tokenType), scopes \(tokens.scopes.joined(separator: " "))")
-            try check(tokens, scenario.expect)
+            let result = try await flow.run()
+            record("device grant", mark, "user approved in a second session; \(result.tokens.tokenType), scopes "
+                   + result.tokens.scopes.joined(separator: " ") + (result.idToken != nil ? ", ID token verified" : ""))
+            try check(result.tokens, scenario.expect)
             return
         }
         var flow = AuthorizationCodeFlow(client: client, driver: driver(scenario))
@@ -112,12 +115,9 @@ public enum OAuthScenarioRunner {
         }
         if scenario.refresh == true {
             mark = Date()
-            guard let refreshToken = result.tokens.refreshToken else { throw OAuthError(.invalidTokenResponse("no refresh_token")) }
-            let refreshed = try await client.refresh(refreshToken)
-            if let raw = refreshed.idToken {
-                _ = try flow.validator(try await client.keys()).validate(raw, nonce: nil)
-            }
-            record("refresh", mark, "new \(refreshed.tokenType) token" + (refreshed.idToken != nil ? ", ID token verified" : ""))
+            let refreshed = try await flow.refresh(after: result)
+            record("refresh", mark, "new \(refreshed.tokens.tokenType) token"
+                   + (refreshed.idToken != nil ? ", ID token verified (same iss, sub, aud as at login)" : ""))
         }
     }
 

@@ -76,7 +76,10 @@ struct OAuthCommand: Subcommand {
             return 1
         }
         let secrets = scenarios.flatMap(\.scenario.secrets).filter { !$0.isEmpty }
-        let redact: @Sendable (String) -> String = { text in secrets.reduce(text) { $0.replacingOccurrences(of: $1, with: "[redacted]") } }
+        let redactor = SecretRedactor(secrets: secrets)
+        // One printed line: secrets blanked first, then control characters (a newline in a
+        // provider's text too) made visible, so nothing can start a line of its own.
+        let redact: @Sendable (String) -> String = { TerminalText.neutralized(redactor.redact($0)) }
         let verdicts = parallel > 1 ? await runConcurrently(configuration, io: io, redact: redact)
                                     : await runInTurn(configuration, io: io, redact: redact)
         if let harDirectory {
@@ -89,7 +92,7 @@ struct OAuthCommand: Subcommand {
         }
         if let junitPath {
             do {
-                try Data(redact(Self.junit(verdicts)).utf8).write(to: URL(fileURLWithPath: junitPath))
+                try Data(Self.junit(verdicts, redactor: redactor).utf8).write(to: URL(fileURLWithPath: junitPath))
             } catch {
                 io.log("relayfetch: error: cannot write \(junitPath): \(error.localizedDescription)")
                 return 1
@@ -126,7 +129,7 @@ struct OAuthCommand: Subcommand {
             for _ in 0..<min(parallel, all.count) { start() }
             while let (index, verdict) = await group.next() {
                 let block = ["scenario \(verdict.name)"] + verdict.steps.map(Self.line) + [Self.verdictLine(verdict)]
-                io.print(redact(block.joined(separator: "\n")))
+                io.print(block.map(redact).joined(separator: "\n"))
                 results[index] = verdict
                 if next < all.count { start() }
             }
@@ -162,8 +165,11 @@ struct OAuthCommand: Subcommand {
     }
 
     /// JUnit XML as Jenkins and GitLab read it: one testsuite, one testcase per scenario, steps
-    /// in system-out.
-    static func junit(_ verdicts: [OAuthScenarioRunner.Verdict]) -> String {
+    /// in system-out. Each text is redacted, then neutralised, then escaped: in that order, so
+    /// neither escaping hides a secret from the redactor nor a control character makes the XML
+    /// invalid.
+    static func junit(_ verdicts: [OAuthScenarioRunner.Verdict], redactor: SecretRedactor) -> String {
+        func escape(_ text: String) -> String { Self.escape(TerminalText.neutralized(redactor.redact(text))) }
         let failures = verdicts.filter { !$0.passed }.count
         let total = String(format: "%.3f", verdicts.reduce(0) { $0 + $1.seconds })
         var xml = """
@@ -177,8 +183,8 @@ struct OAuthCommand: Subcommand {
             if let failure = verdict.failure {
                 xml += "<failure message=\"\(escape(failure))\" type=\"OAuthFlowFailure\">\(escape(failure))</failure>\n"
             }
-            let steps = verdict.steps.map { "\($0.name) \(String(format: "%.3f", $0.seconds)) s: \($0.detail)" }.joined(separator: "\n")
-            xml += "<system-out>\(escape(steps))</system-out>\n</testcase>\n"
+            let steps = verdict.steps.map { escape("\($0.name) \(String(format: "%.3f", $0.seconds)) s: \($0.detail)") }.joined(separator: "\n")
+            xml += "<system-out>\(steps)</system-out>\n</testcase>\n"
         }
         return xml + "</testsuite>\n</testsuites>\n"
     }

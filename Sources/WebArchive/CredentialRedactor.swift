@@ -80,15 +80,9 @@ struct CredentialRedactor {
         return value
     }
 
-    /// `text` with every value blanked so far (long enough to be told apart) blanked wherever it
-    /// appears, as sent and percent-encoded.
-    func scrub(_ text: String) -> String {
-        found.filter { $0.count >= Self.minimumScrubLength }.sorted { $0.count > $1.count }.reduce(text) { text, value in
-            let encoded = Self.encode(value)
-            let plain = text.replacingOccurrences(of: value, with: Self.redacted)
-            return encoded == value ? plain : plain.replacingOccurrences(of: encoded, with: Self.encode(Self.redacted))
-        }
-    }
+    /// The values blanked so far that are long enough to be told apart from unrelated text: a
+    /// `SecretRedactor` blanks them wherever else they appear.
+    var scrubbable: [String] { found.filter { $0.count >= Self.minimumScrubLength } }
 
     /// A parameter's decoded value that may itself be a URL or a query holding credentials.
     private mutating func nested(_ value: String, depth: Int) -> String {

@@ -7,7 +7,10 @@ import RelayFetch
 /// secrets, assertions, state and nonce in queries, fragments, form bodies and JSON bodies, also
 /// nested inside other parameters' URL-encoded values and in Location and Referer headers (see
 /// `CredentialRedactor`); every value so found wherever else it appears; and any string in
-/// `secrets` wherever it appears. Bodies other than JSON are left out (size only).
+/// `secrets` wherever it appears. Bodies other than JSON are left out (size only). The last two
+/// are blanked in every string of the finished tree (names, values, JSON bodies before they
+/// become text) before it is serialized: JSON's escaping would hide a secret holding `"` or `\`
+/// from a search made in the file's text.
 public enum ExchangeHARWriter {
     /// Header fields whose values are always redacted.
     static let sensitiveHeaders: Set<String> = ["authorization", "proxy-authorization", "cookie", "set-cookie"]
@@ -34,11 +37,29 @@ public enum ExchangeHARWriter {
                 "entries": entries,
             ] as [String: Any],
         ]
-        let data = try JSONSerialization.data(withJSONObject: log, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
-        let text = secrets.filter { !$0.isEmpty }.reduce(redactor.scrub(String(decoding: data, as: UTF8.self))) {
-            $0.replacingOccurrences(of: $1, with: redacted)
+        let known = SecretRedactor(secrets: secrets + redactor.scrubbable)
+        return try JSONSerialization.data(withJSONObject: clean(log, known), options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+    }
+
+    /// A JSON response body kept as a value until every string in it has been redacted.
+    private struct JSONBody { let value: Any }
+
+    /// `value` with `secrets` blanked in every string (dictionary keys too); a `JSONBody` becomes
+    /// its JSON text only after that.
+    private static func clean(_ value: Any, _ secrets: SecretRedactor) -> Any {
+        switch value {
+        case let text as String:
+            return secrets.redact(text)
+        case let body as JSONBody:
+            let data = try? JSONSerialization.data(withJSONObject: clean(body.value, secrets), options: [.sortedKeys])
+            return data.map { String(decoding: $0, as: UTF8.self) } ?? redacted
+        case let object as [String: Any]:
+            return Dictionary(object.map { (secrets.redact($0.key), clean($0.value, secrets)) }) { first, _ in first }
+        case let array as [Any]:
+            return array.map { clean($0, secrets) }
+        default:
+            return value
         }
-        return Data(text.utf8)
     }
 
     private static func entry(_ exchange: RecordedExchange, _ redactor: inout CredentialRedactor) -> [String: Any] {
@@ -63,9 +84,8 @@ public enum ExchangeHARWriter {
         }
         let mimeType = response.value(forHeaderField: "Content-Type") ?? "x-unknown"
         var content: [String: Any] = ["size": exchange.body.count, "mimeType": mimeType]
-        if mimeType.lowercased().contains("json"), let json = try? JSONSerialization.jsonObject(with: exchange.body),
-           let clean = try? JSONSerialization.data(withJSONObject: redactor.json(json), options: [.sortedKeys]) {
-            content["text"] = String(decoding: clean, as: UTF8.self)
+        if mimeType.lowercased().contains("json"), let json = try? JSONSerialization.jsonObject(with: exchange.body) {
+            content["text"] = JSONBody(value: redactor.json(json))
         }
         let location = response.value(forHeaderField: "Location").map { redactor.url($0) } ?? ""
         let timing = HARTimings(response.timings, duration: exchange.duration, relayed: !response.relayHops.isEmpty)

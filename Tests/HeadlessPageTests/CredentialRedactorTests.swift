@@ -35,7 +35,22 @@ final class CredentialRedactorTests: XCTestCase {
         XCTAssertTrue(redactor.found.isSuperset(of: ["pw with space", "S-123456789", "DEVICE-123456", "ABCD-EFGH"]))
         // A copy of a found value elsewhere (a title, a header) is blanked too, as sent and encoded;
         // short values are not searched for.
-        XCTAssertEqual(redactor.scrub("title S-123456789, header DEVICE-123456, pw with space, pw%20with%20space"),
+        XCTAssertEqual(SecretRedactor(secrets: redactor.scrubbable).redact("title S-123456789, header DEVICE-123456, pw with space, pw%20with%20space"),
                        "title [redacted], header [redacted], [redacted], %5Bredacted%5D")
+    }
+
+    /// Secrets that need escaping are blanked as they are and in each percent-encoding (either
+    /// case of hex, spaces as `+` or `%20`); an encoding not foreseen blanks the whole text.
+    func testSecretRedactorFindsEncodedForms() {
+        let secret = #"p&w<o>r"d\ 100% é秘"#
+        let redactor = SecretRedactor(secrets: [secret, ""])
+        XCTAssertEqual(redactor.redact("a \(secret) b"), "a [redacted] b")
+        let encoded = secret.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        XCTAssertEqual(redactor.redact("https://x.test/?echo=\(encoded)&page=2"), "https://x.test/?echo=%5Bredacted%5D&page=2")
+        XCTAssertEqual(redactor.redact("q=" + encoded.replacingOccurrences(of: "%20", with: "+").lowercased()), "q=%5Bredacted%5D")
+        // Only the space left as is: no encoder writes that, but decoding still reveals it.
+        XCTAssertEqual(redactor.redact("x=" + encoded.replacingOccurrences(of: "%20", with: " ")), "[redacted]")
+        XCTAssertEqual(redactor.redact("nothing secret, 100% sure"), "nothing secret, 100% sure")
+        XCTAssertFalse(SecretRedactor(secrets: []).reveals(secret))
     }
 }

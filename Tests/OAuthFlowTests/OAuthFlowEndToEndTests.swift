@@ -40,13 +40,16 @@ final class OAuthFlowEndToEndTests: XCTestCase {
         XCTAssertEqual(userinfo["sub"]?.string, subject)
         XCTAssertEqual(userinfo["email"]?.string, "alice@origin.test")
 
-        let refreshed = try await client.refresh(try XCTUnwrap(result.tokens.refreshToken))
-        XCTAssertNotEqual(refreshed.accessToken, result.tokens.accessToken)
-        if let raw = refreshed.idToken {
-            let again = try flow.validator(try await client.keys()).validate(raw, nonce: nil)
-            XCTAssertEqual(again.subject, subject)
-        }
-        let after = try await client.userinfo(accessToken: refreshed.accessToken)
+        // django-oauth-toolkit sends a new ID token on refresh: it must be there, verified, and
+        // name the same issuer, subject and audience as the first (OIDC Core §12.2).
+        let refreshed = try await flow.refresh(after: result)
+        XCTAssertNotEqual(refreshed.tokens.accessToken, result.tokens.accessToken)
+        let again = try XCTUnwrap(refreshed.idToken, "the provider sent no ID token on refresh: the checks below prove nothing")
+        XCTAssertNotEqual(again.raw, idToken.raw, "the refreshed ID token is the old one")
+        XCTAssertEqual(again.subject, subject)
+        XCTAssertEqual(again.issuer, IdentityProvider.issuer)
+        XCTAssertEqual(again.audiences, [IdentityProvider.publicClientID])
+        let after = try await client.userinfo(accessToken: refreshed.tokens.accessToken)
         XCTAssertEqual(after["sub"]?.string, subject)
 
         // The provider saw every request of this flow from relay B's address, never a token.
@@ -218,9 +221,9 @@ final class OAuthFlowEndToEndTests: XCTestCase {
             driver.denyButton = "Deny"
             let flow = DeviceAuthorizationFlow(client: device, driver: driver, endpoint: endpoint)
             do {
-                let tokens = try await flow.run()
+                let result = try await flow.run()
                 XCTAssertEqual(consent, .approve, "a denied device got tokens")
-                let userinfo = try await device.userinfo(accessToken: tokens.accessToken)
+                let userinfo = try await device.userinfo(accessToken: result.tokens.accessToken)
                 XCTAssertNotNil(userinfo["sub"]?.string)
             } catch let error as OAuthError {
                 XCTAssertEqual(consent, .deny, "\(error)")
@@ -236,13 +239,14 @@ final class OAuthFlowEndToEndTests: XCTestCase {
     func testUserAgentRoleLandsBackOnTheApp() async throws {
         let start = URL(string: IdentityProvider.origin + "/app/login")!
         let configuration = try IdentityProvider.configuration()
-        let result = try await UserAgentFlow(startURL: start, driver: alice).run(sessionConfiguration: configuration)
+        let provider = ProviderOrigins(issuer: IdentityProvider.issuer)
+        let result = try await UserAgentFlow(startURL: start, driver: alice, providerOrigins: provider).run(sessionConfiguration: configuration)
         XCTAssertEqual(result.pages.map { URLComponents(string: $0)?.path }, ["/accounts/login/", "/o/authorize/"])
         XCTAssertEqual(URLComponents(url: result.finalPage.url, resolvingAgainstBaseURL: false)?.path, "/app/")
         XCTAssertEqual(result.finalPage.text, "Welcome, alice@origin.test")
         var denying = alice
         denying.consent = .deny
-        let denied = try await UserAgentFlow(startURL: start, driver: denying).run(sessionConfiguration: configuration)
+        let denied = try await UserAgentFlow(startURL: start, driver: denying, providerOrigins: provider).run(sessionConfiguration: configuration)
         XCTAssertEqual(denied.finalPage.statusCode, 403)
         XCTAssertEqual(denied.finalPage.text, "Sign-in failed: access_denied")
     }

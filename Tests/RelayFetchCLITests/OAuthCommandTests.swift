@@ -138,9 +138,11 @@ final class OAuthCommandTests: XCTestCase {
     for wanted in [("GET", "/o/.well-known/openid-configuration"), ("GET", "/o/authorize/"), ("POST", "/accounts/login/"),
                    ("POST", "/o/authorize/"), ("POST", "/o/token/"), ("GET", "/o/userinfo/")]:
         assert wanted in steps, (wanted, steps)
+    seen = {"cookie": 0, "set-cookie": 0, "authorization": 0}
     for e in entries:
         for h in e["request"]["headers"] + e["response"]["headers"]:
-            if h["name"].lower() in ("cookie", "set-cookie", "authorization"):
+            if h["name"].lower() in seen:
+                seen[h["name"].lower()] += 1
                 assert h["value"] == "[redacted]", h
         for p in e["request"].get("postData", {}).get("params", []):
             if p["name"] in ("password", "code", "code_verifier", "refresh_token", "csrfmiddlewaretoken"):
@@ -152,6 +154,11 @@ final class OAuthCommandTests: XCTestCase {
         location = e["response"]["redirectURL"]
         assert "code=" not in location or "code=%5Bredacted%5D" in location, location
     assert any(p.get("name") == "password" for e in entries for p in e["request"].get("postData", {}).get("params", [])), "no login POST"
+    # The provider set cookies and an Authorization header went out: the checks above saw each
+    # kind, so their passing means something. (A request's Cookie header is added by the session
+    # after the recorder took the request, so the HAR has none to check: the jar's cookies were
+    # sent, or Django's CSRF check would have refused the login.)
+    assert seen["set-cookie"] > 0 and seen["authorization"] > 0, seen
     """
 
     func testWrongPasswordFailsWithExitOneAndItsReason() async throws {
@@ -182,6 +189,16 @@ final class OAuthCommandTests: XCTestCase {
         let second = await CommandRun.run(["oauth", missing])
         XCTAssertEqual(second.status, 2)
         XCTAssertEqual(second.stderr, "relayfetch: \(missing): $.client.id is missing\n")
+        let origins = try scenario("origins", #"""
+        {"name": "o", "issuer": "https://origin.test/o", "providerOrigins": ["https://login.test", "http://login.test"],
+         "client": {"id": "x"}, "redirectURI": "a:/b", "login": {"username": "u", "password": "p"}}
+        """#)
+        let plain = await CommandRun.run(["oauth", origins])
+        XCTAssertEqual(plain.status, 2)
+        XCTAssertEqual(plain.stderr, "relayfetch: \(origins): $.providerOrigins[1] must be an https origin such as https://login.example.com\n")
+        let agent = try scenario("agent", #"{"name": "a", "startURL": "https://app.test/login", "login": {"username": "u", "password": "p"}}"#)
+        let noOrigins = await CommandRun.run(["oauth", agent])
+        XCTAssertEqual(noOrigins.stderr, "relayfetch: \(agent): $.providerOrigins the user-agent role needs the provider's origins (where the password may be sent)\n")
         let unset = try scenario("unset", #"{"name": "u", "issuer": "${env:RELAYFETCH_TEST_NOT_SET}", "client": {"id": "x"}}"#)
         let third = await CommandRun.run(["oauth", unset])
         XCTAssertEqual(third.stderr, "relayfetch: \(unset): $.issuer environment variable RELAYFETCH_TEST_NOT_SET is not set\n")
