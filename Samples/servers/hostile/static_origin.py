@@ -8,6 +8,8 @@ Behaviours:
   --delay-ms N      every response waits N ms first (so concurrent requests overlap in the log)
   --robots-status N /robots.txt answers N with an empty body instead of the file
   --robots-drop     /robots.txt gets no answer: the connection is closed (a network failure)
+  --robots-garbage  /robots.txt is answered with bytes that are not HTTP, the connection kept
+                    open (a failure of the origin, past the relays, never a tunnel closed early)
   --robots-failures K  only the first K requests for /robots.txt get --robots-status or
                     --robots-drop; later ones are served the file (a site that recovers)
   --robots-retry-after S  with --robots-status, the answer carries "Retry-After: S"
@@ -46,6 +48,7 @@ def extra(parser):
     parser.add_argument("--delay-ms", type=int, default=0)
     parser.add_argument("--robots-status", type=int, default=0)
     parser.add_argument("--robots-drop", action="store_true")
+    parser.add_argument("--robots-garbage", action="store_true")
     parser.add_argument("--robots-failures", type=int, default=0)
     parser.add_argument("--robots-retry-after")
     parser.add_argument("--set-cookie", action="store_true")
@@ -81,7 +84,7 @@ def respond(conn, status, reason, body, content_type="text/plain", extra_headers
 
 def robots_fails():
     """Whether this request for /robots.txt gets the configured failure."""
-    if not (args.robots_status or args.robots_drop):
+    if not (args.robots_status or args.robots_drop or args.robots_garbage):
         return False
     with lock:
         robots_failed[0] += 1
@@ -106,6 +109,10 @@ def sidecar_headers(file):
 def serve_one(conn, method, target, host):
     path = target.split("?", 1)[0]
     if path == "/robots.txt" and robots_fails():
+        if args.robots_garbage:
+            conn.sendall(b"SPDY/9 what\r\n\r\n")
+            log("GARBAGE", "%.3f" % time.time(), target)
+            return
         if args.robots_drop:
             raise Dropped()
         retry = b"Retry-After: %s\r\n" % args.robots_retry_after.encode() if args.robots_retry_after else b""
