@@ -223,24 +223,39 @@ struct CrawlCommand: Subcommand {
             io.log("relayfetch: error: \(error)")
             return 1
         }
-        let summary: CrawlProgress
+        let crawler: Crawler
         do {
-            let crawler = try Crawler(configuration: configuration, sessions: sessions, store: store)
-            let ticker = isatty(STDERR_FILENO) == 1 ? Self.progressTicker(crawler, io: io) : nil
-            defer { ticker?.cancel() }
-            // A page its outputs cannot take stops the crawl before the page is marked done.
-            summary = try await crawler.run(seeds: seeds) { page in try output.write(page) }
-            if ticker != nil {
-                ticker?.cancel()
-                io.progress("\r\u{1B}[K")
-            }
-            try output.close()
-        } catch let error as CrawlError where error.isOutputFailure {
-            io.log("relayfetch: error: \(error); the crawl stopped, the page being written not marked done"
-                   + (storePath == nil ? "" : ": make room, then run the same command to resume"))
-            return 1
+            crawler = try Crawler(configuration: configuration, sessions: sessions, store: store)
         } catch {
             io.log("relayfetch: error: \(error)")
+            return 1
+        }
+        let ticker = isatty(STDERR_FILENO) == 1 ? Self.progressTicker(crawler, io: io) : nil
+        func endTicker() {
+            guard let ticker else { return }
+            ticker.cancel()
+            io.progress("\r\u{1B}[K")
+        }
+        let summary: CrawlProgress
+        do {
+            // A page its outputs cannot take stops the crawl before the page is marked done.
+            summary = try await crawler.run(seeds: seeds) { page in try output.write(page) }
+        } catch let error as CrawlError where error.isOutputFailure {
+            endTicker()
+            io.log("relayfetch: error: \(error); the crawl stopped"
+                   + (storePath == nil ? "" : " before marking that page done: make room, then run the same command to resume"))
+            return 1
+        } catch {
+            endTicker()
+            io.log("relayfetch: error: \(error)")
+            return 1
+        }
+        endTicker()
+        do {
+            try output.close()
+        } catch {
+            // Every page is marked done by now: a disk that took data late lost part of the outputs.
+            io.log("relayfetch: error: \(error); the crawl ended, but its outputs may miss the last pages written")
             return 1
         }
         report(summary, io: io)

@@ -42,7 +42,7 @@ final class CrawlOutputFailureCommandTests: XCTestCase {
         XCTAssertEqual(full.status, 1, full.output)
         XCTAssertTrue(full.output.contains("relayfetch: error: crawl output: cannot write \(jsonl.path): No space left on device; the crawl stopped"),
                       full.output)
-        XCTAssertTrue(full.output.contains("run the same command to resume"), full.output)
+        XCTAssertTrue(full.output.contains("the crawl stopped before marking that page done: make room, then run the same command to resume"), full.output)
         let unwritten = try claimed()
         XCTAssertEqual(unwritten.count, 1, "the page being written is not marked done")
         let firstLines = try jsonLines(jsonl)
