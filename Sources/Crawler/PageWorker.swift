@@ -159,7 +159,8 @@ struct PageWorker: Sendable {
         if failures <= configuration.retry.maximumRetries {
             try await coordinator.waitForRobots(entry, until: until, error: "robots.txt \(reason)")
         } else {
-            let error = "robots.txt \(reason), \(failures) times in a row: nothing may be fetched from \(entry.host) until it can be read"
+            let times = failures == 1 ? "once" : "\(failures) times in a row"
+            let error = "robots.txt \(reason), \(times): nothing may be fetched from \(entry.host) until it can be read"
             try await finish(entry, page: CrawledPage(record: record(entry, .robots, error: error)), links: [])
         }
     }
