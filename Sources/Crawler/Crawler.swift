@@ -60,7 +60,10 @@ public final class Crawler: Sendable {
         defer { renewal?.cancel() }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<max(1, configuration.concurrency) { group.addTask { try await worker.run() } }
-            try await group.waitForAll()
+            // Not waitForAll(), which waits for every worker even after one failed: a worker
+            // that failed (its output did) keeps its claim, and workers waiting for that host
+            // would wait forever. The first error leaves this closure, which cancels the rest.
+            while try await group.next() != nil {}
         }
         return try await progress()
     }

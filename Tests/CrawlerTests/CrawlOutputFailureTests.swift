@@ -111,4 +111,36 @@ final class CrawlOutputFailureTests: XCTestCase {
         XCTAssertEqual(Set(all).count, all.count, "no page handed over twice")
         XCTAssertEqual(Set(all.compactMap { URLComponents(string: $0)?.percentEncodedPath }), Set(try site.expectedPaths() + ["/private/secret.html"]))
     }
+
+    /// The same with eight workers, two of them on the site's one host: the workers that fail
+    /// hold their claims, which the six waiting for the host would wait on forever (the crawl
+    /// hung until killed); the first failure now cancels the others.
+    func testAnOnPageThatThrowsStopsAConcurrentCrawlPromptly() async throws {
+        try TestServers.ensureRunning()
+        let site = try CrawlSite(pages: 200, serverArguments: ["--delay-ms", "50"])
+        let session = try Session(configuration: { () -> Session.Configuration in
+            var configuration = TestServers.configuration(hops: CrawlTestHarness.relayA)
+            configuration.allowsDirectConnections = false
+            return configuration
+        }())
+        defer { session.invalidate() }
+        var configuration = CrawlConfiguration(scope: try CrawlScope())
+        configuration.concurrency = 8  // two at a time on the one host: six workers wait for a claim to end
+        let handed = Locked(0)
+        let crawler = try Crawler(configuration: configuration, session: session, store: try SQLiteCrawlStore(path: nil))
+        let crawl = Task {
+            try await crawler.run(seeds: [URL(string: site.origin + "/")!]) { _ in
+                if handed.withLock({ $0 += 1; return $0 }) > 20 { throw CrawlError.output("disk full (test)") }
+            }
+        }
+        let watchdog = Task {
+            try await Task.sleep(nanoseconds: 20_000_000_000)
+            crawl.cancel()
+        }
+        defer { watchdog.cancel() }
+        let started = Date()
+        let result = await crawl.result
+        XCTAssertLessThan(Date().timeIntervalSince(started), 10, "the crawl ended soon after its output failed")
+        XCTAssertThrowsError(try result.get()) { XCTAssertEqual("\($0)", "crawl output: disk full (test)") }
+    }
 }
