@@ -28,6 +28,13 @@ final class CrawlOutputFailureTests: XCTestCase {
         return CrawledPage(record: record, responseHeaderFields: [("Content-Type", "text/html")], body: Data(repeating: 0x61, count: 2000))
     }
 
+    /// A session through relay A that never connects directly, as a crawl requires.
+    private func relayASession() throws -> Session {
+        var configuration = TestServers.configuration(hops: CrawlTestHarness.relayA)
+        configuration.allowsDirectConnections = false
+        return try Session(configuration: configuration)
+    }
+
     func testDevFullThrowsNamingTheFileAndTheCauseEveryTime() throws {
         let output = try CrawlOutput(jsonLinesPath: "/dev/full", warcDirectory: nil)
         for _ in 0..<2 {
@@ -77,11 +84,7 @@ final class CrawlOutputFailureTests: XCTestCase {
         try TestServers.ensureRunning()
         let site = try CrawlSite(pages: 10)
         let store = folder.appendingPathComponent("crawl.db").path
-        let session = try Session(configuration: { () -> Session.Configuration in
-            var configuration = TestServers.configuration(hops: CrawlTestHarness.relayA)
-            configuration.allowsDirectConnections = false
-            return configuration
-        }())
+        let session = try relayASession()
         defer { session.invalidate() }
         var configuration = CrawlConfiguration(scope: try CrawlScope())
         configuration.concurrency = 1
@@ -118,11 +121,7 @@ final class CrawlOutputFailureTests: XCTestCase {
     func testAnOnPageThatThrowsStopsAConcurrentCrawlPromptly() async throws {
         try TestServers.ensureRunning()
         let site = try CrawlSite(pages: 200, serverArguments: ["--delay-ms", "50"])
-        let session = try Session(configuration: { () -> Session.Configuration in
-            var configuration = TestServers.configuration(hops: CrawlTestHarness.relayA)
-            configuration.allowsDirectConnections = false
-            return configuration
-        }())
+        let session = try relayASession()
         defer { session.invalidate() }
         var configuration = CrawlConfiguration(scope: try CrawlScope())
         configuration.concurrency = 8  // two at a time on the one host: six workers wait for a claim to end
