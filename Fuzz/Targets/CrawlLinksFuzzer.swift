@@ -1,8 +1,9 @@
 import Foundation
 @testable import Crawler
 
-/// The input as a page the crawler reads links from (the one-pass scanner, or libxml2 for a page
-/// it declines; the first byte picks the Content-Type's charset), and as one link. Every link it keeps, canonicalized against the page's base, is
+/// The input as a page the crawler reads links and robots metas from (the one-pass scanner, or
+/// libxml2 for a page it declines; the first byte picks the Content-Type's charset), as one
+/// link, and as an X-Robots-Tag value. Every link it keeps, canonicalized against the page's base, is
 /// an http(s) URL with a host and a port in range and no fragment, and canonicalizing it again
 /// changes nothing (else one page would be queued under two names).
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -13,9 +14,14 @@ public func crawlLinksFuzzer(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32
     let charsets = ["", "; charset=utf-8", "; charset=\"ISO-8859-1\"", "; charset=utf-16", "; charset=UTF-16LE", "; charset=utf-32",
                     "; charset=shift_jis", "; charset=x-unknown", "; charset=EBCDIC-US", "; charset="]
     let contentType = "text/html" + charsets[Int(bytes.first ?? 0) % charsets.count]
-    let (base, references) = LinkExtractor.links(in: Data(bytes), url: page, contentType: contentType)
-    for reference in references.prefix(64) { check(canonicalizer, reference, base: base) }
-    check(canonicalizer, String(decoding: bytes, as: UTF8.self), base: page.absoluteString)
+    let directives = RobotsDirectives(productToken: "relayfetch")
+    let links = LinkExtractor.links(in: Data(bytes), url: page, contentType: contentType, metaNames: directives.metaNames)
+    let base = links.base ?? page.absoluteString
+    for reference in links.references.prefix(64) { check(canonicalizer, reference, base: base) }
+    fuzzCheck(links.metas.allSatisfy { directives.metaNames.contains($0.name) }, "a meta nobody asked for was kept")
+    let text = String(decoding: bytes, as: UTF8.self)
+    check(canonicalizer, text, base: page.absoluteString)
+    _ = directives.nofollow(headerValues: [text], metas: links.metas)
     return 0
 }
 

@@ -156,6 +156,16 @@ actor CrawlCoordinator {
         release(entry)
     }
 
+    /// A claimed URL goes back to the queue until `until` (seconds since 1970), without counting
+    /// an attempt, and its host gets no request before then: the host's robots.txt could not be
+    /// read, so nothing may be fetched from it for now.
+    func waitForRobots(_ entry: CrawlStore.Entry, until: Double, error: String) throws {
+        try store.requeue(entry, notBefore: until, error: error)
+        politeness.pause(entry.host, until: until)
+        try store.hostPause(entry.host, until: until)
+        release(entry)
+    }
+
     /// A claimed URL of `host` is being sent now; its host's delay counts from here.
     /// Other workers learn it through the store when it delays their next start (with no delay,
     /// the claim said all there is); if the store fails here, the page's completion (which must

@@ -19,6 +19,12 @@ public struct CrawlError: Error, Sendable, CustomStringConvertible {
     static func scope(_ why: String) -> CrawlError { CrawlError(.scope(why)) }
     static func relays(_ why: String) -> CrawlError { CrawlError(.relays(why)) }
 
+    /// Whether an output (JSON lines, WARC) failed, rather than the store or the input.
+    public var isOutputFailure: Bool {
+        if case .output = code { return true }
+        return false
+    }
+
     public var description: String {
         switch code {
         case .store(let why): return "crawl store: \(why)"

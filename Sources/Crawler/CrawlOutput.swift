@@ -3,9 +3,11 @@ import Locking
 import WebArchive
 
 /// Where crawled pages are written: JSON lines (one record per page) and WARC 1.1 (a request and
-/// a response record per page and per requisite loaded with it, in files that rotate at a size limit). The JSON lines file is
-/// appended to, so a resumed crawl adds to it; each run starts new WARC files. Each page is one
-/// write() call per file. Safe to call from several tasks at once.
+/// a response record per page and per requisite loaded with it, in files that rotate at a size
+/// limit). The JSON lines file is appended to, so a resumed crawl adds to it; each run starts new
+/// WARC files. Each page is one write per file, undone in every file when any of them fails: a
+/// page is in all outputs or in none. After a failure every write throws it again. Safe to call
+/// from several tasks at once.
 public final class CrawlOutput: Sendable {
     private let encoder: JSONEncoder
     private let writesJSONLines: Bool
@@ -16,11 +18,12 @@ public final class CrawlOutput: Sendable {
 
     /// The open files and where the current WARC file stands, behind one lock.
     private struct Files {
-        var jsonLines: FileHandle?
-        var warc: FileHandle?
-        var warcSize = 0
+        var jsonLines: OutputFile?
+        var warc: OutputFile?
         var warcHasPage = false
         var warcFiles: [URL] = []
+        /// The first failure; the outputs take nothing after it.
+        var failure: CrawlError?
     }
 
     /// The WARC files this run wrote, in order.
@@ -37,7 +40,7 @@ public final class CrawlOutput: Sendable {
         let stamp = ISO8601DateFormatter().string(from: Date()).replacingOccurrences(of: ":", with: "")
         warcPrefix = "relayfetch-crawl-\(stamp)-\(ProcessInfo.processInfo.processIdentifier)"
         var opened = Files()
-        if let jsonLinesPath { opened.jsonLines = try Self.openForAppend(URL(fileURLWithPath: jsonLinesPath)) }
+        if let jsonLinesPath { opened.jsonLines = try OutputFile(appendingTo: jsonLinesPath) }
         writesJSONLines = opened.jsonLines != nil
         if let warcDirectory {
             let folder = URL(fileURLWithPath: warcDirectory, isDirectory: true)
@@ -52,72 +55,88 @@ public final class CrawlOutput: Sendable {
         files = Locked(opened)
     }
 
-    deinit {
-        files.withLock { files in
-            try? files.jsonLines?.close()
-            try? files.warc?.close()
-        }
-    }
-
-    /// Writes one page to every output.
+    /// Writes one page to every output, or to none and throws a `CrawlError` naming the file
+    /// and the cause (no space left on the device...).
     public func write(_ page: CrawledPage) throws {
         var line: Data?
         if writesJSONLines {
             line = try encoder.encode(page.record)
             line?.append(0x0A)
         }
-        var archived: Data?
-        // A page whose body was skipped for its type is in the JSON lines only: its archive
-        // record would claim a payload it never had.
-        if warcFolder != nil, page.record.outcome != .skippedByType, let status = page.record.status, let url = URL(string: page.record.url) {
-            var records = WARCWriter.records(for: WARCExchange(url: url, requestHeaderFields: page.requestHeaderFields, statusCode: status,
-                                                               responseHeaderFields: page.responseHeaderFields, body: page.body ?? Data(),
-                                                               startedAt: page.record.fetchedAt))
-            for requisite in page.requisites {
-                guard let status = requisite.statusCode else { continue }
-                records += WARCWriter.records(for: WARCExchange(url: requisite.url, requestHeaderFields: requisite.requestHeaderFields,
-                                                                statusCode: status, responseHeaderFields: requisite.responseHeaderFields,
-                                                                body: requisite.body ?? Data(), startedAt: requisite.startedAt))
-            }
-            archived = records
-        }
+        let archived = warcRecords(for: page)
         try files.withLock { files in
-            if let line { files.jsonLines?.write(line) }
-            guard let archived else { return }
-            // A file holds at least one page, however big; the next page that would overflow it starts a new one.
-            if files.warcSize + archived.count > warcLimit && files.warcHasPage, let warcFolder {
-                try Self.startWARCFile(&files, in: warcFolder, prefix: warcPrefix)
+            if let failure = files.failure { throw failure }
+            let jsonLinesSize = files.jsonLines?.size ?? 0
+            do {
+                if let line { try files.jsonLines?.write(line) }
+                if let archived { try Self.archive(archived, in: &files, folder: warcFolder, limit: warcLimit, prefix: warcPrefix) }
+            } catch {
+                files.jsonLines?.truncate(to: jsonLinesSize)
+                let failure = error as? CrawlError ?? CrawlError.output("\(error)")
+                files.failure = failure
+                throw failure
             }
-            files.warc?.write(archived)
-            files.warcSize += archived.count
-            files.warcHasPage = true
         }
     }
 
-    /// Closes the current WARC file (if any) and starts the next, with its warcinfo record.
+    /// Flushes and closes every file; throws the first failure (data a disk accepted late may
+    /// fail only here).
+    public func close() throws {
+        try files.withLock { files in
+            defer { (files.jsonLines, files.warc) = (nil, nil) }
+            try files.jsonLines?.close()
+            try files.warc?.close()
+        }
+    }
+
+    /// A page's request and response records and those of its requisites, when it goes to a
+    /// WARC file. A page whose body was skipped for its type is in the JSON lines only: its
+    /// archive record would claim a payload it never had.
+    private func warcRecords(for page: CrawledPage) -> Data? {
+        guard warcFolder != nil, page.record.outcome != .skippedByType, let status = page.record.status,
+              let url = URL(string: page.record.url) else { return nil }
+        var records = WARCWriter.records(for: WARCExchange(url: url, requestHeaderFields: page.requestHeaderFields, statusCode: status,
+                                                           responseHeaderFields: page.responseHeaderFields, body: page.body ?? Data(),
+                                                           startedAt: page.record.fetchedAt))
+        for requisite in page.requisites {
+            guard let status = requisite.statusCode else { continue }
+            records += WARCWriter.records(for: WARCExchange(url: requisite.url, requestHeaderFields: requisite.requestHeaderFields,
+                                                            statusCode: status, responseHeaderFields: requisite.responseHeaderFields,
+                                                            body: requisite.body ?? Data(), startedAt: requisite.startedAt))
+        }
+        return records
+    }
+
+    /// Appends a page's records to the current WARC file, first starting the next file when
+    /// they would take this one past the limit (a file holds at least one page, however big).
+    private static func archive(_ records: Data, in files: inout Files, folder: URL?, limit: Int, prefix: String) throws {
+        if let warc = files.warc, warc.size + records.count > limit && files.warcHasPage, let folder {
+            try startWARCFile(&files, in: folder, prefix: prefix)
+        }
+        guard let warc = files.warc else { return }
+        let size = warc.size
+        do { try warc.write(records) } catch {
+            warc.truncate(to: size)
+            throw error
+        }
+        files.warcHasPage = true
+    }
+
+    /// Closes the current WARC file (if any) and starts the next, with its warcinfo record. A
+    /// new file whose warcinfo cannot be written is removed: no file is left holding part of one.
     private static func startWARCFile(_ files: inout Files, in folder: URL, prefix: String) throws {
-        try? files.warc?.close()
+        let previous = files.warc
+        files.warc = nil
+        try previous?.close()
         let file = folder.appendingPathComponent(prefix + String(format: "-%05d.warc", files.warcFiles.count))
-        files.warc = try openForAppend(file)
+        let warc = try OutputFile(appendingTo: file.path)
+        do { try warc.write(WARCWriter.warcinfo()) } catch {
+            try? warc.close()
+            try? FileManager.default.removeItem(at: file)
+            throw error
+        }
+        files.warc = warc
         files.warcFiles.append(file)
-        let info = WARCWriter.warcinfo()
-        files.warc?.write(info)
-        files.warcSize = info.count
         files.warcHasPage = false
-    }
-
-    private static func openForAppend(_ file: URL) throws -> FileHandle {
-        if !FileManager.default.fileExists(atPath: file.path) {
-            guard FileManager.default.createFile(atPath: file.path, contents: nil) else {
-                throw CrawlError.output("cannot create \(file.path)")
-            }
-        }
-        do {
-            let handle = try FileHandle(forWritingTo: file)
-            try handle.seekToEnd()
-            return handle
-        } catch {
-            throw CrawlError.output("cannot write \(file.path): \(error.localizedDescription)")
-        }
     }
 }

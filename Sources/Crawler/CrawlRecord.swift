@@ -27,8 +27,12 @@ public struct CrawlRecord: Sendable, Codable {
     public var bytes = 0
     /// "sha256:" and the hex digest of the body.
     public var contentDigest: String?
-    /// Every link found (canonical), in scope or not.
+    /// Every link found (canonical), in scope or not; none when a robots rule forbids following them.
     public var links: [String] = []
+    /// The robots rule that kept the page's links from being read and followed, if one did:
+    /// "X-Robots-Tag", "meta robots" or "meta relayfetch" (the product token) saying
+    /// `nofollow` or `none`.
+    public var nofollow: String?
     /// The page's requisites, when the crawl loads them.
     public var requisites: [CrawlRequisite]?
     /// Tries for this URL, earlier runs included (1 when it worked the first time).

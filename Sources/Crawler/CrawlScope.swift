@@ -3,12 +3,15 @@ import RelayFetch
 
 /// Which URLs a crawl follows: hosts (the seeds' hosts, or their registrable domains as the
 /// public suffix list defines them), URL regexes to allow and deny, and a maximum link depth.
+/// An IP literal is a scope of its own, matched exactly under either rule: the public suffix
+/// list knows nothing of addresses (libpsl makes "0.1" of 10.0.0.1 and of 192.168.0.1 alike).
 public struct CrawlScope: Sendable {
     /// How far from the seeds' hosts a crawl may go.
     public enum HostRule: Sendable {
         /// Only the exact hosts of the seeds.
         case sameHost
-        /// Any host under a seed's registrable domain ("www.example.co.uk" -> "example.co.uk").
+        /// Any host under a seed's registrable domain ("www.example.co.uk" -> "example.co.uk");
+        /// a seed that is an IP literal still covers only itself.
         case sameDomain
     }
 
@@ -38,7 +41,7 @@ public struct CrawlScope: Sendable {
     public mutating func addSeed(_ url: URL) {
         guard let host = url.host?.lowercased() else { return }
         seedHosts.insert(host)
-        seedDomains.insert(PublicSuffixList.registrableDomain(host) ?? host)
+        seedDomains.insert(Self.domain(of: host))
     }
 
     /// Whether a link to `url` found at `depth` is followed. `url` should be canonical.
@@ -54,11 +57,32 @@ public struct CrawlScope: Sendable {
         case .sameHost:
             guard seedHosts.contains(host) else { return false }
         case .sameDomain:
-            guard seedDomains.contains(PublicSuffixList.registrableDomain(host) ?? host) else { return false }
+            guard seedDomains.contains(Self.domain(of: host)) else { return false }
         }
         if allowed.isEmpty && denied.isEmpty { return true }
         let range = NSRange(text.startIndex..., in: text)
         if !allowed.isEmpty && !allowed.contains(where: { $0.firstMatch(in: text, range: range) != nil }) { return false }
         return !denied.contains { $0.firstMatch(in: text, range: range) != nil }
+    }
+
+    /// What `.sameDomain` compares: the registrable domain of a name (the name itself when it is
+    /// a public suffix), an IP literal as it is.
+    static func domain(of host: String) -> String {
+        isIPLiteral(host) ? host : PublicSuffixList.registrableDomain(host) ?? host
+    }
+
+    /// Whether `host` (lower case, no brackets) is an address rather than a name: IPv6 (it has a
+    /// colon), or a last label that is a number (decimal, or hex after "0x"), which URL parsers
+    /// and resolvers read as IPv4 however short ("127.1", "0x7f.1", "2130706433"). No top-level
+    /// domain is a number, so no name is taken for one.
+    static func isIPLiteral(_ host: String) -> Bool {
+        if host.contains(":") { return true }
+        var last = host.split(separator: ".", omittingEmptySubsequences: false).last ?? ""
+        if last.isEmpty { return false }
+        if last.hasPrefix("0x") {
+            last = last.dropFirst(2)
+            return last.allSatisfy(\.isHexDigit)
+        }
+        return last.allSatisfy { $0.isASCII && $0.isNumber }
     }
 }

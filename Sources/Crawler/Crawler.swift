@@ -3,9 +3,11 @@ import RelayFetch
 internal import COpenSSL
 
 /// A batch crawler over one relayed `Session`: seeds in, pages out. Workers take URLs from the
-/// store's frontier as politeness allows, honour robots.txt, retry what is worth retrying, and
-/// hand each final page to `onPage` before its completion (with its links) commits, so a crawl
-/// killed at any moment loses no page. Never fetches anything but through the session.
+/// store's frontier as politeness allows, honour robots.txt and the robots nofollow rules of
+/// each page (meta and X-Robots-Tag), retry what is worth retrying, and hand each final page to
+/// `onPage` before its completion (with its links) commits, so a crawl killed at any moment, or
+/// stopped by an output that fails, loses no page. Never fetches anything but through the
+/// session, and never lets the session follow a redirect: a redirect is a link, held to the scope.
 public final class Crawler: Sendable {
     public let configuration: CrawlConfiguration
     private let pool: RelayPool
@@ -15,9 +17,9 @@ public final class Crawler: Sendable {
     /// A crawler writing its frontier and results to `store` (refused with a `CrawlError` when
     /// the store holds a crawl started with other options), fetching through one session per
     /// relay chain: each host sticks to one chain, and a chain whose relay fails is taken out
-    /// until its backoff ends (`chainBackoff` seconds, doubling). Sessions should not follow
-    /// redirects themselves (`maximumRedirects = 0`): a redirect is then a link, checked for scope.
-    /// Sessions that may connect directly (`allowsDirectConnections`) are refused: a crawl goes
+    /// until its backoff ends (`chainBackoff` seconds, doubling). Whatever the sessions'
+    /// `maximumRedirects`, the crawler follows no redirect through them: each is a link, checked
+    /// for scope. Sessions that may connect directly (`allowsDirectConnections`) are refused: a crawl goes
     /// to hosts nobody listed in advance, and must never reach one but through relays.
     public init(configuration: CrawlConfiguration, sessions: [Session], store: any CrawlStore, chainBackoff: Double = 1) throws {
         precondition(!sessions.isEmpty, "a crawl needs at least one session")
@@ -27,7 +29,7 @@ public final class Crawler: Sendable {
         self.configuration = configuration
         pool = RelayPool(sessions: sessions, baseBackoff: chainBackoff)
         coordinator = try CrawlCoordinator(store: store, configuration: configuration)
-        robots = RobotsCache(productToken: configuration.productToken)
+        robots = RobotsCache(productToken: configuration.productToken, retry: configuration.retry)
     }
 
     /// A crawler fetching through one session (one relay chain).
@@ -37,8 +39,10 @@ public final class Crawler: Sendable {
 
     /// Crawls from `seeds` (added to the frontier unless seen before) until the frontier is
     /// empty or a limit is reached; URLs an earlier, killed run had claimed are fetched again.
-    /// `onPage` is called from several tasks at once.
-    public func run(seeds: [URL], onPage: @escaping @Sendable (CrawledPage) -> Void) async throws -> CrawlProgress {
+    /// `onPage` is called from several tasks at once; when it throws (an output failed), the
+    /// crawl stops and `run` rethrows that error: the page is not committed, and a resumed
+    /// crawl on the same store hands it over again.
+    public func run(seeds: [URL], onPage: @escaping @Sendable (CrawledPage) throws -> Void) async throws -> CrawlProgress {
         var scope = configuration.scope
         var entries: [(url: String, host: String, depth: Int)] = []
         for seed in seeds {
@@ -56,7 +60,10 @@ public final class Crawler: Sendable {
         defer { renewal?.cancel() }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<max(1, configuration.concurrency) { group.addTask { try await worker.run() } }
-            try await group.waitForAll()
+            // Not waitForAll(), which waits for every worker even after one failed: a worker
+            // that failed (its output did) keeps its claim, and workers waiting for that host
+            // would wait forever. The first error leaves this closure, which cancels the rest.
+            while try await group.next() != nil {}
         }
         return try await progress()
     }

@@ -1,5 +1,6 @@
 /// The links of an HTML page in one pass over its bytes, without building a document: `a` and
-/// `area` hrefs, `iframe` and `frame` srcs, `link rel=canonical`, and the first `base href`.
+/// `area` hrefs, `iframe` and `frame` srcs, `link rel=canonical`, and the first `base href`;
+/// and the contents of the metas named as asked (the robots metas).
 /// It reads tags and attributes as HTML's tokenizer does (quoted and unquoted values, comments,
 /// and the raw text of script, style, textarea, title and xmp skipped), and decodes the
 /// character references a URL may hold (`&amp;` and the like, numeric ones). A page it cannot
@@ -10,19 +11,26 @@ struct HTMLLinkScanner {
     private var index = 0
     private(set) var base: String?
     private(set) var references: [String] = []
+    /// Only metas with these names (lower case) are kept, so a page of many metas costs nothing.
+    private let metaNames: Set<String>
+    private(set) var metas: [(name: String, content: String)] = []
     private var nonASCII = false
 
-    /// The base href (if any) and the references in document order, or nil as said above.
-    static func scan(_ body: UnsafeRawBufferPointer) -> (base: String?, references: [String])? {
+    /// The base href (if any), the references in document order and the metas named in
+    /// `metaNames` (lower case), or nil as said above.
+    static func scan(_ body: UnsafeRawBufferPointer, metaNames: Set<String> = []) -> HTMLLinks? {
         let bytes = body.bindMemory(to: UInt8.self)
         // A UTF-16 or UTF-32 byte order mark: not ASCII-compatible.
         if bytes.count >= 2, (bytes[0] == 0xFF && bytes[1] == 0xFE) || (bytes[0] == 0xFE && bytes[1] == 0xFF) { return nil }
-        var scanner = HTMLLinkScanner(bytes: bytes)
+        var scanner = HTMLLinkScanner(bytes: bytes, metaNames: metaNames)
         scanner.run()
-        return scanner.nonASCII ? nil : (scanner.base, scanner.references)
+        return scanner.nonASCII ? nil : HTMLLinks(base: scanner.base, references: scanner.references, metas: scanner.metas)
     }
 
-    private init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+    private init(bytes: UnsafeBufferPointer<UInt8>, metaNames: Set<String>) {
+        self.bytes = bytes
+        self.metaNames = metaNames
+    }
 
     private mutating func run() {
         while let open = find(UInt8(ascii: "<"), from: index) {
@@ -56,6 +64,11 @@ struct HTMLLinkScanner {
             if let href = attributes["href"], let rel = attributes["rel"], Self.isCanonical(decoded(rel)) { references.append(decoded(href)) }
         case "iframe", "frame": if let source = attributes["src"] { references.append(decoded(source)) }
         case "base": if base == nil, let href = attributes["href"] { base = decoded(href) }
+        case "meta":
+            if let name = attributes["name"], let content = attributes["content"] {
+                let metaName = lowercased(name)
+                if metaNames.contains(metaName) { metas.append((metaName, decoded(content))) }
+            }
         case "script", "style", "textarea", "title", "xmp":
             index = findEndTag(name) ?? bytes.count
         default: break
@@ -184,6 +197,7 @@ struct HTMLLinkScanner {
     /// The attributes each element's link needs.
     private static let wanted: [String: Set<String>] = [
         "a": ["href"], "area": ["href"], "link": ["href", "rel"], "base": ["href"], "iframe": ["src"], "frame": ["src"],
+        "meta": ["name", "content"],
     ]
 
     /// The named references a URL may hold.

@@ -2,32 +2,37 @@ import Foundation
 import HeadlessPage
 
 /// The links a crawler follows from an HTML page: `a` and `area` hrefs, frames and iframes, and
-/// the canonical link, as written, with the document's base URL to resolve them against. Read
+/// the canonical link, as written, with the document's base URL to resolve them against (and
+/// the robots metas that may forbid following them). Read
 /// by `HTMLLinkScanner` in one pass; a page it declines (links beyond ASCII, a UTF-16 or UTF-32
 /// page) is parsed with HeadlessPage's `HTMLDocument` (libxml2).
 enum LinkExtractor {
-    static func links(in body: Data, url: URL, contentType: String?) -> (base: String, references: [String]) {
+    /// The page's links, its base URL (the document's URL unless a base href changes it), and
+    /// its metas named in `metaNames` (lower case).
+    static func links(in body: Data, url: URL, contentType: String?, metaNames: Set<String> = []) -> HTMLLinks {
         let charset = charset(of: contentType)
         let asciiCompatible = charset.map { !$0.contains("16") && !$0.contains("32") } ?? true
-        let scanned = asciiCompatible ? body.withUnsafeBytes(HTMLLinkScanner.scan) : nil
-        let (baseHref, references) = scanned ?? parsed(body, url: url, charset: charset)
+        let scanned = asciiCompatible ? body.withUnsafeBytes { HTMLLinkScanner.scan($0, metaNames: metaNames) } : nil
+        var page = scanned ?? parsed(body, url: url, charset: charset, metaNames: metaNames)
         var base = url.absoluteString
-        if let baseHref {
+        if let baseHref = page.base {
             let resolved = URLReference(baseHref).resolved(against: URLReference(base))
             if let scheme = resolved.scheme, let authority = resolved.authority {
                 base = "\(scheme)://\(authority)\(resolved.path)" + (resolved.query.map { "?" + $0 } ?? "")
             }
         }
+        page.base = base
         // A fragment alone is a place in this page, not a link to follow.
-        let followed = references.filter { reference in
+        page.references = page.references.filter { reference in
             reference.utf8.contains { $0 > 0x20 } && reference.utf8.first { $0 > 0x20 } != UInt8(ascii: "#")
         }
-        return (base, followed)
+        return page
     }
 
-    /// The base href and the links, from libxml2's parse of the whole document.
-    static func parsed(_ body: Data, url: URL, charset: String?) -> (base: String?, references: [String]) {
-        guard let document = HTMLDocument(data: body, url: url, charset: charset) else { return (nil, []) }
+    /// The base href, the links and the metas named in `metaNames`, from libxml2's parse of
+    /// the whole document.
+    static func parsed(_ body: Data, url: URL, charset: String?, metaNames: Set<String> = []) -> HTMLLinks {
+        guard let document = HTMLDocument(data: body, url: url, charset: charset) else { return HTMLLinks(base: nil, references: [], metas: []) }
         let base = document.xpath("//base[@href]").first?.attribute("href")
         let references = document.xpath("//a[@href] | //area[@href] | //iframe[@src] | //frame[@src] | //link[@href]").compactMap { element -> String? in
             switch element.name {
@@ -38,7 +43,11 @@ enum LinkExtractor {
             default: return element.attribute("href")
             }
         }
-        return (base, references)
+        let metas = metaNames.isEmpty ? [] : document.xpath("//meta[@name and @content]").compactMap { element -> (name: String, content: String)? in
+            guard let name = element.attribute("name")?.lowercased(), metaNames.contains(name), let content = element.attribute("content") else { return nil }
+            return (name, content)
+        }
+        return HTMLLinks(base: base, references: references, metas: metas)
     }
 
     /// The URLs a sitemap lists (`urlset`) or the sitemaps a sitemap index names

@@ -11,7 +11,7 @@ struct PageWorker: Sendable {
     let coordinator: CrawlCoordinator
     let robots: RobotsCache
     let sessions: PageSessions
-    let onPage: @Sendable (CrawledPage) -> Void
+    let onPage: @Sendable (CrawledPage) throws -> Void
 
     func run() async throws {
         while true {
@@ -42,21 +42,27 @@ struct PageWorker: Sendable {
             return
         }
         if configuration.obeyRobots {
-            let rules: RobotsRules, isNew: Bool
+            let answer: RobotsCache.Answer
             do {
                 // In the page scope, robots.txt has a store of its own too (it is not a page).
-                (rules, isNew) = try await robots.rules(for: url) { [sessions, host = entry.host] in sessions.session(for: host, on: chainSession) }
+                answer = try await robots.rules(for: url) { [sessions, host = entry.host] in sessions.session(for: host, on: chainSession) }
             } catch {
                 await pool.report(chain: chain, relayFailure: "\(error)")
                 try await retryOrWait(entry, error: "robots.txt: \(error)", mayWait: !Self.targetUnreachable(error))
                 return
             }
-            if isNew, configuration.followsSitemaps { try await enqueueSitemaps(rules.sitemaps, base: url, depth: entry.depth) }
-            // Capped like Retry-After: a host asking for days between requests would hold the crawl open for as long.
-            if let delay = rules.crawlDelay { await coordinator.setCrawlDelay(min(delay, configuration.retry.maximumDelay), for: entry.host) }
-            guard rules.allows(url) else {
-                try await finish(entry, page: CrawledPage(record: record(entry, .robots)), links: [])
+            switch answer {
+            case .unavailable(let reason, let until, let failures):
+                try await waitForRobots(entry, reason: reason, until: until, failures: failures)
                 return
+            case .rules(let rules, let isNew):
+                if isNew, configuration.followsSitemaps { try await enqueueSitemaps(rules.sitemaps, base: url, depth: entry.depth) }
+                // Capped like Retry-After: a host asking for days between requests would hold the crawl open for as long.
+                if let delay = rules.crawlDelay { await coordinator.setCrawlDelay(min(delay, configuration.retry.maximumDelay), for: entry.host) }
+                guard rules.allows(url) else {
+                    try await finish(entry, page: CrawledPage(record: record(entry, .robots)), links: [])
+                    return
+                }
             }
         }
         let session = sessions.session(for: entry.host, on: chainSession)
@@ -64,6 +70,9 @@ struct PageWorker: Sendable {
         // URL once, and a cache holding every page would grow with the crawl.
         var request = HTTPRequest(url: url, headerFields: [("Accept", "text/html,application/xhtml+xml,*/*;q=0.8"),
                                                            ("Cache-Control", "no-store")])
+        // A redirect is a link, checked for scope like any other: the session never follows it,
+        // whatever its configuration says.
+        request.followsRedirects = false
         if !configuration.acceptedTypes.isEmpty {
             request.acceptedMediaTypes = configuration.acceptedTypes + (configuration.followsSitemaps ? LinkExtractor.sitemapTypes : [])
         }
@@ -83,8 +92,9 @@ struct PageWorker: Sendable {
             try await coordinator.retry(entry, after: wait, pauseHost: retryAfter != nil, error: "status \(response.statusCode)")
             return
         }
-        let (found, queued) = response.bodySkipped ? ([], []) : links(in: body, response: response, depth: entry.depth)
+        let (found, queued, nofollow) = response.bodySkipped ? ([], [], nil) : links(in: body, response: response, depth: entry.depth)
         var result = record(entry, response.bodySkipped ? .skippedByType : .fetched)
+        result.nofollow = nofollow
         result.status = response.statusCode
         result.contentType = response.value(forHeaderField: "Content-Type")
         result.relayChain = response.relayHops
@@ -141,6 +151,20 @@ struct PageWorker: Sendable {
         }
     }
 
+    /// The host's robots.txt could not be read (429, 5xx, a network failure): nothing may be
+    /// fetched from it for now (RFC 9309 2.3.1.3-4). The URL waits, no attempt counted, until
+    /// the file may be fetched again; once it failed more times in a row than the URL may be
+    /// retried, the URL is recorded as blocked by robots.txt, saying why.
+    private func waitForRobots(_ entry: CrawlStore.Entry, reason: String, until: Double, failures: Int) async throws {
+        if failures <= configuration.retry.maximumRetries {
+            try await coordinator.waitForRobots(entry, until: until, error: "robots.txt \(reason)")
+        } else {
+            let times = failures == 1 ? "once" : "\(failures) times in a row"
+            let error = "robots.txt \(reason), \(times): nothing may be fetched from \(entry.host) until it can be read"
+            try await finish(entry, page: CrawledPage(record: record(entry, .robots, error: error)), links: [])
+        }
+    }
+
     /// Every chain that covers the URL's host rests: the URL goes back, no attempt counted, due
     /// when the first chain's rest ends, unless it has already waited the relay wait; then it
     /// is recorded as failed, with each chain and its last failure.
@@ -175,15 +199,22 @@ struct PageWorker: Sendable {
     }
 
     /// Hands the page to the outputs first, then commits it: a kill in between fetches it again
-    /// on resume rather than losing it.
+    /// on resume rather than losing it. An output that fails ends the crawl here, the page not
+    /// committed, so a resumed crawl writes it.
     private func finish(_ entry: CrawlStore.Entry, page: CrawledPage, links: [(url: String, host: String, depth: Int)]) async throws {
-        onPage(page)
+        try onPage(page)
         _ = try await coordinator.complete(entry, record: page.record, links: links)
     }
 
     /// Every link of the page (canonical), and those in scope for the frontier. A redirect's
-    /// Location is a link too.
-    private func links(in body: Data, response: HTTPResponse, depth: Int) -> ([String], [(url: String, host: String, depth: Int)]) {
+    /// Location is a link too. A robots nofollow (the X-Robots-Tag header, or a robots meta of
+    /// an HTML page) keeps every link from being read, and is named in the third value.
+    private func links(in body: Data, response: HTTPResponse, depth: Int) -> ([String], [(url: String, host: String, depth: Int)], String?) {
+        let directives = RobotsDirectives(productToken: configuration.productToken)
+        if configuration.obeyRobots,
+           let rule = directives.nofollow(headerValues: response.headerFields.filter { $0.name.lowercased() == "x-robots-tag" }.map(\.value), metas: []) {
+            return ([], [], rule)
+        }
         var raw: [String] = []
         var base = response.url.absoluteString
         if (300..<400).contains(response.statusCode), let location = response.value(forHeaderField: "Location") {
@@ -194,7 +225,10 @@ struct PageWorker: Sendable {
                let locations = LinkExtractor.sitemapLocations(in: body, url: response.url) {
                 raw = locations
             } else if LinkExtractor.isHTML(type) {
-                (base, raw) = LinkExtractor.links(in: body, url: response.url, contentType: type)
+                let page = LinkExtractor.links(in: body, url: response.url, contentType: type,
+                                               metaNames: configuration.obeyRobots ? directives.metaNames : [])
+                if let rule = directives.nofollow(headerValues: [], metas: page.metas) { return ([], [], rule) }
+                (base, raw) = (page.base ?? base, page.references)
             }
         }
         var seen = Set<String>()
@@ -207,7 +241,7 @@ struct PageWorker: Sendable {
                 queued.append((canonical.url, canonical.host, depth + 1))
             }
         }
-        return (all, queued)
+        return (all, queued, nil)
     }
 
     private func record(_ entry: CrawlStore.Entry, _ outcome: CrawlRecord.Outcome, error: String? = nil) -> CrawlRecord {

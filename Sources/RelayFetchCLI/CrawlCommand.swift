@@ -3,7 +3,6 @@ import Glibc
 #endif
 import Crawler
 import Foundation
-import Locking
 import RelayFetch
 
 /// `relayfetch crawl SEED...`: a polite, resumable batch crawl through the relays given.
@@ -46,7 +45,7 @@ struct CrawlCommand: Subcommand {
                                down (default 300: outlasts a relay restart, the chains' backoff
                                tops out at 30 s); waiting uses no retry, and past it the URL
                                fails naming each chain's last failure (exit status 1)
-      --ignore-robots          do not fetch or obey robots.txt
+      --ignore-robots          do not fetch or obey robots.txt, nor the robots rules of pages
       --no-sitemaps            do not follow the sitemaps robots.txt names (by default sitemap
                                indexes, sitemaps and .xml.gz sitemaps give links)
       --session-scope S        how far cookies and cached responses reach, in memory: page (the
@@ -59,6 +58,15 @@ struct CrawlCommand: Subcommand {
                                scripts, images, frames) like a browser, through the same chain and
                                session; in the JSON lines and the WARC files with their page (not
                                queued as links; robots.txt and per-host limits do not apply)
+    Robots rules:
+      robots.txt is read per host through the relays and obeyed (the relayfetch group, else *).
+      Answered 429 or 5xx, or lost to a network failure, it disallows everything for now: the
+      host's URLs wait (its Retry-After, else a backoff) and it is asked again, --retries times
+      before they are recorded as blocked; a 4xx other than 429 allows everything. A page whose
+      <meta name="robots"> or <meta name="relayfetch"> says nofollow or none, or whose
+      X-Robots-Tag header does (for every agent, or prefixed "relayfetch:"; another agent's
+      prefix does not apply), gives no link. rel="nofollow" on a single link is a hint, as
+      search engines treat it: that link is still followed.
     Store and outputs:
       --store FILE             keep the crawl in this SQLite file (WAL mode) to resume it
       --store postgres://USER@HOST:PORT/DB
@@ -71,7 +79,7 @@ struct CrawlCommand: Subcommand {
       --change-options         the store holds a crawl started with other scope, limits or
                                politeness options: record this run's instead of refusing
       --jsonl FILE             append a JSON line per page: URL, status, relay chain, timings,
-                               links found, content digest
+                               links found, content digest, the robots rule that withheld links
       --warc DIR               write the pages as WARC 1.1 to new files in DIR
       --warc-max-size N        start a new WARC file before one passes N bytes (suffix K, M or
                                G; default 1G)
@@ -93,8 +101,9 @@ struct CrawlCommand: Subcommand {
 
     A progress line (pages, queue, errors, pages/s) is shown while crawling when stderr is a
     terminal; a summary is printed at the end.
-    Exit status: 0 crawled (some pages may have failed), 1 the crawl could not run or no page could
-    be fetched, 2 bad usage.
+    Exit status: 0 crawled (some pages may have failed), 1 the crawl could not run, no page could
+    be fetched, or an output failed (a full disk: the crawl stops, the page being written is not
+    marked done, and the same command with --store resumes there), 2 bad usage.
     """
 
     var seeds: [URL] = []
@@ -212,25 +221,39 @@ struct CrawlCommand: Subcommand {
             io.log("relayfetch: error: \(error)")
             return 1
         }
-        let failures = OutputFailure()
-        let summary: CrawlProgress
+        let crawler: Crawler
         do {
-            let crawler = try Crawler(configuration: configuration, sessions: sessions, store: store)
-            let ticker = isatty(STDERR_FILENO) == 1 ? Self.progressTicker(crawler, io: io) : nil
-            defer { ticker?.cancel() }
-            summary = try await crawler.run(seeds: seeds) { page in
-                do { try output.write(page) } catch { failures.record("\(error)") }
-            }
-            if ticker != nil {
-                ticker?.cancel()
-                io.progress("\r\u{1B}[K")
-            }
+            crawler = try Crawler(configuration: configuration, sessions: sessions, store: store)
         } catch {
             io.log("relayfetch: error: \(error)")
             return 1
         }
-        if let failure = failures.first {
-            io.log("relayfetch: error: \(failure)")
+        let ticker = isatty(STDERR_FILENO) == 1 ? Self.progressTicker(crawler, io: io) : nil
+        func endTicker() {
+            guard let ticker else { return }
+            ticker.cancel()
+            io.progress("\r\u{1B}[K")
+        }
+        let summary: CrawlProgress
+        do {
+            // A page its outputs cannot take stops the crawl before the page is marked done.
+            summary = try await crawler.run(seeds: seeds) { page in try output.write(page) }
+        } catch let error as CrawlError where error.isOutputFailure {
+            endTicker()
+            io.log("relayfetch: error: \(error); the crawl stopped"
+                   + (storePath == nil ? "" : " before marking that page done: make room, then run the same command to resume"))
+            return 1
+        } catch {
+            endTicker()
+            io.log("relayfetch: error: \(error)")
+            return 1
+        }
+        endTicker()
+        do {
+            try output.close()
+        } catch {
+            // Every page is marked done by now: a disk that took data late lost part of the outputs.
+            io.log("relayfetch: error: \(error); the crawl ended, but its outputs may miss the last pages written")
             return 1
         }
         report(summary, io: io)
@@ -281,13 +304,6 @@ struct CrawlCommand: Subcommand {
             }
         }
     }
-}
-
-/// The first error an output raised while pages were being written.
-private final class OutputFailure: Sendable {
-    private let recorded = Locked<String?>(nil)
-    var first: String? { recorded.withLock { $0 } }
-    func record(_ error: String) { recorded.withLock { if $0 == nil { $0 = error } } }
 }
 
 private extension JSONEncoder {

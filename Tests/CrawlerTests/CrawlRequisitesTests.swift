@@ -28,7 +28,11 @@ final class CrawlRequisitesTests: XCTestCase {
         let refused = try XCTUnwrap(requisites.first { $0.url.contains("127.0.0.21") })
         XCTAssertNil(refused.status)
         XCTAssertTrue(refused.error?.contains("no relay configuration covers 127.0.0.21") == true, refused.error ?? "")
-        XCTAssertEqual(progress.bytesThisRun, page.bytes + 2 * 1000 + 32, "requisites count toward the bytes")
+        // The page and its three requisites, as sized by the origin that sent them.
+        let sent = try site.responses().filter { $0.path.hasPrefix("/req/") }
+        XCTAssertEqual(Set(sent.map(\.path)), ["/req/index.html", "/req/style.css", "/req/img.png", "/req/bg.png"])
+        XCTAssertEqual(sent.map(\.bytes).sorted(), [32, 1000, 1000, page.bytes].sorted())
+        XCTAssertEqual(progress.bytesThisRun, sent.map(\.bytes).reduce(0, +), "requisites count toward the bytes")
         let requests = try site.requests()
         XCTAssertEqual(Set(requests.map(\.path)), ["/robots.txt", "/req/index.html", "/req/style.css", "/req/img.png", "/req/bg.png"])
         XCTAssertEqual(Set(requests.map(\.peer)), ["127.0.0.11"], "every requisite came through relay A")

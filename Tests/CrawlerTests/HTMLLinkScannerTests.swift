@@ -7,9 +7,9 @@ import XCTest
 final class HTMLLinkScannerTests: XCTestCase {
     private let url = URL(string: "https://example.com/dir/page.html")!
 
-    private func both(_ html: String) -> (scanned: (base: String?, references: [String])?, parsed: (base: String?, references: [String])) {
+    private func both(_ html: String, metaNames: Set<String> = []) -> (scanned: HTMLLinks?, parsed: HTMLLinks) {
         let data = Data(html.utf8)
-        return (data.withUnsafeBytes(HTMLLinkScanner.scan), LinkExtractor.parsed(data, url: url, charset: nil))
+        return (data.withUnsafeBytes { HTMLLinkScanner.scan($0, metaNames: metaNames) }, LinkExtractor.parsed(data, url: url, charset: nil, metaNames: metaNames))
     }
 
     func testAgreesWithLibXML2OnTrickyMarkup() throws {
@@ -51,7 +51,7 @@ final class HTMLLinkScannerTests: XCTestCase {
         XCTAssertGreaterThan(files.count, 40)
         for file in files {
             let data = try Data(contentsOf: folder.appendingPathComponent(file))
-            let scanned = try XCTUnwrap(data.withUnsafeBytes(HTMLLinkScanner.scan), file)
+            let scanned = try XCTUnwrap(data.withUnsafeBytes { HTMLLinkScanner.scan($0) }, file)
             let parsed = LinkExtractor.parsed(data, url: url, charset: nil)
             XCTAssertEqual(scanned.references, parsed.references, file)
             XCTAssertEqual(scanned.base, parsed.base, file)
@@ -64,6 +64,22 @@ final class HTMLLinkScannerTests: XCTestCase {
         XCTAssertNotNil(both("<p>caf\u{E9}</p><a href=\"plain.html\">x</a>").scanned, "text beyond ASCII is fine")
         var utf16 = Data([0xFF, 0xFE])
         utf16.append("<a href=x>".data(using: .utf16LittleEndian)!)
-        XCTAssertNil(utf16.withUnsafeBytes(HTMLLinkScanner.scan))
+        XCTAssertNil(utf16.withUnsafeBytes { HTMLLinkScanner.scan($0) })
+    }
+
+    /// The metas asked for, and only those, with their names in lower case and their contents
+    /// decoded, in both readers; a link marked rel=nofollow is a link like any other.
+    func testRobotsMetasAreReadAndNofollowLinksKept() throws {
+        let html = """
+            <html><head><META NAME="Robots" CONTENT="NoIndex, NoFollow"><meta name="description" content="nofollow">
+            <meta name=relayfetch content=none><meta content="nofollow" name="otherbot"><meta name="robots"></head>
+            <body><a rel="nofollow" href="hint.html">hint</a></body></html>
+            """
+        let (scanned, parsed) = both(html, metaNames: ["robots", "relayfetch"])
+        let result = try XCTUnwrap(scanned)
+        XCTAssertEqual(result.metas.map { "\($0.name)=\($0.content)" }, ["robots=NoIndex, NoFollow", "relayfetch=none"])
+        XCTAssertEqual(parsed.metas.map { "\($0.name)=\($0.content)" }, ["robots=NoIndex, NoFollow", "relayfetch=none"])
+        XCTAssertEqual(result.references, ["hint.html"])
+        XCTAssertEqual(parsed.references, ["hint.html"])
     }
 }

@@ -31,9 +31,10 @@ final class HostileRobotsTests: XCTestCase {
         }
     }
 
-    /// Runs the crawl, failing (and cancelling it) when it is not over after `seconds`.
+    /// Runs the crawl, failing (and cancelling it) when it is not over after `seconds`; rethrows
+    /// the crawl's error (a cancelled crawl's too), so a crawl that fails cannot pass.
     private func crawl(_ seed: String, within seconds: Double, configure: @escaping @Sendable (inout CrawlConfiguration) -> Void = { _ in })
-        async throws -> CrawlProgress? {
+        async throws -> CrawlProgress {
         let crawl = Task { try await CrawlTestHarness.crawl([seed], configure: configure).1 }
         let watchdog = Task {
             try await Task.sleep(nanoseconds: UInt64(seconds * 1e9))
@@ -41,9 +42,9 @@ final class HostileRobotsTests: XCTestCase {
         }
         defer { watchdog.cancel() }
         let started = Date()
-        let progress = try? await crawl.value
+        let result = await crawl.result
         XCTAssertLessThan(Date().timeIntervalSince(started), seconds, "the crawl was still running after \(seconds) s")
-        return progress
+        return try result.get()
     }
 
     /// A pattern of 30 000 bytes after a `*`, and a link of 60 000 bytes on the same site: the
@@ -54,7 +55,7 @@ final class HostileRobotsTests: XCTestCase {
         let server = try serve(["robots.txt": "User-agent: *\nDisallow: /*\(run.prefix(30_000))b\n",
                                 "index.html": "<a href=\"/\(run)\">long</a>"])
         let progress = try await crawl("http://127.0.0.160:\(server.port)/", within: 20)
-        XCTAssertEqual(progress?.blockedByRobots, 0)
+        XCTAssertEqual(progress.blockedByRobots, 0)
         XCTAssertEqual(try targets(server).sorted(), ["/", "/" + run, "/robots.txt"])
     }
 
@@ -65,7 +66,7 @@ final class HostileRobotsTests: XCTestCase {
         let robots = String(repeating: "user-agent: a\n", count: 19_000) + String(repeating: "allow: /\n", count: 28_000)
         let server = try serve(["robots.txt": robots, "index.html": "<a href=\"/a.html\">a</a>", "a.html": "a"])
         let progress = try await crawl("http://127.0.0.160:\(server.port)/", within: 20)
-        XCTAssertEqual(progress?.fetched, 2)
+        XCTAssertEqual(progress.fetched, 2)
         XCTAssertEqual(try targets(server).sorted(), ["/", "/a.html", "/robots.txt"])
     }
 
@@ -75,7 +76,7 @@ final class HostileRobotsTests: XCTestCase {
         let server = try serve(["robots.txt": "User-agent: *\nCrawl-delay: 1e9\n",
                                 "index.html": "<a href=\"/a.html\">a</a> <a href=\"/b.html\">b</a>", "a.html": "a", "b.html": "b"])
         let progress = try await crawl("http://127.0.0.160:\(server.port)/", within: 20) { $0.retry.maximumDelay = 1 }
-        XCTAssertEqual(progress?.fetched, 3)
+        XCTAssertEqual(progress.fetched, 3)
         XCTAssertEqual(try targets(server).sorted(), ["/", "/a.html", "/b.html", "/robots.txt"])
         let times = try server.events().compactMap { line -> Double? in
             let fields = line.components(separatedBy: "\t")

@@ -60,7 +60,12 @@ final class RelayWaitEndToEndTests: XCTestCase {
     /// site's pages are all fetched.
     func testAHostTheRelayCannotReachSpendsItsRetriesInsteadOfWaiting() async throws {
         let site = try CrawlSite(pages: 5)
-        let deadHost = "https://origin.test:1/"
+        // A port of this test's own that nothing listens on any more: relay A's log tells its
+        // tunnels from other tests' (a fixed port would be shared).
+        let gone = try HostileServer(script: "static_origin.py", arguments: ["--root", site.root.path])
+        gone.stop()
+        let deadAuthority = "origin.test:\(gone.port)"
+        let deadHost = "https://\(deadAuthority)/"
         let started = Date()
         let (records, _) = try await CrawlTestHarness.crawl([deadHost, site.origin + "/"], chains: [CrawlTestHarness.relayA], chainBackoff: 0.2) {
             $0.retry.maximumRetries = 1
@@ -71,6 +76,10 @@ final class RelayWaitEndToEndTests: XCTestCase {
         XCTAssertEqual(dead.outcome, .failed)
         XCTAssertEqual(dead.attempts, 2, "tried, then retried once")
         XCTAssertTrue(dead.error?.contains("relay refused the tunnel: 50") == true, dead.error ?? "")
+        // The attempts the record counts are the relay's refusals (each of robots.txt), in its log.
+        let refusals = try TestServers.waitForLogLines(TestServers.relayLog, containing: "CONNECT\t\(deadAuthority)\t", skipping: 0, count: 2)
+        XCTAssertEqual(refusals.count, 2, "two tunnels asked for")
+        XCTAssertTrue(refusals.allSatisfy { $0.count > 4 && $0[4].hasPrefix("50") }, "\(refusals)")
         XCTAssertEqual(Set(try site.pageFetchCounts().keys), Set(try site.expectedPaths()))
     }
 

@@ -60,7 +60,9 @@ final class CrawlCommandTests: XCTestCase {
         XCTAssertEqual(page9["depth"] as? Int, 0, "a seed from the file")
         XCTAssertEqual(page9["relayChain"] as? [String], ["127.0.0.11:3129"])
         XCTAssertEqual(page9["status"] as? Int, 200)
-        XCTAssertTrue((page9["contentDigest"] as? String)?.hasPrefix("sha256:") == true)
+        let sent9 = try XCTUnwrap(try site.responses().first { $0.target == "/pages/page-9.html" }, "the origin logged what it sent")
+        XCTAssertEqual(page9["contentDigest"] as? String, "sha256:" + sent9.sha256, "the digest of the bytes the origin sent")
+        XCTAssertEqual(page9["bytes"] as? Int, sent9.bytes)
         XCTAssertNotNil((page9["timings"] as? [String: Any])?["wait"])
         XCTAssertEqual(page9["links"] as? [String], ["2", "4", "6", "0"].map { "\(site.origin)/pages/page-\($0).html" } + ["\(site.origin)/"],
                        "links in document order, canonical (./, ../pages/./, %70, #section, utm_source)")

@@ -67,6 +67,35 @@ public final class CrawlSite {
         }
     }
 
+    /// One response the origin sent: its target, status, body size and the SHA-256 of the body
+    /// (lower-case hex), as the origin computed them.
+    public struct Response {
+        public let target: String
+        public let status: Int
+        public let bytes: Int
+        public let sha256: String
+        public var path: String { String(target.split(separator: "?", maxSplits: 1).first ?? "") }
+    }
+
+    /// Every response the origin logged as sent, in order; throws when its log is missing.
+    public func responses() throws -> [Response] {
+        try server.events().compactMap { line in
+            let fields = line.components(separatedBy: "\t")
+            guard fields.count >= 6, fields[0] == "SENT", let status = Int(fields[3]), let bytes = Int(fields[4]) else { return nil }
+            return Response(target: fields[2], status: status, bytes: bytes, sha256: fields[5])
+        }
+    }
+
+    /// Writes `html` at `path` (under the site's root), and with `headers` (lines such as
+    /// "X-Robots-Tag: nofollow" or "Status: 302 Found") the sidecar file the origin adds to its
+    /// response.
+    public func addPage(_ path: String, _ html: String, headers: [String] = []) throws {
+        let file = root.appendingPathComponent(path)
+        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(html.utf8).write(to: file)
+        if !headers.isEmpty { try Data(headers.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: file.path + ".headers")) }
+    }
+
     /// The targets whose responses the client stopped reading before their end.
     public func abortedTargets() throws -> [String] {
         try server.events().compactMap { line in
