@@ -10,10 +10,20 @@ public final class CommandIO: Sendable {
         self.err = err
     }
 
-    /// The process's standard output and standard error.
+    /// The process's standard output and standard error. Output that cannot be written (a full
+    /// disk, a closed pipe) ends the process with status 1 and one line saying so, as a failed
+    /// `-o` file does, instead of trapping or going on with the output silently cut short;
+    /// standard error that cannot be written is dropped (there is nowhere left to say so).
     public static let standard = CommandIO(
-        out: { FileHandle.standardOutput.write($0) },
-        err: { FileHandle.standardError.write(Data($0.utf8)) })
+        out: { data in
+            do {
+                try FileHandle.standardOutput.write(contentsOf: data)
+            } catch {
+                try? FileHandle.standardError.write(contentsOf: Data("relayfetch: cannot write standard output: \(error.localizedDescription)\n".utf8))
+                exit(1)
+            }
+        },
+        err: { try? FileHandle.standardError.write(contentsOf: Data($0.utf8)) })
 
     func write(_ data: Data) { out(data) }
     func print(_ text: String) { out(Data((text + "\n").utf8)) }

@@ -137,8 +137,9 @@ final class ChainCutTests: XCTestCase {
     }
 }
 
-/// Transfers that share one tunnel (HTTP/2 streams libcurl multiplexes on it) all learn who cut
-/// it, not only the one that opened it.
+/// Transfers through a relay that cuts its tunnels all learn who cut them. On libcurl's own
+/// proxy route each exchange has a tunnel of its own (HTTP/1.1 to the origin: HTTP/2 streams
+/// multiplexed inside that tunnel stalled, HTTP1RelayPageLoadTests).
 final class SharedTunnelCutTests: XCTestCase {
     func testEveryStreamOnACutTunnelNamesTheHop() async throws {
         let relay = try HostileServer(script: "h1_relay.py", host: "127.0.0.11", arguments: ["--mode", "close-notify-after", "--bytes", "200000"])
@@ -148,7 +149,7 @@ final class SharedTunnelCutTests: XCTestCase {
         configuration.idleTimeout = 5
         let session = try Session(configuration: configuration)
         defer { session.invalidate() }
-        // One small exchange first, so libcurl knows the connection multiplexes (HTTP/2 to nginx).
+        // One small exchange first: its tunnel stays open for one of the three to reuse.
         _ = try await session.data(from: URL(string: "https://origin.test/index.html")!)
         let errors = await withTaskGroup(of: String.self) { group in
             for index in 0..<3 {
@@ -165,7 +166,8 @@ final class SharedTunnelCutTests: XCTestCase {
             }
             return await group.reduce(into: []) { $0.append($1) }
         }
-        XCTAssertEqual(try relay.events().filter { $0.hasPrefix("CONNECT") }.count, 1, "the three requests must share one tunnel")
+        XCTAssertGreaterThanOrEqual(try relay.events().filter { $0.hasPrefix("CONNECT") }.count, 3,
+                                    "one tunnel per exchange at a time (the relay's log)")
         XCTAssertEqual(errors, ["hop 1", "hop 1", "hop 1"])
     }
 }
