@@ -133,21 +133,6 @@ final class CurlEngine: @unchecked Sendable {
             let continuation = transfer.continuation
             transfer.continuation = nil
             continuation?.resume(with: result.mapError { $0 as Error })
-            if case .failure(let error) = result { failSharingConnection(with: transfer, error) }
-        }
-    }
-
-    /// libcurl 7.88 wakes only the stream that read the end of a proxy connection; the others it
-    /// multiplexed there would wait for their idle timeout. They fail now, with the same hop error.
-    private func failSharingConnection(with failed: CurlTransfer, _ error: FetchError) {
-        guard case .curlProxy = failed.route, failed.originConnection != 0,
-              case .tunnelEndedEarly? = error.relayError?.cause.code else { return }
-        for (easy, transfer) in running where transfer.originConnection == failed.originConnection {
-            running[easy] = nil
-            curl_multi_remove_handle(multi, easy)
-            let continuation = transfer.continuation
-            transfer.continuation = nil
-            continuation?.resume(throwing: error)
         }
     }
 }

@@ -44,10 +44,6 @@ final class CurlTransfer: @unchecked Sendable {
     /// and the hop's report once the tunnel opened.
     var connectAnswer: (status: Int, reason: String)?
     var proxyHopReports: [HopReport] = []
-    /// On a `curlProxy` route, the connection the request went on: the TLS object libcurl reports
-    /// for it (the origin's for an https:// origin, the relay's for an http:// one), as a number,
-    /// never dereferenced. Streams libcurl multiplexed on one connection share it.
-    var originConnection: UInt = 0
     /// On a direct or `curlProxy` route, for a body that ends with the connection: whether the
     /// origin's TLS stream ended with close_notify (set by OpenSSL's callback on the curl thread).
     private var originCloseNotify: CloseNotifyFlag?
@@ -401,7 +397,6 @@ final class CurlTransfer: @unchecked Sendable {
             _ = rf_curl_easy_getinfo_off(easy, CURLINFO_PRETRANSFER_TIME_T, &sent)
             lastActivity = Self.now()
             requestSent = sent > 0
-            if requestSent, case .curlProxy = route { originConnection = UInt(bitPattern: rf_curl_tls_internals(easy)) }
             return true
         }
         if Self.now() - lastActivity > idleTimeout {

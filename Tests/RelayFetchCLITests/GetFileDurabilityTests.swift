@@ -10,12 +10,7 @@ final class GetFileDurabilityTests: XCTestCase {
 
     override func setUpWithError() throws {
         try TestServers.ensureRunning()
-        guard FileManager.default.isExecutableFile(atPath: CommandRun.executable) else {
-            throw TestServerError(description: "build the executable first (swift build): \(CommandRun.executable)")
-        }
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/strace") else {
-            throw TestServerError(description: "strace is missing: run scripts/setup.sh")
-        }
+        try SystemCallTrace.requireExecutableAndStrace()
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("get-durable-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     }

@@ -7,12 +7,7 @@ import RelayFetchTestSupport
 final class ProcessLevelPrivacyTests: XCTestCase {
     override func setUpWithError() throws {
         try TestServers.ensureRunning()
-        guard FileManager.default.isExecutableFile(atPath: CommandRun.executable) else {
-            throw TestServerError(description: "build the executable first (swift build): \(CommandRun.executable)")
-        }
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/strace") else {
-            throw TestServerError(description: "strace is missing: run scripts/setup.sh")
-        }
+        try SystemCallTrace.requireExecutableAndStrace()
     }
 
     func traced(_ arguments: [String]) throws -> (status: Int32, output: String, trace: SystemCallTrace) {

@@ -1,9 +1,20 @@
 import Foundation
+import RelayFetchTestSupport
 
 /// An strace log of one run of the executable (`strace -f -o`), read for what the process
 /// dialled and what it wrote: each socket's kind from its socket() call, where connect() aimed
 /// it, any datagram sent to an explicit address, and each file opened for writing.
 struct SystemCallTrace {
+    /// Throws, saying what to do, unless the built executable and strace are both there.
+    static func requireExecutableAndStrace() throws {
+        guard FileManager.default.isExecutableFile(atPath: CommandRun.executable) else {
+            throw TestServerError(description: "build the executable first (swift build): \(CommandRun.executable)")
+        }
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/strace") else {
+            throw TestServerError(description: "strace is missing: run scripts/setup.sh")
+        }
+    }
+
     /// A socket's transport as socket() created it.
     enum Kind: String { case tcp, udp, unix, other }
 
