@@ -22,6 +22,8 @@ struct OAuthCommand: Subcommand {
       --junit FILE             write the verdicts as JUnit XML (Jenkins, GitLab)
       --har DIR                write each scenario's exchanges as DIR/<scenario>.har, with cookies,
                                codes, tokens, passwords and client secrets redacted
+      --har-with-sensitive-data  keep those values in the HAR files (passwords given as
+                               ${env:NAME} and client secrets stay redacted)
       --parallel N             run up to N scenarios at once, each in its own session (default 1);
                                a scenario's lines are printed together when it ends
       -h, --help               show this help
@@ -36,6 +38,7 @@ struct OAuthCommand: Subcommand {
     var relay = RelayOptions()
     var junitPath: String?
     var harDirectory: String?
+    var harWithSensitiveData = false
     var parallel = 1
 
     static func parse(_ arguments: [String]) throws -> OAuthCommand? {
@@ -50,6 +53,7 @@ struct OAuthCommand: Subcommand {
             case "-h", "--help": return nil
             case "--junit": command.junitPath = try scanner.value()
             case "--har": command.harDirectory = try scanner.value()
+            case "--har-with-sensitive-data": command.harWithSensitiveData = true
             case "--parallel": command.parallel = try scanner.count(in: 1...1000)
             default:
                 if argument.hasPrefix("-") { throw UsageError("unknown option \(argument) for oauth (see relayfetch oauth --help)") }
@@ -84,7 +88,7 @@ struct OAuthCommand: Subcommand {
                                     : await runInTurn(configuration, io: io, redact: redact)
         if let harDirectory {
             do {
-                try Self.writeHARs(verdicts, to: harDirectory, secrets: secrets)
+                try Self.writeHARs(verdicts, to: harDirectory, secrets: secrets, includingSensitiveData: harWithSensitiveData)
             } catch {
                 io.log("relayfetch: error: cannot write HAR files to \(harDirectory): \(error.localizedDescription)")
                 return 1
@@ -147,7 +151,7 @@ struct OAuthCommand: Subcommand {
 
     /// One HAR file per scenario, named after it (characters other than letters, digits, `-`
     /// and `_` become `_`; a number is added when two names collide).
-    static func writeHARs(_ verdicts: [OAuthScenarioRunner.Verdict], to directory: String, secrets: [String]) throws {
+    static func writeHARs(_ verdicts: [OAuthScenarioRunner.Verdict], to directory: String, secrets: [String], includingSensitiveData: Bool = false) throws {
         let folder = URL(fileURLWithPath: directory)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         var used: Set<String> = []
@@ -159,7 +163,7 @@ struct OAuthCommand: Subcommand {
                 counter += 1
                 name = "\(base)-\(counter)"
             }
-            try ExchangeHARWriter.data(for: verdict.exchanges, title: verdict.name, redacting: secrets)
+            try ExchangeHARWriter.data(for: verdict.exchanges, title: verdict.name, redacting: secrets, includingSensitiveData: includingSensitiveData)
                 .write(to: folder.appendingPathComponent(name + ".har"))
         }
     }

@@ -26,7 +26,10 @@ struct PageCommand: Subcommand {
       --viewport WxH[@R]       the screen media queries, srcset and sizes are evaluated for
                                (default 1280x800, device pixel ratio 1)
       --json                   print a JSON summary (URL, status, every resource) to stdout
-      --har FILE               write the load as HAR 1.2 (with a _relayChain per entry)
+      --har FILE               write the load as HAR 1.2 (with a _relayChain per entry), with
+                               cookie and authorization values and URL credentials (token, code,
+                               password, ... parameters) redacted
+      --har-with-sensitive-data  keep those values in the HAR file as they were sent
       --warc FILE              write the load as WARC 1.1 (request and response records)
       --save DIR               write a local copy that opens offline (references rewritten)
       --frame-depth N          how deep nested frames are loaded (default 2, at most 10)
@@ -50,6 +53,7 @@ struct PageCommand: Subcommand {
     var relay = RelayOptions()
     var json = false
     var harPath: String?
+    var harWithSensitiveData = false
     var warcPath: String?
     var saveDirectory: String?
     var frameDepth = PageLoader.Options().frameDepth
@@ -71,6 +75,7 @@ struct PageCommand: Subcommand {
             case "-h", "--help": return nil
             case "--json": command.json = true
             case "--har": command.harPath = try scanner.value()
+            case "--har-with-sensitive-data": command.harWithSensitiveData = true
             case "--warc": command.warcPath = try scanner.value()
             case "--save": command.saveDirectory = try scanner.value()
             case "--complete": command.complete = true
@@ -139,7 +144,7 @@ struct PageCommand: Subcommand {
             return 1
         }
         for limit in page.limitsReached { io.log("relayfetch: warning: \(Self.option(for: limit))") }
-        let archives: [(String?, () throws -> Data?)] = [(harPath, { try HARWriter.data(for: page) }), (warcPath, { nil })]
+        let archives: [(String?, () throws -> Data?)] = [(harPath, { [harWithSensitiveData] in try HARWriter.data(for: page, includingSensitiveData: harWithSensitiveData) }), (warcPath, { nil })]
         for case let (path?, make) in archives {
             do {
                 if let data = try make() {

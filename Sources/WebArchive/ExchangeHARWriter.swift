@@ -10,23 +10,15 @@ import RelayFetch
 /// `secrets` wherever it appears. Bodies other than JSON are left out (size only). The last two
 /// are blanked in every string of the finished tree (names, values, JSON bodies before they
 /// become text) before it is serialized: JSON's escaping would hide a secret holding `"` or `\`
-/// from a search made in the file's text.
+/// from a search made in the file's text. `includingSensitiveData` writes every value as it was
+/// (a file for the tester's own eyes); request bodies other than urlencoded ones stay out.
 public enum ExchangeHARWriter {
-    /// Header fields whose values are always redacted.
-    static let sensitiveHeaders: Set<String> = ["authorization", "proxy-authorization", "cookie", "set-cookie"]
-    /// Header fields that hold URLs: their queries are redacted.
-    static let urlHeaders: Set<String> = ["location", "referer", "content-location"]
-    /// Parameter and JSON member names whose values are always redacted.
-    static let sensitiveNames: Set<String> = [
-        "code", "access_token", "id_token", "refresh_token", "token", "client_secret", "password", "code_verifier",
-        "device_code", "user_code", "client_assertion", "csrfmiddlewaretoken", "nonce", "state",
-    ]
-    static let redacted = CredentialRedactor.redacted
+    static let redacted = HARRedaction.redacted
 
     public static func data(for exchanges: [RecordedExchange], title: String, redacting secrets: [String],
-                            creatorVersion: String = RelayFetchVersion.current) throws -> Data {
+                            includingSensitiveData: Bool = false, creatorVersion: String = RelayFetchVersion.current) throws -> Data {
         let started = exchanges.first?.startedAt ?? Date()
-        var redactor = CredentialRedactor(sensitiveNames: sensitiveNames)
+        var redactor = HARRedaction(enabled: !includingSensitiveData)
         let entries = exchanges.map { entry($0, &redactor) }
         let log: [String: Any] = [
             "log": [
@@ -37,39 +29,17 @@ public enum ExchangeHARWriter {
                 "entries": entries,
             ] as [String: Any],
         ]
-        let known = SecretRedactor(secrets: secrets + redactor.scrubbable)
-        return try JSONSerialization.data(withJSONObject: clean(log, known), options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+        return try JSONSerialization.data(withJSONObject: redactor.finished(log, secrets: secrets), options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
     }
 
-    /// A JSON response body kept as a value until every string in it has been redacted.
-    private struct JSONBody { let value: Any }
-
-    /// `value` with `secrets` blanked in every string (dictionary keys too); a `JSONBody` becomes
-    /// its JSON text only after that.
-    private static func clean(_ value: Any, _ secrets: SecretRedactor) -> Any {
-        switch value {
-        case let text as String:
-            return secrets.redact(text)
-        case let body as JSONBody:
-            let data = try? JSONSerialization.data(withJSONObject: clean(body.value, secrets), options: [.sortedKeys])
-            return data.map { String(decoding: $0, as: UTF8.self) } ?? redacted
-        case let object as [String: Any]:
-            return Dictionary(object.map { (secrets.redact($0.key), clean($0.value, secrets)) }) { first, _ in first }
-        case let array as [Any]:
-            return array.map { clean($0, secrets) }
-        default:
-            return value
-        }
-    }
-
-    private static func entry(_ exchange: RecordedExchange, _ redactor: inout CredentialRedactor) -> [String: Any] {
+    private static func entry(_ exchange: RecordedExchange, _ redactor: inout HARRedaction) -> [String: Any] {
         let request = exchange.request
         let response = exchange.response
         let url = redactor.url(request.url.absoluteString)
         var requestObject: [String: Any] = [
             "method": request.method, "url": url, "httpVersion": response.httpVersion,
-            "cookies": [], "headers": headers(request.headerFields, &redactor), "headersSize": -1, "bodySize": request.body?.count ?? 0,
-            "queryString": CredentialRedactor.pairs(URLComponents(string: url)?.percentEncodedQuery ?? "").map { ["name": $0.name, "value": $0.value] },
+            "cookies": [], "headers": redactor.headers(request.headerFields), "headersSize": -1, "bodySize": request.body?.count ?? 0,
+            "queryString": HARRedaction.queryString(of: url),
         ]
         if let body = request.body {
             let mimeType = request.headerFields.first { $0.name.lowercased() == "content-type" }?.value ?? "application/octet-stream"
@@ -85,7 +55,7 @@ public enum ExchangeHARWriter {
         let mimeType = response.value(forHeaderField: "Content-Type") ?? "x-unknown"
         var content: [String: Any] = ["size": exchange.body.count, "mimeType": mimeType]
         if mimeType.lowercased().contains("json"), let json = try? JSONSerialization.jsonObject(with: exchange.body) {
-            content["text"] = JSONBody(value: redactor.json(json))
+            content["text"] = HARRedaction.JSONText(value: redactor.json(json))
         }
         let location = response.value(forHeaderField: "Location").map { redactor.url($0) } ?? ""
         let timing = HARTimings(response.timings, duration: exchange.duration, relayed: !response.relayHops.isEmpty)
@@ -96,7 +66,7 @@ public enum ExchangeHARWriter {
             "request": requestObject,
             "response": [
                 "status": response.statusCode, "statusText": "", "httpVersion": response.httpVersion, "cookies": [],
-                "headers": headers(response.headerFields, &redactor),
+                "headers": redactor.headers(response.headerFields),
                 "content": content, "redirectURL": location, "headersSize": -1, "bodySize": exchange.body.count,
             ] as [String: Any],
             "cache": [:] as [String: Any],
@@ -104,13 +74,5 @@ public enum ExchangeHARWriter {
             "_relayChain": response.relayHops,
             "_relayChainTimings": HARWriter.relayChainTimings(response.relayHopTimings),
         ]
-    }
-
-    private static func headers(_ fields: [(name: String, value: String)], _ redactor: inout CredentialRedactor) -> [[String: String]] {
-        fields.map { field in
-            let name = field.name.lowercased()
-            let value = sensitiveHeaders.contains(name) ? redacted : urlHeaders.contains(name) ? redactor.url(field.value) : field.value
-            return ["name": field.name, "value": value]
-        }
     }
 }

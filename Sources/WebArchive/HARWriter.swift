@@ -3,11 +3,15 @@ import HeadlessPage
 import RelayFetch
 
 /// Writes a page load as HAR 1.2 (the format Chromium DevTools and haralyzer read), with a
-/// `_relayChain` field per entry naming the relay hops that carried it.
+/// `_relayChain` field per entry naming the relay hops that carried it. Unless
+/// `includingSensitiveData`, the file can be shared: cookie and authorization header values and
+/// credential parameters in URLs (tokens, codes, passwords, ...) are blanked, wherever they
+/// appear outside the base64 bodies (`HARRedaction`), as Chromium's DevTools export does.
 public enum HARWriter {
-    public static func data(for page: Page, creatorVersion: String = RelayFetchVersion.current) throws -> Data {
+    public static func data(for page: Page, includingSensitiveData: Bool = false, creatorVersion: String = RelayFetchVersion.current) throws -> Data {
         let pageID = "page_1"
-        let entries = ([page.main] + page.resources).map { entry($0, pageID: pageID) }
+        var redactor = HARRedaction(enabled: !includingSensitiveData)
+        let entries = ([page.main] + page.resources).map { entry($0, pageID: pageID, &redactor) }
         let log: [String: Any] = [
             "log": [
                 "version": "1.2",
@@ -15,17 +19,17 @@ public enum HARWriter {
                 "pages": [[
                     "startedDateTime": iso8601(page.startedAt),
                     "id": pageID,
-                    "title": page.document.title ?? page.url.absoluteString,
+                    "title": page.document.title ?? redactor.url(page.url.absoluteString),
                     "pageTimings": ["onContentLoad": -1, "onLoad": milliseconds(page.loadTime)],
                 ] as [String: Any]],
                 "entries": entries,
             ] as [String: Any],
         ]
-        return try JSONSerialization.data(withJSONObject: log, options: [.prettyPrinted, .sortedKeys])
+        return try JSONSerialization.data(withJSONObject: redactor.finished(log), options: [.prettyPrinted, .sortedKeys])
     }
 
-    private static func entry(_ resource: PageResource, pageID: String) -> [String: Any] {
-        let components = URLComponents(url: resource.url, resolvingAgainstBaseURL: false)
+    private static func entry(_ resource: PageResource, pageID: String, _ redactor: inout HARRedaction) -> [String: Any] {
+        let url = redactor.url(resource.url.absoluteString)
         var content: [String: Any] = ["size": resource.size, "mimeType": resource.mimeType ?? "x-unknown"]
         let timing = HARTimings(resource.timings, duration: resource.duration, relayed: !resource.relayChain.isEmpty)
         // A spooled body is read back whole: HAR holds bodies as base64 text inside one JSON document.
@@ -35,15 +39,15 @@ public enum HARWriter {
             "startedDateTime": iso8601(resource.startedAt),
             "time": timing.time,
             "request": [
-                "method": "GET", "url": resource.url.absoluteString, "httpVersion": resource.httpVersion ?? "HTTP/1.1",
-                "cookies": [], "headers": headers(resource.requestHeaderFields),
-                "queryString": (components?.queryItems ?? []).map { ["name": $0.name, "value": $0.value ?? ""] },
+                "method": "GET", "url": url, "httpVersion": resource.httpVersion ?? "HTTP/1.1",
+                "cookies": [], "headers": redactor.headers(resource.requestHeaderFields),
+                "queryString": HARRedaction.queryString(of: url),
                 "headersSize": -1, "bodySize": 0,
             ] as [String: Any],
             "response": [
                 "status": resource.statusCode ?? 0, "statusText": "", "httpVersion": resource.httpVersion ?? "",
-                "cookies": [], "headers": headers(resource.responseHeaderFields), "content": content,
-                "redirectURL": resource.responseHeaderFields.first { $0.name.lowercased() == "location" }?.value ?? "",
+                "cookies": [], "headers": redactor.headers(resource.responseHeaderFields), "content": content,
+                "redirectURL": resource.responseHeaderFields.first { $0.name.lowercased() == "location" }.map { redactor.url($0.value) } ?? "",
                 "headersSize": -1, "bodySize": resource.size,
             ] as [String: Any],
             "cache": [:] as [String: Any],
@@ -62,10 +66,6 @@ public enum HARWriter {
     static func relayChainTimings(_ timings: [RelayHopTiming]) -> [[String: Any]] {
         timings.map { ["hop": $0.hop, "protocol": $0.protocolName, "tunnelOpen": milliseconds($0.tunnelOpenAfter),
                        "reusedConnection": $0.reusedConnection] }
-    }
-
-    private static func headers(_ fields: [(name: String, value: String)]) -> [[String: String]] {
-        fields.map { ["name": $0.name, "value": $0.value] }
     }
 
     /// HAR times are milliseconds; -1 stays -1 ("does not apply").

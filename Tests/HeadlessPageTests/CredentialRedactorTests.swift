@@ -6,7 +6,7 @@ import XCTest
 /// in another parameter's URL-encoded value (a login page's `next`), fragments, form bodies,
 /// JSON members and URLs inside JSON strings; and copies of them anywhere else.
 final class CredentialRedactorTests: XCTestCase {
-    private func redactor() -> CredentialRedactor { CredentialRedactor(sensitiveNames: ExchangeHARWriter.sensitiveNames) }
+    private func redactor() -> CredentialRedactor { CredentialRedactor(sensitiveNames: HARRedaction.sensitiveNames) }
 
     func testNestedParametersAreRedacted() {
         var redactor = redactor()
