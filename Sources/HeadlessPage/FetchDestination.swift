@@ -54,22 +54,16 @@ struct FetchDestination {
         if destination == "document" { fields.append(("Upgrade-Insecure-Requests", "1")) }
         fields += [("Sec-Fetch-Site", Self.site(of: url, from: initiator)), ("Sec-Fetch-Mode", mode), ("Sec-Fetch-Dest", destination)]
         if destination == "document" { fields.append(("Sec-Fetch-User", "?1")) }
-        if mode == "cors", destination != "manifest", let initiator, let origin = Self.origin(initiator) { fields.append(("Origin", origin)) }
+        if mode == "cors", destination != "manifest", let initiator, let origin = initiator.serializedOrigin { fields.append(("Origin", origin)) }
         return fields
     }
 
     /// `none` for a user's navigation, else same-origin, same-site or cross-site.
     static func site(of url: URL, from initiator: URL?) -> String {
         guard let initiator else { return "none" }
-        if origin(url) == origin(initiator) { return "same-origin" }
+        if url.originKey == initiator.originKey { return "same-origin" }
         guard url.scheme == initiator.scheme, let host = url.host?.lowercased(), let other = initiator.host?.lowercased() else { return "cross-site" }
         let site = PublicSuffixList.registrableDomain(host) ?? host
         return site == (PublicSuffixList.registrableDomain(other) ?? other) ? "same-site" : "cross-site"
-    }
-
-    static func origin(_ url: URL) -> String? {
-        guard let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased() else { return nil }
-        let defaultPort = scheme == "https" ? 443 : 80
-        return "\(scheme)://\(host)" + (url.port.map { $0 == defaultPort ? "" : ":\($0)" } ?? "")
     }
 }

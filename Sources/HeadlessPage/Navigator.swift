@@ -2,11 +2,12 @@ import Foundation
 import RelayFetch
 
 /// Drives a session the way a user drives a browser tab: open a URL, submit a form, follow a
-/// link. It follows redirects itself (303, and 301/302 after a POST, become GET) so that its
-/// `NavigationPolicy` sees every hop and can intercept one before it is requested. Requests go
-/// through the session's relays with its cookie jar; a POST carries `Origin`, and every request
-/// a `Referer` under the strict-origin-when-cross-origin policy. Pages are documents only: no
-/// subresources are loaded (use `PageLoader` for those).
+/// link. It follows redirects itself, by the session's one redirect policy (`RedirectFollower`:
+/// limits, loops, what a redirected request keeps), so that its `NavigationPolicy` sees every
+/// hop and can intercept one before it is requested. Requests go through the session's relays
+/// with its cookie jar; a POST carries `Origin`, and every request a `Referer` under the
+/// strict-origin-when-cross-origin policy. Pages are documents only: no subresources are
+/// loaded (use `PageLoader` for those).
 public final class Navigator: Sendable {
     public let session: Session
     public let policy: NavigationPolicy
@@ -48,18 +49,27 @@ public final class Navigator: Sendable {
         if !current.headerFields.contains(where: { $0.name.lowercased() == "accept" }) {
             current.headerFields.append(("Accept", "text/html,application/xhtml+xml,*/*;q=0.8"))
         }
-        if current.method == "POST", let referrer, let origin = Self.origin(referrer) {
+        if current.method == "POST", let referrer, let origin = referrer.serializedOrigin {
             current.headerFields.append(("Origin", origin))
         }
-        for _ in 0...maximumRedirects {
+        current.referrer = referrer
+        current.referrerPolicy = .strictOriginWhenCrossOrigin
+        var redirects = RedirectFollower(current, maximumRedirects: maximumRedirects)
+        while true {
             if policy.shouldIntercept(current.url) { return .intercepted(current.url) }
-            var sent = current
-            if let referrer, let value = Self.referer(from: referrer, to: current.url) { sent.headerFields.append(("Referer", value)) }
+            let sent = current
             var main = PageResource(url: sent.url, kind: .other, referrer: referrer, startedAt: Date())
             let (body, response) = try await session.data(for: sent, recorder: recorder)
-            if [301, 302, 303, 307, 308].contains(response.statusCode), let location = response.value(forHeaderField: "Location"),
-               let next = URL(string: location, relativeTo: current.url)?.absoluteURL {
-                current = Self.redirected(current, to: next, status: response.statusCode)
+            let next: HTTPRequest?
+            do {
+                next = try redirects.next(after: response, to: current)
+            } catch {
+                // A redirect the policy would intercept anyway is the policy's to report.
+                if case .redirectRefused(let target, _) = error.code, let url = URL(string: target), policy.shouldIntercept(url) { return .intercepted(url) }
+                throw error
+            }
+            if let next {
+                current = next
                 continue
             }
             main.record(response: response, body: body, request: sent, keepBody: true)
@@ -69,43 +79,5 @@ public final class Navigator: Sendable {
                               document: document, main: main, resources: [], startedAt: started,
                               loadTime: Date().timeIntervalSince(started)))
         }
-        throw FetchError(.tooManyRedirects(maximumRedirects))
-    }
-
-    /// The request after a redirect: 303 (and 301/302 after POST) becomes a body-less GET.
-    static func redirected(_ request: HTTPRequest, to url: URL, status: Int) -> HTTPRequest {
-        var next = request
-        next.url = url
-        if status == 303 || ((status == 301 || status == 302) && request.method == "POST") {
-            next.method = "GET"
-            next.body = nil
-            next.headerFields.removeAll { ["content-type", "content-length", "origin"].contains($0.name.lowercased()) }
-        }
-        if origin(url) != origin(request.url) {
-            next.headerFields.removeAll { ["authorization", "cookie"].contains($0.name.lowercased()) }
-        }
-        return next
-    }
-
-    /// strict-origin-when-cross-origin: the full URL (no fragment) to the same origin, the
-    /// origin across origins, nothing from https to http.
-    static func referer(from referrer: URL, to target: URL) -> String? {
-        guard let scheme = referrer.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return nil }
-        if scheme == "https" && target.scheme?.lowercased() != "https" { return nil }
-        if origin(referrer) == origin(target) {
-            var components = URLComponents(url: referrer, resolvingAgainstBaseURL: false)
-            components?.fragment = nil
-            components?.user = nil
-            components?.password = nil
-            return components?.string
-        }
-        return origin(referrer).map { $0 + "/" }
-    }
-
-    /// The serialized origin (`https://host[:port]`), nil for non-http(s) URLs.
-    static func origin(_ url: URL) -> String? {
-        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", let host = url.host else { return nil }
-        let port = url.port.flatMap { ($0 == 443 && scheme == "https") || ($0 == 80 && scheme == "http") ? nil : $0 }
-        return "\(scheme)://\(host.lowercased())" + (port.map { ":\($0)" } ?? "")
     }
 }

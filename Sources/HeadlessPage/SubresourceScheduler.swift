@@ -353,7 +353,7 @@ actor ConcurrencyLimits {
     }
 
     func acquire(_ url: URL) async {
-        let origin = Self.origin(url)
+        let origin = url.originKey
         if canRun(origin) {
             take(origin)
             return
@@ -362,7 +362,7 @@ actor ConcurrencyLimits {
     }
 
     func release(_ url: URL) {
-        let origin = Self.origin(url)
+        let origin = url.originKey
         running -= 1
         runningByOrigin[origin, default: 1] -= 1
         if let index = waiting.firstIndex(where: { canRun($0.origin) }) {
@@ -378,5 +378,4 @@ actor ConcurrencyLimits {
         runningByOrigin[origin, default: 0] += 1
     }
 
-    private static func origin(_ url: URL) -> String { "\(url.scheme ?? "")://\(url.host ?? ""):\(url.port ?? -1)" }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import RelayFetch
 
 /// The origins that belong to the identity provider: the issuer's, when it is https, and any
 /// listed explicitly (a separate login host, a token or JWKS host). Only these receive the
@@ -27,8 +28,5 @@ public struct ProviderOrigins: Sendable, Equatable, CustomStringConvertible {
     public var description: String { origins.isEmpty ? "none (the issuer is not https)" : origins.sorted().joined(separator: ", ") }
 
     /// The serialized origin of an https URL, nil for any other scheme or a URL without a host.
-    static func origin(_ url: URL) -> String? {
-        guard url.scheme?.lowercased() == "https", let host = url.host?.lowercased(), !host.isEmpty else { return nil }
-        return "https://\(host)" + (url.port.flatMap { $0 == 443 ? nil : ":\($0)" } ?? "")
-    }
+    static func origin(_ url: URL) -> String? { url.scheme?.lowercased() == "https" ? url.serializedOrigin : nil }
 }

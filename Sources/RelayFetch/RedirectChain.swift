@@ -4,19 +4,16 @@ import Foundation
 /// `--max-time` covers the request and all its redirects).
 struct RedirectChain {
     private let original: HTTPRequest
-    private let maximumRedirects: Int
+    private var follower: RedirectFollower
     /// The whole request's time limit (`requestTimeout`), which a timeout is reported as.
     let timeLimit: Double
     private let deadline: Date
-    private var visited: Set<String>
-    private var followed = 0
 
     init(_ request: HTTPRequest, configuration: Session.Configuration) {
         original = request
-        maximumRedirects = configuration.maximumRedirects
+        follower = RedirectFollower(request, maximumRedirects: configuration.maximumRedirects)
         timeLimit = configuration.requestTimeout
         deadline = Date().addingTimeInterval(min(timeLimit, 86_400 * 365))
-        visited = [request.url.absoluteString]
     }
 
     /// `request` with what is left of the deadline as its time limit; throws once none is left.
@@ -38,37 +35,10 @@ struct RedirectChain {
         }
     }
 
-    /// The request to send after `response` to `current`, or nil when `response` is the final one.
+    /// The request to send after `response` to `current`, or nil when `response` is the final
+    /// one; by the shared `RedirectFollower` policy, when the request follows redirects.
     mutating func next(after response: HTTPResponse, to current: HTTPRequest) throws(FetchError) -> HTTPRequest? {
-        guard original.followsRedirects, Self.isRedirect(response.statusCode), maximumRedirects > 0,
-              let location = response.value(forHeaderField: "Location"),
-              let next = URL(string: location, relativeTo: current.url)?.absoluteURL else {
-            return nil
-        }
-        followed += 1
-        if followed > maximumRedirects { throw FetchError(.tooManyRedirects(maximumRedirects)) }
-        if !visited.insert(next.absoluteString).inserted, current.method == "GET" {
-            throw FetchError(.redirectLoop(next.absoluteString))
-        }
-        return Self.redirected(current, to: next, status: response.statusCode)
-    }
-
-    static func isRedirect(_ status: Int) -> Bool { [301, 302, 303, 307, 308].contains(status) }
-
-    /// The request after a redirect: 303 (and 301/302 after POST) becomes a GET without a body.
-    static func redirected(_ request: HTTPRequest, to url: URL, status: Int) -> HTTPRequest {
-        var next = request
-        next.url = url
-        if status == 303 || ((status == 301 || status == 302) && request.method == "POST") {
-            next.method = request.method == "HEAD" ? "HEAD" : "GET"
-            next.body = nil
-            next.headerFields.removeAll { ["content-type", "content-length"].contains($0.name.lowercased()) }
-        }
-        // Credentials the caller set are for the origin they named: like curl, drop them on any
-        // change of scheme, host or port (a downgrade to http would send them in clear text).
-        if url.originKey != request.url.originKey {
-            next.headerFields.removeAll { ["authorization", "cookie", "proxy-authorization"].contains($0.name.lowercased()) }
-        }
-        return next
+        guard original.followsRedirects else { return nil }
+        return try follower.next(after: response, to: current)
     }
 }

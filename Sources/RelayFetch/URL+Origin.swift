@@ -20,3 +20,13 @@ extension URL {
         return components.url ?? self
     }
 }
+
+extension URL {
+    /// The serialized origin (`https://host[:port]`, lower case, the default port left out) of an
+    /// http or https URL, as `Origin` fields carry it; nil for other schemes and URLs without a host.
+    package var serializedOrigin: String? {
+        guard let scheme = scheme?.lowercased(), scheme == "http" || scheme == "https", let host = host?.lowercased(), !host.isEmpty else { return nil }
+        let defaultPort = scheme == "https" ? 443 : 80
+        return "\(scheme)://\(host)" + (port.map { $0 == defaultPort ? "" : ":\($0)" } ?? "")
+    }
+}
