@@ -8,7 +8,7 @@ import NameResolution
 struct DNSOverHTTPSTransport: DNSTransport {
     let url: URL
     let usesPOST: Bool
-    let route: Route
+    let route: any CurlRoute
     /// IP literals for the resolver's host on a direct route (libcurl is told them, so it asks no one).
     let addresses: [String]
     let engine: CurlEngine

@@ -85,6 +85,6 @@ final class ObliviousDoHTransport: DNSTransport, Sendable {
         request.timeout = configuration.nameResolutionTimeout
         // A sealed DNS message (or a config list) with its padding and AEAD overhead: far below this.
         request.maximumBodySize = 2 * DNSOverHTTPSTransport.maximumMessageSize
-        return try await engine.perform(try CurlTransfer(request: request, route: .direct, configuration: configuration, pinnedAddresses: addresses))
+        return try await engine.perform(try CurlTransfer(request: request, route: DirectRoute(), configuration: configuration, pinnedAddresses: addresses))
     }
 }

@@ -45,7 +45,7 @@ enum ObliviousExchange {
     }
 
     static func decapsulate(_ body: consuming Data, relayResponse: HTTPResponse, context: OHTTPResponseDecapsulator,
-                            for request: HTTPRequest, route: Route) throws(FetchError) -> (Data, HTTPResponse) {
+                            for request: HTTPRequest, route: any Route) throws(FetchError) -> (Data, HTTPResponse) {
         guard relayResponse.statusCode == 200 else {
             let reason = String(decoding: body.prefix(200), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
             throw FetchError(.oblivious("the relay answered \(relayResponse.statusCode)" + (reason.isEmpty ? "" : ": \(reason)")))

@@ -26,7 +26,7 @@ extension Session {
         let transport: DNSTransport
         switch resolver.kind {
         case .https(let url):
-            transport = DNSOverHTTPSTransport(url: url, usesPOST: resolver.usesPOST, route: .direct, addresses: addresses, engine: engine,
+            transport = DNSOverHTTPSTransport(url: url, usesPOST: resolver.usesPOST, route: DirectRoute(), addresses: addresses, engine: engine,
                                               configuration: configuration)
         case .tls(let host, let port):
             guard !addresses.isEmpty else {
@@ -56,36 +56,11 @@ extension Session {
         let target = TunnelTarget(host: host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host, port: port)
         // Always the transport's chain: it resolves the first relay's name with this session's
         // resolver, where a libcurl proxy route would need the name pinned before each query.
-        let route = Route.relayed(RelayedRoute(hops: try endpoints(Array(proxy.relayHops[...index])), target: target, opener: opener))
+        let route = TunnelRoute(hops: try endpoints(Array(proxy.relayHops[...index])), target: target, opener: opener)
         let transport = DNSOverHTTPSTransport(url: url, usesPOST: false, route: route, addresses: [], engine: engine, configuration: configuration)
         let cache = configuration.privacyContext?.makeCache() ?? DNSCache()
         return SessionNameResolver(stub: StubResolver(transport: transport, cache: cache),
                                    required: configuration.privacyContext?.requiresEncryptedNameResolution ?? false)
-    }
-
-    /// Where libcurl should connect for `url` on a direct route (resolved by a relay's DoH
-    /// resolver, else the privacy context's), or for the relay of a `curlProxy` route (by the
-    /// privacy context's resolver, as the chain builder resolves a first hop); [] for other
-    /// routes, IP literals, `directHostAddresses` entries, or no resolver.
-    func pinnedAddresses(for url: URL, route: Route) async throws(FetchError) -> [String] {
-        if case .curlProxy(let proxy) = route { return try await relayAddresses(proxy) }
-        guard case .direct = route, let nameResolver = directNameResolver ?? nameResolver, let host = url.host else { return [] }
-        if configuration.directHostAddress(host: host, port: url.portOrDefault) != nil { return [] }
-        let bare = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
-        if SocketAddress.literal(bare, port: 0) != nil { return [] }
-        return try await nameResolver.pinnedAddresses(for: bare) ?? []
-    }
-
-    /// The addresses of a `curlProxy` route's relay, for libcurl to dial without a lookup of its
-    /// own; [] (libcurl asks the system) for an IP literal, or with no resolver or a failed one
-    /// when encrypted resolution is not required, as the chain builder does.
-    private func relayAddresses(_ proxy: CurlProxyRoute) async throws(FetchError) -> [String] {
-        guard let nameResolver, SocketAddress.literal(proxy.relay.host, port: 0) == nil else { return [] }
-        do {
-            return try await nameResolver.pinnedAddresses(for: proxy.relay.host) ?? []
-        } catch {
-            throw FetchError(relay: RelayError(hop: proxy.hop, cause: .resolveFailed(error.description)))
-        }
     }
 
     /// Forgets the names this session resolved (its privacy context's `flushCache()` does this

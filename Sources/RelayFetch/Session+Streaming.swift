@@ -46,34 +46,7 @@ extension Session {
     /// time limit is what is left of the request's, so running out mid-body is reported as the
     /// request's `timeLimit`.
     private func streamingExchange(_ original: HTTPRequest, timeLimit: Double) async throws -> (ResponseBody, HTTPResponse) {
-        let route = try route(for: original.url)
-        if case .oblivious = route {
-            // Oblivious HTTP carries the response as one sealed message: there is nothing to stream.
-            let (data, response) = try await exchange(original, onBodyChunk: nil)
-            return (ResponseBody(data: data), response)
-        }
-        let request = prepared(original)
-        let buffer = BodyBuffer()
-        let pins = try await pinnedAddresses(for: request.url, route: route)
-        let transfer = try CurlTransfer(request: request, route: route, configuration: configuration, pinnedAddresses: pins, sink: buffer)
-        let engine = self.engine
-        // Weak: the buffer outlives the transfer (the reader holds it), the engine holds the transfer.
-        buffer.resumeProducer = { [weak transfer] in if let transfer { engine.resume(transfer) } }
-        buffer.cancelProducer = { [weak transfer] in if let transfer { engine.cancel(transfer) } }
-        Task { [self] in
-            do {
-                _ = try await engine.perform(transfer)
-                buffer.finish(.success(()))
-            } catch let error as FetchError {
-                if case .timedOut = error.code { return buffer.finish(.failure(FetchError(.timedOut(timeLimit)))) }
-                buffer.finish(.failure(await diagnosed(error, route: route)))
-            } catch {
-                buffer.finish(.failure(error))
-            }
-        }
-        let response = try await buffer.waitForResponse()
-        keepCookies(of: response, for: request)
-        return (ResponseBody(buffer: buffer), response)
+        try await route(for: original.url).streamingExchange(original, in: self, timeLimit: timeLimit)
     }
 }
 

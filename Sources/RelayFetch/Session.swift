@@ -137,28 +137,7 @@ public final class Session: Sendable {
             return (entry.body, response)
         }
         if case .revalidate(_, let conditions) = lookup { request.headerFields += conditions }
-        var (body, response): (Data, HTTPResponse)
-        if case .oblivious(let oblivious) = route {
-            let (post, context) = try ObliviousExchange.encapsulate(request, route: oblivious)
-            let pins = try await pinnedAddresses(for: post.url, route: oblivious.carrier)
-            let (sealed, relayResponse) = try await engine.perform(try CurlTransfer(request: post, route: oblivious.carrier, configuration: configuration,
-                                                                                    pinnedAddresses: pins))
-            (body, response) = try ObliviousExchange.decapsulate(sealed, relayResponse: relayResponse, context: context, for: request, route: route)
-            // One sealed message: the body has arrived with the header, so it is only dropped.
-            if !request.wantsBody(status: response.statusCode, contentType: response.value(forHeaderField: "Content-Type")) {
-                (body, response.bodySkipped) = (Data(), true)
-            }
-            onBodyChunk?(request.url, body)
-        } else {
-            let pins = try await pinnedAddresses(for: request.url, route: route)
-            let transfer = try CurlTransfer(request: request, route: route, configuration: configuration, pinnedAddresses: pins)
-            transfer.onBodyChunk = onBodyChunk
-            do {
-                (body, response) = try await engine.perform(transfer)
-            } catch let error as FetchError {
-                throw await diagnosed(error, route: route)
-            }
-        }
+        let (body, response) = try await route.exchange(request, in: self, onBodyChunk: onBodyChunk)
         keepCookies(of: response, for: request)
         if response.statusCode == 304, case .revalidate(let entry, _) = lookup {
             var refreshed = store.httpCache.refresh(entry, with: response, for: request).response
@@ -193,14 +172,9 @@ public final class Session: Sendable {
 
     /// An idle timeout through relays, with who stalled: each HTTP/2 hop is asked for a PING;
     /// the first that does not answer stalled, and if all answer, the origin did.
-    func diagnosed(_ error: FetchError, route: Route) async -> FetchError {
-        guard case .idleTimeout(let seconds, let peer, let names, .none) = error.code else { return error }
-        let alive: [Bool?]
-        switch route {
-        case .relayed(let relayed): alive = await opener.probe(hops: relayed.hops, timeout: min(2, seconds))
-        case .curlProxy: alive = [nil]  // an HTTP/1.1 hop cannot be probed
-        case .direct, .oblivious: return error
-        }
+    func diagnosed(_ error: FetchError, route: any CurlRoute) async -> FetchError {
+        guard case .idleTimeout(let seconds, let peer, let names, .none) = error.code,
+              let alive = await route.probeHops(in: self, timeout: min(2, seconds)) else { return error }
         let stalled: String
         if let silent = alive.firstIndex(of: false) {
             stalled = "hop \(silent + 1) (\(names[silent])) stalled: it did not answer an HTTP/2 PING"
@@ -214,7 +188,7 @@ public final class Session: Sendable {
     }
 
     /// The route for `url`: the first configuration that covers its host, else direct.
-    func route(for url: URL) throws(FetchError) -> Route {
+    func route(for url: URL) throws(FetchError) -> any Route {
         let scheme = url.scheme?.lowercased() ?? ""
         guard let host = url.host, !host.isEmpty else { throw FetchError(.invalidURL(url.absoluteString)) }
         guard scheme == "https" || scheme == "http" else { throw FetchError(.unsupportedScheme(scheme)) }
@@ -223,7 +197,7 @@ public final class Session: Sendable {
         let bareHost = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
         guard let proxy = configuration.proxyConfigurations.first(where: { $0.covers(host: bareHost) }) else {
             guard configuration.allowsDirectConnections else { throw FetchError(.notRelayed(host: bareHost)) }
-            return .direct
+            return DirectRoute()
         }
         if let oblivious = proxy.obliviousHTTP {
             return try obliviousRoute(oblivious, chain: proxy.relayHops)
@@ -231,7 +205,7 @@ public final class Session: Sendable {
         guard !proxy.relayHops.isEmpty else {
             throw FetchError(.invalidRelay(index: 0, reason: "a relay configuration covers \(bareHost) but has no hops"))
         }
-        return .through(try endpoints(proxy.relayHops), to: TunnelTarget(host: bareHost, port: port), opener: opener)
+        return Routes.through(try endpoints(proxy.relayHops), to: TunnelTarget(host: bareHost, port: port), opener: opener)
     }
 
     func endpoints(_ hops: [ProxyConfiguration.RelayHop]) throws(FetchError) -> [RelayEndpoint] {
@@ -241,7 +215,7 @@ public final class Session: Sendable {
     }
 
     /// The OHTTP relay's resource URL, reached directly or through `chain`.
-    private func obliviousRoute(_ oblivious: ObliviousHTTPRelay, chain: [ProxyConfiguration.RelayHop]) throws(FetchError) -> Route {
+    private func obliviousRoute(_ oblivious: ObliviousHTTPRelay, chain: [ProxyConfiguration.RelayHop]) throws(FetchError) -> any Route {
         let relay = try oblivious.relay.endpoint(index: chain.count + 1)
         let path = oblivious.relayResourcePath.hasPrefix("/") ? oblivious.relayResourcePath : "/" + oblivious.relayResourcePath
         guard let base = oblivious.relay.endpointURL, var components = URLComponents(url: base, resolvingAgainstBaseURL: false) else {
@@ -249,9 +223,9 @@ public final class Session: Sendable {
         }
         components.path = path
         guard let relayURL = components.url else { throw FetchError(.oblivious("bad relay resource path \(oblivious.relayResourcePath)")) }
-        let carrier: Route = chain.isEmpty ? .direct
-            : .through(try endpoints(chain), to: TunnelTarget(host: relay.host, port: relay.port), opener: opener)
-        return .oblivious(ObliviousRoute(relayURL: relayURL, keyConfig: try OHTTPKeyConfigRef.parse(oblivious.gatewayKeyConfig),
-                                         relayHeaderFields: relay.headerFields.map { ($0.name, $0.value) }, carrier: carrier))
+        let carrier: any CurlRoute = chain.isEmpty ? DirectRoute()
+            : Routes.through(try endpoints(chain), to: TunnelTarget(host: relay.host, port: relay.port), opener: opener)
+        return ObliviousRoute(relayURL: relayURL, keyConfig: try OHTTPKeyConfigRef.parse(oblivious.gatewayKeyConfig),
+                              relayHeaderFields: relay.headerFields.map { ($0.name, $0.value) }, carrier: carrier)
     }
 }

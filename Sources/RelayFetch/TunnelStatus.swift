@@ -36,7 +36,7 @@ final class TunnelStatus: Sendable {
             guard state.end == nil else { return }
             state.end = end
             if case .clientClosed = end { return }
-            state.abnormalEndTime = CurlTransfer.now()
+            state.abnormalEndTime = IdleClock.now()
         }
     }
 
