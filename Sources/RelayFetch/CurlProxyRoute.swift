@@ -52,7 +52,7 @@ struct CurlProxyRoute: CurlRoute {
 
     /// Counts the connections libcurl opened to the relay (for `relayConnectionsOpened`).
     func transferEnded(_ transfer: CurlTransfer) {
-        opener.countProxyConnections(transfer.connectionsOpened)
+        opener.ledger.countProxyConnections(transfer.connectionsOpened)
     }
 
     /// An HTTP/1.1 hop cannot be probed.

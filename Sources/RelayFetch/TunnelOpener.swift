@@ -4,12 +4,14 @@ import Glibc
 import Foundation
 import RelayTransport
 
-/// A session's way into the transport. libcurl connects to the session's loopback listener
-/// instead of the origin; each accepted connection is matched to the request that opened it,
-/// a relay chain is built for that request's target, and the two are joined byte for byte.
-/// Sessions never share an opener, its loop, its listener or its TLS state.
-// @unchecked: `lock` guards `pending`, `recentlyEnded`, `finalConnectionsOpened`, `proxyConnections` and `aliases`; `bridges` and
-// `onTunnelOpen` are touched on `loop` only; `listener` and `listenerPort` are written once, in init.
+/// A session's way into the transport, the joiner: libcurl connects to the session's loopback
+/// listener instead of the origin; each accepted connection is matched (through the `ledger`)
+/// to the request that opened it, a relay chain is built for that request's target, and the
+/// two are joined byte for byte. Sessions never share an opener, its loop, its listener or its
+/// TLS state.
+// @unchecked: `builder`, `listener`, `bridges` and `onTunnelOpen` are touched on `loop` only
+// (`listener` is set in init, before any work reaches the loop); `listenerPort` is written once,
+// in init. Whatever other threads ask lives in `ledger`, which locks.
 final class TunnelOpener: @unchecked Sendable {
     let loop: EventLoop
     /// The loopback port libcurl connects to.
@@ -17,26 +19,12 @@ final class TunnelOpener: @unchecked Sendable {
     private let builder: RelayChainBuilder
     private let connectTimeout: Double
     private var listener: LoopbackTunnelListener?
-    private let lock = NSLock()
-    private var pending: [String: PendingTunnel] = [:]
-    /// The last tunnels that closed, newest last (at most 64), for `tunnelEnded(to:since:)`.
-    private var recentlyEnded: [(target: TunnelTarget, status: TunnelStatus)] = []
-    /// The per-hop counts when the loop stopped (guarded by `lock`).
-    private var finalConnectionsOpened: [Int: Int] = [:]
-    /// Connections libcurl opened to a relay it reached as its proxy (guarded by `lock`).
-    private var proxyConnections = 0
-    /// The name libcurl connects to for each relayed route (guarded by `lock`).
-    private var aliases: [String: String] = [:]
+    /// Pending and ended tunnels, route names and counts, for any thread.
+    let ledger = TunnelLedger()
     /// Open tunnels, owned here until they close (loop thread only).
     private var bridges: [ObjectIdentifier: TunnelSocketBridge] = [:]
     /// Called with each tunnel's hop reports (for `-v`), on the event loop.
     var onTunnelOpen: (@Sendable ([HopReport]) -> Void)?
-
-    private struct PendingTunnel {
-        let hops: [RelayEndpoint]
-        let target: TunnelTarget
-        let status: TunnelStatus
-    }
 
     /// `makeResolver` gives the resolver for relay host names (nil: the system's); it may use the loop.
     init(connectTimeout: Double, idleTimeout: Double, http3HeadStart: Double,
@@ -79,40 +67,11 @@ final class TunnelOpener: @unchecked Sendable {
     /// The status hears of a chain that could not be built, and of how a built one ended.
     func prepareSocket(hops: [RelayEndpoint], target: TunnelTarget) -> (fd: Int32, status: TunnelStatus)? {
         guard let (fd, name) = try? LoopbackTunnelListener.makeClientSocket() else { return nil }
-        let status = TunnelStatus()
-        lock.lock()
-        pending[name] = PendingTunnel(hops: hops, target: target, status: status)
-        lock.unlock()
-        return (fd, status)
-    }
-
-    /// The host name libcurl dials for tunnels to `target` through `hops`: one per route, under
-    /// `.invalid` (RFC 6761) and pinned to the loopback listener, so libcurl never resolves it.
-    /// libcurl groups connections, and applies its per-host connection limit, by the name it
-    /// dials: with one name for every route, twenty origins shared the limit of six connections
-    /// and each request closed another origin's connection to open its own (170 tunnels for 200
-    /// requests to 20 origins, `Benchmarks/run.sh chains`).
-    func connectAlias(hops: [RelayEndpoint], target: TunnelTarget) -> String {
-        let key = hops.map(\.authority).joined(separator: ",") + ">" + target.description
-        return lock.withLock {
-            if let alias = aliases[key] { return alias }
-            let alias = "route\(aliases.count + 1).tunnel.invalid"
-            aliases[key] = alias
-            return alias
-        }
-    }
-
-    /// A tunnel to `target` that a relay closed or that failed since `time` (monotonic seconds),
-    /// for a transfer that failed on a connection it did not open. Called on the curl thread.
-    func tunnelEnded(to target: TunnelTarget, since time: Double) -> TunnelStatus? {
-        lock.withLock { recentlyEnded.last { $0.target == target && $0.status.endedAbnormally(since: time) }?.status }
+        return (fd, ledger.expect(name, hops: hops, target: target))
     }
 
     private func accepted(_ fd: Int32, peer: String) {
-        lock.lock()
-        let request = pending.removeValue(forKey: peer)
-        lock.unlock()
-        guard let request else {
+        guard let request = ledger.take(peer) else {
             Glibc.close(fd)  // not a socket this session opened
             return
         }
@@ -124,28 +83,15 @@ final class TunnelOpener: @unchecked Sendable {
                 let bridge = TunnelSocketBridge(loop: loop, fd: fd, tunnel: tunnel)
                 let id = ObjectIdentifier(bridge)
                 bridges[id] = bridge
-                bridge.start(onEnd: { [weak self] end in
+                bridge.start(onEnd: { [ledger] end in
                     request.status.recordEnd(end)
-                    self?.remember(request)
+                    ledger.ended(request)
                 }, onClose: { [weak self] in self?.bridges[id] = nil })
             case .failure(let error):
                 request.status.recordFailure(error)
                 Glibc.close(fd)
             }
         }
-    }
-
-    private func remember(_ tunnel: PendingTunnel) {
-        lock.lock()
-        recentlyEnded.append((tunnel.target, tunnel.status))
-        if recentlyEnded.count > 64 { recentlyEnded.removeFirst() }
-        lock.unlock()
-    }
-
-    /// Counts connections libcurl opened to a `curlProxy` route's relay (hop 1). Any thread.
-    func countProxyConnections(_ count: Int) {
-        guard count > 0 else { return }
-        lock.withLock { proxyConnections += count }
     }
 
     /// Tells `onTunnelOpen` of a tunnel libcurl opened through its proxy. Any thread.
@@ -157,7 +103,7 @@ final class TunnelOpener: @unchecked Sendable {
     /// counts as they were when the session ended.
     func connectionsOpened() async -> [Int: Int] {
         var counts = await builderConnectionsOpened()
-        let proxied = lock.withLock { proxyConnections }
+        let proxied = ledger.proxyConnections
         if proxied > 0 { counts[1, default: 0] += proxied }
         return counts
     }
@@ -168,7 +114,7 @@ final class TunnelOpener: @unchecked Sendable {
             // A stopped loop drops the work; shutdown's last loop turn saved the counts first.
             if !queued {
                 loop.waitUntilEnded(timeout: 5)  // its last turns save the counts
-                continuation.resume(returning: lock.withLock { finalConnectionsOpened })
+                continuation.resume(returning: ledger.finalConnectionsOpened)
             }
         }
     }
@@ -185,7 +131,7 @@ final class TunnelOpener: @unchecked Sendable {
     func shutdown() {
         loop.execute { [self] in
             let counts = builder.connectionsOpened
-            lock.withLock { finalConnectionsOpened = counts }
+            ledger.finalConnectionsOpened = counts
             listener?.close()
             listener = nil
             for bridge in Array(bridges.values) { bridge.shutdown() }

@@ -20,7 +20,7 @@ struct TunnelRoute: CurlRoute {
     func configure(_ transfer: CurlTransfer, configuration: Session.Configuration, pinnedAddresses: [String]) {
         // The name is the route's (pinned to 127.0.0.1: no lookup), so that libcurl's per-host
         // connection limit counts each origin apart.
-        let alias = opener.connectAlias(hops: hops, target: target)
+        let alias = opener.ledger.connectAlias(hops: hops, target: target)
         let port = Int(opener.listenerPort)
         transfer.pin(alias, port: port, to: ["127.0.0.1"])
         let connectTo = curl_slist_append(nil, "::\(alias):\(port)")
@@ -44,7 +44,7 @@ struct TunnelRoute: CurlRoute {
     /// On a connection libcurl reused (or multiplexed), the tunnel is the one to this target
     /// that ended while the transfer ran.
     func tunnelEnd(under transfer: CurlTransfer) -> TunnelEnd? {
-        opener.tunnelEnded(to: target, since: transfer.started)?.snapshot.end
+        opener.ledger.tunnelEnded(to: target, since: transfer.started)?.snapshot.end
     }
 
     func probeHops(in session: Session, timeout: Double) async -> [Bool?]? {
