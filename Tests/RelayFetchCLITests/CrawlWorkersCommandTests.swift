@@ -113,6 +113,28 @@ final class CrawlWorkersCommandTests: XCTestCase {
         XCTAssertEqual(try database.query("SELECT value FROM crawl_options WHERE name = 'max-depth'"), ["2"])
     }
 
+    /// A password in the store's string, as a URL parameter or in key=value conninfo (which is
+    /// a PostgreSQL store too, not a file name), reaches no message of the command.
+    func testTheStorePasswordReachesNoMessage() async throws {
+        let database = try PostgresTestDatabase()
+        let site = try CrawlSite(pages: 3)
+        let stores = [database.url + "?password=s3cret-query&sslmode=disable",
+                      "host=127.0.0.40 port=5432 user=relayfetch dbname=\(database.name) password='s3cret conninfo'"]
+        for store in stores {
+            let base = ["crawl", site.origin + "/", "--store", store, "--strip-query-param", "utm_source"] + CommandRun.relayArguments
+            let first = await CommandRun.run(base + ["--max-depth", "1"])
+            XCTAssertEqual(first.status, 0, first.stderr)
+            XCTAssertFalse(first.stderr.contains("s3cret") || first.stdoutText.contains("s3cret"), first.stderr)
+            let other = await CommandRun.run(base + ["--max-depth", "2"])
+            XCTAssertEqual(other.status, 1)
+            XCTAssertTrue(other.stderr.contains("max-depth: stored 1, now 2"), other.stderr)
+            XCTAssertFalse(other.stderr.contains("s3cret"), other.stderr)
+            XCTAssertTrue(other.stderr.contains("password=***"), other.stderr)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: stores[1]), "no SQLite file named after the conninfo string")
+        XCTAssertEqual(try database.query("SELECT count(*) > 0 FROM crawl_pages WHERE state = 2"), ["t"], "the crawl went to PostgreSQL")
+    }
+
     func testLeaseWithoutPostgresIsBadUsage() async {
         let run = await CommandRun.run(["crawl", "https://origin.test/", "--store", "crawl.db", "--lease", "5"])
         XCTAssertEqual(run.status, 2)
