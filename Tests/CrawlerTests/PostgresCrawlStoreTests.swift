@@ -44,7 +44,7 @@ final class PostgresCrawlStoreTests: XCTestCase {
     }
 
     func testSkippedByTypeIsFinalAndCountsAsAPage() throws {
-        try CrawlStoreTests.checkSkippedByTypeIsFinal(first: store(), reopened: { try self.store() })
+        try CrawlStoreTests.checkSkippedByTypeIsFinal(open: { try self.store() })
     }
 
     func testSeenSetAndCountsAcrossConnections() throws {
