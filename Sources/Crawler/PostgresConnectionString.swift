@@ -83,11 +83,11 @@ struct PostgresConnectionString: Sendable {
     /// parameter of a URI, a pair of conninfo). A URI's value ends at "&"; a conninfo value at
     /// white space, or is quoted ('...' with backslash escapes), as libpq reads them.
     private static func keywordPasswordSpans(_ characters: [Character], isURI: Bool) -> [Range<Int>] {
-        let keyword = Array("password")
+        let keyword = "password".map(String.init)
         var spans: [Range<Int>] = []
         var index = 0
         while index + keyword.count <= characters.count {
-            guard characters[index..<index + keyword.count].map({ Character($0.lowercased()) }) == keyword else {
+            guard zip(characters[index..<index + keyword.count], keyword).allSatisfy({ $0.lowercased() == $1 }) else {
                 index += 1
                 continue
             }

@@ -284,7 +284,8 @@ struct CrawlCommand: Subcommand {
                  + "\(summary.blockedByRobots) blocked by robots.txt, "
                  + (configuration.acceptedTypes.isEmpty ? "" : "\(summary.skippedByType) skipped by type, ")
                  + "\(summary.queued) queued; \(summary.retries) retries"
-                 + (summary.failedWaitingForRelays > 0 ? "; \(summary.failedWaitingForRelays) failed waiting for relays" : ""))
+                 + (summary.failedWaitingForRelays > 0 ? "; \(summary.failedWaitingForRelays) failed waiting for relays" : "")
+                 + (summary.lostClaims > 0 ? "; \(summary.lostClaims) taken over by other workers (not written)" : ""))
         if summary.chains.count > 1 {
             for chain in summary.chains {
                 io.print("  relay chain \(chain.chain) (\(chain.relays)): \(chain.up ? "up" : "down"), \(chain.pages) pages, "

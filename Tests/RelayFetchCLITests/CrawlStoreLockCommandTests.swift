@@ -20,12 +20,7 @@ final class CrawlStoreLockCommandTests: XCTestCase {
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: store + suffix) } }
         let arguments = ["crawl", site.origin + "/", "--store", store, "--per-host", "1", "--strip-query-param", "utm_source"]
             + CommandRun.relayArguments
-        let first = Process()
-        first.executableURL = URL(fileURLWithPath: CommandRun.executable)
-        first.arguments = arguments
-        first.standardOutput = FileHandle.nullDevice
-        first.standardError = FileHandle.nullDevice
-        try first.run()
+        let first = try CommandRun.start(arguments)
         defer { if first.isRunning { kill(first.processIdentifier, SIGKILL) } }
         let deadline = Date().addingTimeInterval(20)
         while try site.pageFetchCounts().values.reduce(0, +) < 3 && Date() < deadline && first.isRunning { usleep(10_000) }

@@ -12,16 +12,6 @@ final class CrawlWorkersCommandTests: XCTestCase {
         }
     }
 
-    private func worker(_ arguments: [String]) throws -> Process {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CommandRun.executable)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        return process
-    }
-
     /// Three workers, one killed with SIGKILL mid-crawl while it holds URLs. From the origin's
     /// log: every page fetched; each exactly once, except pages the killed worker held under
     /// lease at the kill (a request in flight may have reached the origin before it died), which
@@ -33,7 +23,7 @@ final class CrawlWorkersCommandTests: XCTestCase {
         let site = try CrawlSite(pages: 300, serverArguments: ["--delay-ms", "10"])
         let arguments = ["crawl", site.origin + "/", "--store", database.url, "--lease", "4", "--per-host", "3",
                          "--strip-query-param", "utm_source"] + CommandRun.relayArguments
-        let workers = try (0..<3).map { _ in try worker(arguments) }
+        let workers = try (0..<3).map { _ in try CommandRun.start(arguments) }
         defer { workers.filter(\.isRunning).forEach { kill($0.processIdentifier, SIGKILL) } }
         let victim = workers[1]
         let holdsQuery = "SELECT url FROM crawl_pages WHERE state = 1 AND worker LIKE '%:\(victim.processIdentifier):%'"
@@ -86,7 +76,7 @@ final class CrawlWorkersCommandTests: XCTestCase {
         let site = try CrawlSite(pages: 100, serverArguments: ["--delay-ms", "5"])
         let arguments = ["crawl", site.origin + "/", "--store", database.url, "--max-pages", "40", "--per-host", "4",
                          "--strip-query-param", "utm_source"] + CommandRun.relayArguments
-        let workers = try (0..<2).map { _ in try worker(arguments) }
+        let workers = try (0..<2).map { _ in try CommandRun.start(arguments) }
         for process in workers {
             process.waitUntilExit()
             XCTAssertEqual(process.terminationStatus, 0)
