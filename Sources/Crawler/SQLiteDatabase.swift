@@ -14,9 +14,12 @@ final class SQLiteDatabase {
     /// Opens (creating if needed) the database at `path`, locked for this process, or a private
     /// in-memory one when nil: nothing touches the disk then.
     init(path: String?) throws {
+        // SQLite reads ":memory:" and "file:..." as special names; the lock and the database
+        // must be the same file, so a path is always a path.
+        let file = path.map { $0 == ":memory:" || $0.hasPrefix("file:") ? "./" + $0 : $0 }
         // Locked before SQLite reads the file: a second process never touches it.
-        lock = try path.map(StoreFileLock.init(path:))
-        let name = path ?? ":memory:"
+        lock = try file.map(StoreFileLock.init(path:))
+        let name = file ?? ":memory:"
         let status = sqlite3_open_v2(name, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
         guard status == SQLITE_OK else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"

@@ -31,6 +31,23 @@ final class SQLiteStoreLockTests: XCTestCase {
         XCTAssertEqual(try SQLiteCrawlStore(path: path).urls(in: .queued), ["https://a.test/"], "free again once closed")
     }
 
+    /// Names SQLite would read as special are files too, locked like any other.
+    func testSpecialNamesAreFiles() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("store-names-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let current = FileManager.default.currentDirectoryPath
+        XCTAssertTrue(FileManager.default.changeCurrentDirectoryPath(folder.path))
+        defer { _ = FileManager.default.changeCurrentDirectoryPath(current) }
+        for name in [":memory:", "file:crawl.db"] {
+            let store = try SQLiteCrawlStore(path: name)
+            XCTAssertEqual(try store.journalMode(), "wal", name)
+            XCTAssertThrowsError(try SQLiteCrawlStore(path: name), name)
+        }
+        XCTAssertEqual(Set(try FileManager.default.contentsOfDirectory(atPath: folder.path)).intersection([":memory:", "file:crawl.db"]),
+                       [":memory:", "file:crawl.db"])
+    }
+
     /// The writer marks the oldest URL fetched inside a transaction it holds for 0.5 s, and the
     /// claim starts meanwhile: a claim that chose before the writer committed and marked after
     /// would take a page already done (fetched twice, recorded twice); one transaction waits,
