@@ -95,8 +95,11 @@ actor CrawlCoordinator {
     }
 
     /// A claimed URL reached its final outcome; its links (already scoped and canonical) are
-    /// queued in the same transaction. Returns how many links were new.
-    func complete(_ entry: CrawlStore.Entry, record: CrawlRecord, links: [(url: String, host: String, depth: Int)]) throws -> Int {
+    /// queued in the same transaction, which runs `output` last (see `CrawlStore.complete`).
+    /// Returns how many links were new, or nil when another worker had taken the URL over: its
+    /// outcome was not recorded, nor written.
+    func complete(_ entry: CrawlStore.Entry, record: CrawlRecord, links: [(url: String, host: String, depth: Int)],
+                  output: @Sendable () throws -> Void) throws -> Int? {
         let state: CrawlStore.State = switch record.outcome {
         case .fetched: .fetched
         case .failed: .failed
@@ -107,10 +110,14 @@ actor CrawlCoordinator {
         let bytes = record.bytes + (record.requisites ?? []).reduce(0) { $0 + $1.bytes }
         let unseen = links.filter { !recentLinks.contains($0.url) }
         let added = try store.complete(entry, state: state, status: record.status, bytes: bytes, digest: record.contentDigest,
-                                       error: record.error, links: unseen, now: Self.now)
-        for link in unseen { recentLinks.insert(link.url) }
+                                       error: record.error, links: unseen, now: Self.now, output: output)
         waitingForRelaysSince[entry.id] = nil
         release(entry)
+        guard let added else {
+            progress.lostClaims += 1
+            return nil
+        }
+        for link in unseen { recentLinks.insert(link.url) }
         switch record.outcome {
         case .fetched, .failed, .skippedByType:
             pagesDone += 1

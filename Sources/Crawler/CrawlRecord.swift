@@ -82,6 +82,9 @@ public struct CrawlProgress: Sendable, Codable {
     /// wait, and the last such error (it names each chain and its last failure).
     public var failedWaitingForRelays = 0
     public var relayWaitError: String?
+    /// Pages of this run whose outcome was dropped, not recorded nor written, because another
+    /// worker of a shared store had taken the URL over (this worker's lease ran out).
+    public var lostClaims = 0
     /// Relay chains working now, of all the crawl uses.
     public var relayChainsUp = 0
     public var relayChains = 0

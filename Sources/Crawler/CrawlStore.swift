@@ -49,11 +49,14 @@ public protocol CrawlStore: AnyObject, Sendable {
     /// at a time, starts `delay` seconds apart (or the host's crawl delay, if longer).
     func claim(now: Double, busyHosts: Set<String>, perHost: Int, delay: Double) throws -> Entry?
 
-    /// Records a final outcome and queues the links found, in one transaction; returns how
-    /// many links were new.
+    /// Records a final outcome and queues the links found, in one transaction, and runs
+    /// `output` (the page's write to the crawl's outputs) in it, last: an output that throws
+    /// rolls the completion back. Returns how many links were new, or nil when this claim no
+    /// longer holds the URL (a shared store: its lease ran out and another worker took the URL
+    /// over): then nothing is recorded and `output` is not run, so no page is written twice.
     @discardableResult
     func complete(_ entry: Entry, state: State, status: Int?, bytes: Int, digest: String?, error: String?,
-                  links: [(url: String, host: String, depth: Int)], now: Double) throws -> Int
+                  links: [(url: String, host: String, depth: Int)], now: Double, output: () throws -> Void) throws -> Int?
 
     /// Puts a claimed URL back in the queue, due at `notBefore`, one attempt more.
     func retry(_ entry: Entry, notBefore: Double, error: String) throws
@@ -93,6 +96,15 @@ public protocol CrawlStore: AnyObject, Sendable {
     func hostSending(_ host: String, delay: Double) throws
     func hostCrawlDelay(_ host: String, seconds: Double) throws
     func hostPause(_ host: String, until: Double) throws
+}
+
+extension CrawlStore {
+    /// Records a final outcome with nothing to write: see `complete(_:state:...:output:)`.
+    @discardableResult
+    public func complete(_ entry: Entry, state: State, status: Int?, bytes: Int, digest: String?, error: String?,
+                         links: [(url: String, host: String, depth: Int)], now: Double) throws -> Int? {
+        try complete(entry, state: state, status: status, bytes: bytes, digest: digest, error: error, links: links, now: now, output: {})
+    }
 }
 
 /// An embedded store is the only one using it: politeness and claims stay in the process.

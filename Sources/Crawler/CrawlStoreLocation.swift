@@ -1,8 +1,9 @@
 import Foundation
 
 /// Where a crawl keeps its store, as `relayfetch crawl --store` names it: nothing (SQLite in
-/// memory), a file (SQLite, resumable), or a `postgres://` / `postgresql://` URL (PostgreSQL,
-/// shared by workers on many machines).
+/// memory), a file (SQLite, resumable), or a PostgreSQL connection string (shared by workers on
+/// many machines): a `postgres://` / `postgresql://` URL, or `key=value` pairs libpq reads
+/// (`host=db.internal dbname=crawl sslmode=verify-full`), passed to libpq as given.
 public enum CrawlStoreLocation: Sendable, Equatable {
     case memory
     case sqliteFile(String)
@@ -13,8 +14,7 @@ public enum CrawlStoreLocation: Sendable, Equatable {
             self = .memory
             return
         }
-        let lowered = argument.lowercased()
-        self = lowered.hasPrefix("postgres://") || lowered.hasPrefix("postgresql://") ? .postgres(url: argument) : .sqliteFile(argument)
+        self = PostgresConnectionString.isConnectionString(argument) ? .postgres(url: argument) : .sqliteFile(argument)
     }
 
     /// Whether workers may share it (PostgreSQL), so claims are leases.

@@ -5,8 +5,9 @@ internal import COpenSSL
 /// A batch crawler over one relayed `Session`: seeds in, pages out. Workers take URLs from the
 /// store's frontier as politeness allows, honour robots.txt and the robots nofollow rules of
 /// each page (meta and X-Robots-Tag), retry what is worth retrying, and hand each final page to
-/// `onPage` before its completion (with its links) commits, so a crawl killed at any moment, or
-/// stopped by an output that fails, loses no page. Never fetches anything but through the
+/// `onPage` inside its completion's transaction (with its links), just before the commit, so a
+/// crawl killed at any moment, or stopped by an output that fails, loses no page, and a worker
+/// whose claim another took over writes nothing. Never fetches anything but through the
 /// session, and never lets the session follow a redirect: a redirect is a link, held to the scope.
 public final class Crawler: Sendable {
     public let configuration: CrawlConfiguration
@@ -39,7 +40,8 @@ public final class Crawler: Sendable {
 
     /// Crawls from `seeds` (added to the frontier unless seen before) until the frontier is
     /// empty or a limit is reached; URLs an earlier, killed run had claimed are fetched again.
-    /// `onPage` is called from several tasks at once; when it throws (an output failed), the
+    /// `onPage` is called once per page whose outcome the store records, one call at a time
+    /// (in the store's transaction), from any task; when it throws (an output failed), the
     /// crawl stops and `run` rethrows that error: the page is not committed, and a resumed
     /// crawl on the same store hands it over again.
     public func run(seeds: [URL], onPage: @escaping @Sendable (CrawledPage) throws -> Void) async throws -> CrawlProgress {

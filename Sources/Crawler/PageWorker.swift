@@ -198,12 +198,12 @@ struct PageWorker: Sendable {
         value == value.rounded() && abs(value) < 1e9 ? String(Int(value)) : String(value)
     }
 
-    /// Hands the page to the outputs first, then commits it: a kill in between fetches it again
-    /// on resume rather than losing it. An output that fails ends the crawl here, the page not
-    /// committed, so a resumed crawl writes it.
+    /// Hands the page to the outputs inside its completion's transaction, just before the
+    /// commit: a kill in between fetches it again on resume rather than losing it; an output
+    /// that fails ends the crawl here, the page not committed, so a resumed crawl writes it; a
+    /// claim another worker took over (its lease ran out) writes nothing.
     private func finish(_ entry: CrawlStore.Entry, page: CrawledPage, links: [(url: String, host: String, depth: Int)]) async throws {
-        try onPage(page)
-        _ = try await coordinator.complete(entry, record: page.record, links: links)
+        _ = try await coordinator.complete(entry, record: page.record, links: links) { [onPage] in try onPage(page) }
     }
 
     /// Every link of the page (canonical), and those in scope for the frontier. A redirect's

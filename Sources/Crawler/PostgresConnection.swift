@@ -4,13 +4,14 @@ internal import CPostgreSQL
 /// One libpq connection, the only owner of its `PGconn` (finished in `deinit`). Not
 /// thread-safe: one owner (a crawl store, behind the coordinator actor) uses it at a time.
 /// Statements take text parameters and return text rows; every failure is a `CrawlError`
-/// naming the server (password hidden) and PostgreSQL's message.
+/// naming the server and PostgreSQL's message, with the connection string's passwords taken out.
 final class PostgresConnection {
     private let handle: OpaquePointer
     /// Prepared statements of this session, by their SQL.
     private var statementNames: [String: String] = [:]
-    /// The URL with any password replaced by "***", for messages.
-    let displayName: String
+    private let connectionString: PostgresConnectionString
+    /// The connection string with its passwords replaced by "***", for messages.
+    var displayName: String { connectionString.displayName }
 
     /// What a statement returned: its rows (text, nil for NULL) and how many rows it changed.
     struct Result {
@@ -24,14 +25,15 @@ final class PostgresConnection {
         let message: String
     }
 
-    /// Connects to `url` (a `postgres://` or `postgresql://` URI, or a libpq conninfo string).
+    /// Connects to `url` (a `postgres://` or `postgresql://` URI, or a libpq conninfo string),
+    /// every libpq parameter in it honoured (`sslmode=verify-full`...).
     init(url: String) throws {
-        displayName = Self.redacted(url)
-        guard let connection = PQconnectdb(url) else { throw CrawlError.store("cannot connect to \(displayName): out of memory") }
+        connectionString = PostgresConnectionString(url)
+        guard let connection = PQconnectdb(url) else { throw connectionString.failure("cannot connect to", "out of memory") }
         handle = connection
         // Once `handle` is set, a throw here still runs deinit, which finishes the connection.
         guard PQstatus(handle) == CONNECTION_OK else {
-            throw CrawlError.store("cannot connect to \(displayName): \(Self.trimmed(PQerrorMessage(handle)))")
+            throw connectionString.failure("cannot connect to", Self.trimmed(PQerrorMessage(handle)))
         }
         rf_pq_silence_notices(handle)
     }
@@ -44,7 +46,7 @@ final class PostgresConnection {
         do {
             return try run(sql, parameters, prepared: true)
         } catch let error as ServerError {
-            throw CrawlError.store("\(displayName): \(error.message) (in: \(sql.prefix(60)))")
+            throw connectionString.failure("", "\(error.message) (in: \(sql.prefix(60)))")
         }
     }
 
@@ -63,7 +65,7 @@ final class PostgresConnection {
             } catch let error as ServerError {
                 _ = try? run("ROLLBACK", [], prepared: false)
                 if ["40P01", "40001"].contains(error.state) && attempt < 3 { continue }
-                throw CrawlError.store("\(displayName): \(error.message)")
+                throw connectionString.failure("", error.message)
             } catch {
                 _ = try? run("ROLLBACK", [], prepared: false)
                 throw error
@@ -122,13 +124,6 @@ final class PostgresConnection {
 
     private static func trimmed(_ message: UnsafePointer<CChar>?) -> String {
         message.map { String(cString: $0).trimmingCharacters(in: .whitespacesAndNewlines) } ?? "unknown error"
-    }
-
-    /// `url` with the password of its user-info part (if any) replaced by "***".
-    static func redacted(_ url: String) -> String {
-        guard var components = URLComponents(string: url), components.password != nil else { return url }
-        components.password = "***"
-        return components.string ?? url
     }
 
     /// A PostgreSQL array literal (`{"a","b"}`) of `values`, for one text parameter.

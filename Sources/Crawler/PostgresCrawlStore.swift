@@ -4,8 +4,9 @@ import Foundation
 /// frontier, one seen set (a unique canonical URL), one set of results. A claim is a lease: the
 /// URL is the worker's until `lease` seconds pass without renewal (`renewLeases`, which the
 /// coordinator calls while it holds URLs), then it goes back to the queue, so a crashed
-/// worker's URLs are fetched by the others. An outcome counts only from the claim that still
-/// holds the URL, so each URL is completed once. Per-host politeness holds across workers: a
+/// worker's URLs are fetched by the others. An outcome counts, and its page is written to the
+/// outputs, only from the claim that still holds the URL, so each URL is completed and written
+/// once. Per-host politeness holds across workers: a
 /// claim locks the host's row (`FOR UPDATE SKIP LOCKED`), counts the host's claims and checks
 /// its next start time in the same transaction. Times are the server's clock, so workers'
 /// clocks need not agree. The schema is created by the first worker (under an advisory lock,
@@ -99,16 +100,28 @@ public final class PostgresCrawlStore: CrawlStore, @unchecked Sendable {
                      attempts: Int(row[4] ?? "") ?? 0, claim: Int(row[5] ?? "") ?? 0)
     }
 
+    /// First locks the URL's row if this claim still holds it: until the commit, no other worker
+    /// can recover and claim it again (they skip locked rows), so `output` runs only for the
+    /// claim whose outcome is recorded. `output` runs last, after the statements that may
+    /// deadlock and be run again by `transaction`; a commit failing after it is not run again
+    /// (that would write the page twice): it throws, like a kill there, and the URL comes back.
     @discardableResult
     public func complete(_ entry: Entry, state: State, status: Int?, bytes: Int, digest: String?, error: String?,
-                         links: [(url: String, host: String, depth: Int)], now: Double) throws -> Int {
-        try connection.transaction {
+                         links: [(url: String, host: String, depth: Int)], now: Double, output: () throws -> Void) throws -> Int? {
+        let claim = [String(entry.id), String(entry.claim)]
+        var written = false
+        return try connection.transaction {
+            guard !written else { throw CrawlError.store("\(connection.displayName): \(entry.url) was written but its completion failed") }
+            let held = try connection.execute("SELECT 1 FROM crawl_pages WHERE id = $1 AND state = 1 AND claims = $2 FOR UPDATE", claim)
+            guard !held.rows.isEmpty else { return nil }
             let added = try insert(links)
             try connection.execute("""
                 UPDATE crawl_pages SET state = $3, status = $4, bytes = $5, digest = $6, error = $7, finished_at = \(Self.clock),
                   attempts = attempts + 1, completions = completions + 1, lease_until = NULL
                 WHERE id = $1 AND state = 1 AND claims = $2
-                """, [String(entry.id), String(entry.claim), String(state.rawValue), status.map(String.init), String(bytes), digest, error])
+                """, claim + [String(state.rawValue), status.map(String.init), String(bytes), digest, error])
+            try output()
+            written = true
             return added
         }
     }

@@ -5,7 +5,8 @@ import Foundation
 /// named, so a crawl killed at any moment resumes where it stopped: a page's completion and the
 /// links it found commit in one transaction, and pages claimed but not completed are queued again
 /// when the next run starts (`recoverClaims`). The options the crawl was started with are kept
-/// beside it (`adopt`). One process uses it at a time; politeness stays in that process.
+/// beside it (`adopt`). One process uses a file at a time (a second one is refused: see
+/// `StoreFileLock`); politeness stays in that process.
 // @unchecked: the SQLite connection is opened NOMUTEX and nothing here locks it: one caller at a
 // time (while a crawl runs, its `CrawlCoordinator` actor makes every call).
 public final class SQLiteCrawlStore: CrawlStore, @unchecked Sendable {
@@ -13,15 +14,16 @@ public final class SQLiteCrawlStore: CrawlStore, @unchecked Sendable {
     /// The file, or nil in memory.
     public let path: String?
 
-    /// Opens the store at `path` (created if missing), or in memory when nil.
+    /// Opens the store at `path` (created if missing), or in memory when nil. Throws a
+    /// `CrawlError` naming the file when another process has it open.
     public init(path: String?) throws {
         self.path = path
         database = try SQLiteDatabase(path: path)
         // Temporary tables and sorts stay in memory even with a file store.
         try database.execute("PRAGMA temp_store=MEMORY")
-        if path != nil {
+        if let path {
             guard try database.text("PRAGMA journal_mode=WAL")?.lowercased() == "wal" else {
-                throw CrawlError.store("\(path!): cannot switch to WAL mode")
+                throw CrawlError.store("\(path): cannot switch to WAL mode")
             }
             // WAL with NORMAL survives a killed process (only a power loss can lose the last commits).
             try database.execute("PRAGMA synchronous=NORMAL")
@@ -75,27 +77,32 @@ public final class SQLiteCrawlStore: CrawlStore, @unchecked Sendable {
     static let claimWindow = 256
 
     /// The oldest queued URL due by `now` whose host is not in `busyHosts`, marked claimed.
+    /// One transaction holding the write lock from the start: the URL chosen is still queued
+    /// when it is marked claimed, whatever else writes to the file meanwhile.
     public func claim(now: Double, busyHosts: Set<String>, perHost: Int = 1, delay: Double = 0) throws -> Entry? {
-        let select = try database.prepared("SELECT id, url, host, depth, attempts FROM pages INDEXED BY pages_queue WHERE state = 0 AND not_before <= ? ORDER BY id LIMIT ?")
-        let found = try select.firstRow([.real(now), .integer(Self.claimWindow)]) { row -> Entry? in
-            guard let host = row.text(2), !busyHosts.contains(host) else { return nil }
-            return Entry(id: row.integer(0), url: row.text(1) ?? "", host: host, depth: row.integer(3), attempts: row.integer(4))
+        try database.transaction {
+            let select = try database.prepared("SELECT id, url, host, depth, attempts FROM pages INDEXED BY pages_queue WHERE state = 0 AND not_before <= ? ORDER BY id LIMIT ?")
+            let found = try select.firstRow([.real(now), .integer(Self.claimWindow)]) { row -> Entry? in
+                guard let host = row.text(2), !busyHosts.contains(host) else { return nil }
+                return Entry(id: row.integer(0), url: row.text(1) ?? "", host: host, depth: row.integer(3), attempts: row.integer(4))
+            }
+            guard let entry = found else { return nil }
+            try database.prepared("UPDATE pages SET state = 1 WHERE id = ?").run([.integer(entry.id)])
+            return entry
         }
-        guard let entry = found else { return nil }
-        try database.prepared("UPDATE pages SET state = 1 WHERE id = ?").run([.integer(entry.id)])
-        return entry
     }
 
-    /// Records a final outcome and queues the links found, in one transaction; returns how many
-    /// links were new.
+    /// Records a final outcome and queues the links found, in one transaction that runs `output`
+    /// last; returns how many links were new (never nil: this process holds every claim).
     @discardableResult
     public func complete(_ entry: Entry, state: State, status: Int?, bytes: Int, digest: String?, error: String?,
-                  links: [(url: String, host: String, depth: Int)], now: Double) throws -> Int {
+                         links: [(url: String, host: String, depth: Int)], now: Double, output: () throws -> Void) throws -> Int? {
         try database.transaction {
             let added = try insert(links)
             try database.prepared("UPDATE pages SET state = ?, status = ?, bytes = ?, digest = ?, error = ?, finished_at = ?, attempts = attempts + 1 WHERE id = ?")
                 .run([.integer(state.rawValue), status.map { .integer($0) } ?? .null, .integer(bytes),
                       digest.map { .text($0) } ?? .null, error.map { .text($0) } ?? .null, .real(now), .integer(entry.id)])
+            try output()
             return added
         }
     }

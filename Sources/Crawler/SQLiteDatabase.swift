@@ -1,17 +1,25 @@
 import Foundation
 internal import CSQLite
 
-/// One SQLite connection, the only owner of its `sqlite3` handle (closed in `deinit`). Not
-/// thread-safe: one owner (the crawl coordinator) uses it at a time. Every return code is mapped
-/// to a `CrawlError` naming the statement and SQLite's message.
+/// One SQLite connection, the only owner of its `sqlite3` handle (closed in `deinit`) and, for a
+/// file, of the lock that keeps other processes off it. Not thread-safe: one owner (the crawl
+/// coordinator) uses it at a time. Every return code is mapped to a `CrawlError` naming the
+/// statement and SQLite's message.
 final class SQLiteDatabase {
     private var handle: OpaquePointer?
     private var statements: [String: SQLiteStatement] = [:]
+    /// Released after `deinit` closed the connection (stored properties go after its body).
+    private let lock: StoreFileLock?
 
-    /// Opens (creating if needed) the database at `path`, or a private in-memory one when nil:
-    /// nothing touches the disk then.
+    /// Opens (creating if needed) the database at `path`, locked for this process, or a private
+    /// in-memory one when nil: nothing touches the disk then.
     init(path: String?) throws {
-        let name = path ?? ":memory:"
+        // SQLite reads ":memory:" and "file:..." as special names; the lock and the database
+        // must be the same file, so a path is always a path.
+        let file = path.map { $0 == ":memory:" || $0.hasPrefix("file:") ? "./" + $0 : $0 }
+        // Locked before SQLite reads the file: a second process never touches it.
+        lock = try file.map(StoreFileLock.init(path:))
+        let name = file ?? ":memory:"
         let status = sqlite3_open_v2(name, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
         guard status == SQLITE_OK else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
@@ -56,7 +64,9 @@ final class SQLiteDatabase {
         return statement
     }
 
-    /// Runs `body` in one transaction: committed if it returns, rolled back if it throws.
+    /// Runs `body` in one transaction, holding the write lock from its start (BEGIN IMMEDIATE:
+    /// what it reads stays true until it commits): committed if it returns, rolled back if it
+    /// throws.
     func transaction<T>(_ body: () throws -> T) throws -> T {
         try execute("BEGIN IMMEDIATE")
         do {

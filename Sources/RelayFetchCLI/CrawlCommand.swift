@@ -68,11 +68,19 @@ struct CrawlCommand: Subcommand {
       prefix does not apply), gives no link. rel="nofollow" on a single link is a hint, as
       search engines treat it: that link is still followed.
     Store and outputs:
-      --store FILE             keep the crawl in this SQLite file (WAL mode) to resume it
-      --store postgres://USER@HOST:PORT/DB
-                               keep the crawl in PostgreSQL (also postgresql://), shared by every
-                               worker given the same URL; the database connection is direct
-                               (your infrastructure, not browsing), pages still go through relays
+      --store FILE             keep the crawl in this SQLite file (WAL mode) to resume it; one
+                               process per file (another one on it is refused, exit status 1)
+      --store postgres://USER@HOST:PORT/DB?sslmode=verify-full
+                               keep the crawl in PostgreSQL, shared by every worker given the
+                               same store: a postgres:// or postgresql:// URL, or libpq's
+                               key=value pairs ('host=db dbname=crawl sslmode=verify-full').
+                               Every libpq parameter in it applies (sslmode, sslrootcert,
+                               connect_timeout, ...). Use sslmode=verify-full: libpq's default
+                               (prefer) falls back to plain text and checks no certificate.
+                               Passwords are shown as *** in every message; keep them in
+                               ~/.pgpass or PGPASSWORD rather than on a command line that ps
+                               shows. The database connection is direct (your infrastructure,
+                               not browsing); pages still go through relays
       --lease SECS             with PostgreSQL: a claimed URL is this worker's for SECS (default
                                60), renewed while it is fetched; a dead worker's URLs return to
                                the queue when their lease runs out
@@ -276,7 +284,8 @@ struct CrawlCommand: Subcommand {
                  + "\(summary.blockedByRobots) blocked by robots.txt, "
                  + (configuration.acceptedTypes.isEmpty ? "" : "\(summary.skippedByType) skipped by type, ")
                  + "\(summary.queued) queued; \(summary.retries) retries"
-                 + (summary.failedWaitingForRelays > 0 ? "; \(summary.failedWaitingForRelays) failed waiting for relays" : ""))
+                 + (summary.failedWaitingForRelays > 0 ? "; \(summary.failedWaitingForRelays) failed waiting for relays" : "")
+                 + (summary.lostClaims > 0 ? "; \(summary.lostClaims) taken over by other workers (not written)" : ""))
         if summary.chains.count > 1 {
             for chain in summary.chains {
                 io.print("  relay chain \(chain.chain) (\(chain.relays)): \(chain.up ? "up" : "down"), \(chain.pages) pages, "

@@ -91,8 +91,9 @@ final class CrawlOutputFailureTests: XCTestCase {
         configuration.canonicalizer.strippedQueryParameters = ["utm_source"]
         let handed = Locked<[String]>([])
         let failed = Locked<String?>(nil)
-        let first = try Crawler(configuration: configuration, session: session, store: try SQLiteCrawlStore(path: store))
         do {
+            // In this scope: the store file is one store's at a time, the resumed run's next.
+            let first = try Crawler(configuration: configuration, session: session, store: try SQLiteCrawlStore(path: store))
             _ = try await first.run(seeds: [URL(string: site.origin + "/")!]) { page in
                 if handed.withLock({ $0.count }) == 2 {
                     failed.withLock { $0 = page.record.url }

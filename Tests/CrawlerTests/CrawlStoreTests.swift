@@ -57,20 +57,25 @@ final class CrawlStoreTests: XCTestCase {
     func testSkippedByTypeIsFinalAndCountsAsAPage() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("crawl-store-\(UUID().uuidString).db").path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
-        try Self.checkSkippedByTypeIsFinal(first: SQLiteCrawlStore(path: path), reopened: { try SQLiteCrawlStore(path: path) })
+        try Self.checkSkippedByTypeIsFinal(open: { try SQLiteCrawlStore(path: path) })
     }
 
     /// For either store: a URL completed as skipped by type counts toward the limits, with no
     /// bytes, and stays done for a resumed run (or another worker) rather than coming back.
-    static func checkSkippedByTypeIsFinal(first: any CrawlStore, reopened: () throws -> any CrawlStore) throws {
-        try first.enqueue([("https://a.test/big.bin", "a.test", 0), ("https://a.test/", "a.test", 0)])
-        let binary = try XCTUnwrap(try first.claim(now: 0, busyHosts: [], perHost: 2, delay: 0))
-        let other = binary.url == "https://a.test/" ? "https://a.test/big.bin" : "https://a.test/"
-        try first.complete(binary, state: .skippedByType, status: 200, bytes: 0, digest: nil, error: nil, links: [], now: 0)
-        XCTAssertEqual(try first.counts(), [.skippedByType: 1, .queued: 1])
-        XCTAssertEqual(try first.pagesClaimedOrDone(), 1)
-        XCTAssertEqual(try first.fetchedBytes(), 0)
-        let second = try reopened()
+    /// The first store is closed before the second opens (an SQLite file is one store's).
+    static func checkSkippedByTypeIsFinal(open: () throws -> any CrawlStore) throws {
+        let binary: CrawlStoreEntry, other: String
+        do {
+            let first = try open()
+            try first.enqueue([("https://a.test/big.bin", "a.test", 0), ("https://a.test/", "a.test", 0)])
+            binary = try XCTUnwrap(try first.claim(now: 0, busyHosts: [], perHost: 2, delay: 0))
+            other = binary.url == "https://a.test/" ? "https://a.test/big.bin" : "https://a.test/"
+            try first.complete(binary, state: .skippedByType, status: 200, bytes: 0, digest: nil, error: nil, links: [], now: 0)
+            XCTAssertEqual(try first.counts(), [.skippedByType: 1, .queued: 1])
+            XCTAssertEqual(try first.pagesClaimedOrDone(), 1)
+            XCTAssertEqual(try first.fetchedBytes(), 0)
+        }
+        let second = try open()
         XCTAssertEqual(try second.recoverClaims(), 0)
         XCTAssertEqual(try second.urls(in: .skippedByType), [binary.url])
         XCTAssertEqual(try second.claim(now: 0, busyHosts: [], perHost: 2, delay: 0)?.url, other, "not claimed again")

@@ -44,7 +44,7 @@ final class PostgresCrawlStoreTests: XCTestCase {
     }
 
     func testSkippedByTypeIsFinalAndCountsAsAPage() throws {
-        try CrawlStoreTests.checkSkippedByTypeIsFinal(first: store(), reopened: { try self.store() })
+        try CrawlStoreTests.checkSkippedByTypeIsFinal(open: { try self.store() })
     }
 
     func testSeenSetAndCountsAcrossConnections() throws {
@@ -102,10 +102,13 @@ final class PostgresCrawlStoreTests: XCTestCase {
         XCTAssertEqual(reclaimed.url, lost.url)
         XCTAssertEqual(reclaimed.claim, lost.claim + 1)
         XCTAssertNil(try live.claim(now: Date().timeIntervalSince1970, busyHosts: [], perHost: 2, delay: 0), "the renewed one stays claimed")
-        try dead.complete(lost, state: .failed, status: nil, bytes: 0, digest: nil, error: "late", links: [], now: 0)
+        XCTAssertNil(try dead.complete(lost, state: .failed, status: nil, bytes: 0, digest: nil, error: "late", links: [], now: 0,
+                                       output: { XCTFail("a lost lease's page is written") }))
         XCTAssertEqual(try database.query("SELECT state, completions FROM crawl_pages WHERE id = \(lost.id)"), ["1|0"],
                        "a lost lease's outcome is ignored")
-        try live.complete(reclaimed, state: .fetched, status: 200, bytes: 5, digest: nil, error: nil, links: [], now: 0)
+        var written = 0
+        try live.complete(reclaimed, state: .fetched, status: 200, bytes: 5, digest: nil, error: nil, links: [], now: 0, output: { written += 1 })
+        XCTAssertEqual(written, 1, "the claim that holds the URL writes its page")
         try live.complete(kept, state: .fetched, status: 200, bytes: 5, digest: nil, error: nil, links: [], now: 0)
         XCTAssertEqual(try database.query("SELECT url, state, completions FROM crawl_pages ORDER BY id"),
                        ["https://a.test/1|2|1", "https://b.test/2|2|1"])

@@ -31,6 +31,18 @@ struct CommandRun {
          "--relay-cacert", TestServers.caFile, "--cacert", TestServers.caFile]
     }
 
+    /// Starts the built executable with `arguments` as a process of its own (its output
+    /// discarded), for tests that stop, kill or race it.
+    static func start(_ arguments: [String]) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
     /// The built executable, for tests that need a real process (exit codes, strace): the one
     /// next to this test bundle, so a sanitizer build (its own scratch path) tests its own.
     static var executable: String {

@@ -88,12 +88,7 @@ final class CrawlCommandTests: XCTestCase {
             + CommandRun.relayArguments
         var inFlightAtKills: Set<String> = []
         for threshold in [30, 80, 130] {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: CommandRun.executable)
-            process.arguments = arguments
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            let process = try CommandRun.start(arguments)
             let deadline = Date().addingTimeInterval(20)
             while try site.pageFetchCounts().values.reduce(0, +) < threshold && Date() < deadline && process.isRunning { usleep(5_000) }
             kill(process.processIdentifier, SIGKILL)

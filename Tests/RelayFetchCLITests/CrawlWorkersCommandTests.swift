@@ -12,16 +12,6 @@ final class CrawlWorkersCommandTests: XCTestCase {
         }
     }
 
-    private func worker(_ arguments: [String]) throws -> Process {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CommandRun.executable)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        return process
-    }
-
     /// Three workers, one killed with SIGKILL mid-crawl while it holds URLs. From the origin's
     /// log: every page fetched; each exactly once, except pages the killed worker held under
     /// lease at the kill (a request in flight may have reached the origin before it died), which
@@ -33,7 +23,7 @@ final class CrawlWorkersCommandTests: XCTestCase {
         let site = try CrawlSite(pages: 300, serverArguments: ["--delay-ms", "10"])
         let arguments = ["crawl", site.origin + "/", "--store", database.url, "--lease", "4", "--per-host", "3",
                          "--strip-query-param", "utm_source"] + CommandRun.relayArguments
-        let workers = try (0..<3).map { _ in try worker(arguments) }
+        let workers = try (0..<3).map { _ in try CommandRun.start(arguments) }
         defer { workers.filter(\.isRunning).forEach { kill($0.processIdentifier, SIGKILL) } }
         let victim = workers[1]
         let holdsQuery = "SELECT url FROM crawl_pages WHERE state = 1 AND worker LIKE '%:\(victim.processIdentifier):%'"
@@ -86,7 +76,7 @@ final class CrawlWorkersCommandTests: XCTestCase {
         let site = try CrawlSite(pages: 100, serverArguments: ["--delay-ms", "5"])
         let arguments = ["crawl", site.origin + "/", "--store", database.url, "--max-pages", "40", "--per-host", "4",
                          "--strip-query-param", "utm_source"] + CommandRun.relayArguments
-        let workers = try (0..<2).map { _ in try worker(arguments) }
+        let workers = try (0..<2).map { _ in try CommandRun.start(arguments) }
         for process in workers {
             process.waitUntilExit()
             XCTAssertEqual(process.terminationStatus, 0)
@@ -111,6 +101,28 @@ final class CrawlWorkersCommandTests: XCTestCase {
         let changed = await CommandRun.run(base + ["--max-depth", "2", "--change-options"])
         XCTAssertEqual(changed.status, 0, changed.stderr)
         XCTAssertEqual(try database.query("SELECT value FROM crawl_options WHERE name = 'max-depth'"), ["2"])
+    }
+
+    /// A password in the store's string, as a URL parameter or in key=value conninfo (which is
+    /// a PostgreSQL store too, not a file name), reaches no message of the command.
+    func testTheStorePasswordReachesNoMessage() async throws {
+        let database = try PostgresTestDatabase()
+        let site = try CrawlSite(pages: 3)
+        let stores = [database.url + "?password=s3cret-query&sslmode=disable",
+                      "host=127.0.0.40 port=5432 user=relayfetch dbname=\(database.name) password='s3cret conninfo'"]
+        for store in stores {
+            let base = ["crawl", site.origin + "/", "--store", store, "--strip-query-param", "utm_source"] + CommandRun.relayArguments
+            let first = await CommandRun.run(base + ["--max-depth", "1"])
+            XCTAssertEqual(first.status, 0, first.stderr)
+            XCTAssertFalse(first.stderr.contains("s3cret") || first.stdoutText.contains("s3cret"), first.stderr)
+            let other = await CommandRun.run(base + ["--max-depth", "2"])
+            XCTAssertEqual(other.status, 1)
+            XCTAssertTrue(other.stderr.contains("max-depth: stored 1, now 2"), other.stderr)
+            XCTAssertFalse(other.stderr.contains("s3cret"), other.stderr)
+            XCTAssertTrue(other.stderr.contains("password=***"), other.stderr)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: stores[1]), "no SQLite file named after the conninfo string")
+        XCTAssertEqual(try database.query("SELECT count(*) > 0 FROM crawl_pages WHERE state = 2"), ["t"], "the crawl went to PostgreSQL")
     }
 
     func testLeaseWithoutPostgresIsBadUsage() async {
