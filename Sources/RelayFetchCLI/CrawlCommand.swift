@@ -281,8 +281,8 @@ struct CrawlCommand: Subcommand {
                  + (summary.failedWaitingForRelays > 0 ? "; \(summary.failedWaitingForRelays) failed waiting for relays" : ""))
         if summary.pagesWithLinksCut > 0 {
             let pages = summary.pagesWithLinksCut == 1 ? "1 page" : "\(summary.pagesWithLinksCut) pages"
-            io.print("  \(pages) had more than \(configuration.maximumLinksPerPage) links (--max-links-per-page): "
-                     + "\(summary.linksCut) links not taken")
+            io.print("  \(pages) had more distinct links than taken (--max-links-per-page \(configuration.maximumLinksPerPage)): "
+                     + "\(summary.linksCut) links not followed")
         }
         if summary.chains.count > 1 {
             for chain in summary.chains {
