@@ -60,8 +60,9 @@ final class CrawlMemoryBoundTests: XCTestCase {
         let pageHosts = requests.filter { $0.count >= 7 && $0[5] == "/fresh" }.compactMap { fields in
             fields[6].components(separatedBy: "|").first { $0.lowercased().hasPrefix("host:") }
         }
-        XCTAssertEqual(pageHosts.count, pages, "the origin served \(pages) pages")
-        XCTAssertEqual(Set(pageHosts).count, pages, "each on a host of its own")
+        // A page the relay failed is asked for again (a retry): hosts, not requests, count pages.
+        XCTAssertEqual(Set(pageHosts).count, pages, "the origin served \(pages) pages, each on a host of its own")
+        XCTAssertLessThan(pageHosts.count, pages + 5, "few retries")
         XCTAssertEqual(progress.fetched, pages)
         let counts = most.withLock { $0 }
         XCTAssertEqual(Set(counts.keys), ["session stores", "robots.txt", "politeness", "chain coverage", "chain assignment"])
