@@ -49,6 +49,17 @@ public struct CrawlConfiguration: Sendable {
     public var loadsRequisites = false
     /// Keep page bodies for an archive (WARC); otherwise only their digest is kept.
     public var keepBodies = false
+    /// Hosts whose state the crawl keeps in memory (each host's session store, robots.txt
+    /// rules, politeness and relay chain): past it, the host used least recently is forgotten
+    /// and starts afresh if met again (its robots.txt read again, its session store new). A
+    /// site answering every host name with links to new ones thus keeps a crawl's memory flat.
+    /// A host with a request in flight, or waiting out a delay or pause, is never forgotten.
+    public var maximumHostsRemembered = CrawlConfiguration.defaultMaximumHostsRemembered
+    public static let defaultMaximumHostsRemembered = 10_000
+    /// Distinct links taken from one page (an HTML page or a redirect); the rest are not
+    /// followed and the page's record says how many (`CrawlRecord.linksCut`). A sitemap is
+    /// bounded by its protocol instead (`LinkExtractor.maximumSitemapLocations`).
+    public var maximumLinksPerPage = 10_000
 
     public init(scope: CrawlScope) { self.scope = scope }
 }

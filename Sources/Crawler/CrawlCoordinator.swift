@@ -36,7 +36,8 @@ actor CrawlCoordinator {
     init(store: any CrawlStore, configuration: CrawlConfiguration) throws {
         self.store = store
         politeness = Politeness(policy: .init(perHostConcurrency: max(1, configuration.perHostConcurrency), delay: configuration.delay,
-                                              requestsPerSecond: configuration.requestsPerSecond))
+                                              requestsPerSecond: configuration.requestsPerSecond),
+                                maximumHosts: configuration.maximumHostsRemembered)
         maximumPages = configuration.maximumPages
         maximumBytes = configuration.maximumBytes
         (pagesDone, bytesDone) = try Self.totals(of: store)
@@ -124,6 +125,10 @@ actor CrawlCoordinator {
             bytesDone += bytes
             progress.pagesThisRun += 1
             progress.bytesThisRun += bytes
+            if let cut = record.linksCut {
+                progress.pagesWithLinksCut += 1
+                progress.linksCut += cut
+            }
         case .robots: break
         }
         return added
@@ -187,6 +192,9 @@ actor CrawlCoordinator {
         politeness.setCrawlDelay(seconds, for: host, now: Self.now)
         try? store.hostCrawlDelay(host, seconds: seconds)
     }
+
+    /// Hosts whose politeness state is kept now.
+    var politenessHostCount: Int { politeness.hostCount }
 
     /// Counts from the store, with this run's figures.
     func snapshot() throws -> CrawlProgress {

@@ -33,6 +33,9 @@ public struct CrawlRecord: Sendable, Codable {
     /// "X-Robots-Tag", "meta robots" or "meta relayfetch" (the product token) saying
     /// `nofollow` or `none`.
     public var nofollow: String?
+    /// Distinct links beyond the page's cap (`CrawlConfiguration.maximumLinksPerPage`), not
+    /// taken; nil when the cap cut none.
+    public var linksCut: Int?
     /// The page's requisites, when the crawl loads them.
     public var requisites: [CrawlRequisite]?
     /// Tries for this URL, earlier runs included (1 when it worked the first time).
@@ -75,6 +78,9 @@ public struct CrawlProgress: Sendable, Codable {
     public var pagesThisRun = 0
     public var bytesThisRun = 0
     public var retries = 0
+    /// Pages of this run with more distinct links than the per-page cap, and the links left out.
+    public var pagesWithLinksCut = 0
+    public var linksCut = 0
     /// URLs put back to wait for a relay chain (every chain for their host resting) and not
     /// done since: no attempt counted, failed once they waited longer than the relay wait.
     public var waitingForRelays = 0

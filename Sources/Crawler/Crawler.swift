@@ -14,6 +14,7 @@ public final class Crawler: Sendable {
     private let pool: RelayPool
     private let coordinator: CrawlCoordinator
     private let robots: RobotsCache
+    private let pageSessions: PageSessions
 
     /// A crawler writing its frontier and results to `store` (refused with a `CrawlError` when
     /// the store holds a crawl started with other options), fetching through one session per
@@ -28,9 +29,11 @@ public final class Crawler: Sendable {
             throw CrawlError.relays("a crawl's sessions must never connect directly (Session.Configuration.allowsDirectConnections = false)")
         }
         self.configuration = configuration
-        pool = RelayPool(sessions: sessions, baseBackoff: chainBackoff)
+        let hosts = max(1, configuration.maximumHostsRemembered)
+        pool = RelayPool(sessions: sessions, baseBackoff: chainBackoff, maximumHosts: hosts)
         coordinator = try CrawlCoordinator(store: store, configuration: configuration)
-        robots = RobotsCache(productToken: configuration.productToken, retry: configuration.retry)
+        robots = RobotsCache(productToken: configuration.productToken, retry: configuration.retry, maximumOrigins: hosts)
+        pageSessions = PageSessions(scope: configuration.sessionScope, maximumHosts: hosts)
     }
 
     /// A crawler fetching through one session (one relay chain).
@@ -57,7 +60,7 @@ public final class Crawler: Sendable {
         try await coordinator.start(seeds: entries, options: CrawlOptions(configuration: configuration, scope: scope),
                                     replacingOptions: configuration.replacesStoredOptions)
         let worker = PageWorker(configuration: configuration, scope: scope, pool: pool, coordinator: coordinator, robots: robots,
-                                sessions: PageSessions(scope: configuration.sessionScope), onPage: onPage)
+                                sessions: pageSessions, onPage: onPage)
         let renewal = renewingLeases()
         defer { renewal?.cancel() }
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -89,6 +92,14 @@ public final class Crawler: Sendable {
         (progress.relayChainsUp, progress.relayChains) = await pool.upCount()
         progress.chains = await pool.chainHealth()
         return progress
+    }
+
+    /// How many hosts (origins, for robots.txt) each kind of per-host state holds now: what
+    /// `CrawlConfiguration.maximumHostsRemembered` bounds.
+    func rememberedHostCounts() async -> [String: Int] {
+        let (coverage, assignments) = await pool.hostCounts()
+        return ["session stores": pageSessions.hostCount, "robots.txt": await robots.originCount,
+                "politeness": await coordinator.politenessHostCount, "chain coverage": coverage, "chain assignment": assignments]
     }
 
     /// "sha256:" and the hex digest of `data`.

@@ -61,6 +61,9 @@ enum LinkExtractor {
         return document.xpath("//loc").map { $0.text.trimmingCharacters(in: .whitespacesAndNewlines) }
     }
 
+    /// URLs taken from one sitemap: the sitemap protocol's own limit (sitemaps.org).
+    static let maximumSitemapLocations = 50_000
+
     /// Whether a response may be a sitemap: XML or gzip by type, or a name ending in .xml or .xml.gz.
     static func mayBeSitemap(_ contentType: String?, url: URL) -> Bool {
         return sitemapTypes.contains(mediaType(contentType))

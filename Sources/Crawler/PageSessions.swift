@@ -17,12 +17,20 @@ public enum CrawlSessionScope: String, Sendable, CaseIterable {
 
 /// The session each exchange of a page is made with, as the crawl's session scope says: a
 /// session that shares its relay chain's tunnels and connections (no new relay connection per
-/// page) with a data store of the scope's own. Stores of the host scope live as long as the crawl.
+/// page) with a data store of the scope's own. Stores of the host scope live as long as the
+/// crawl, up to `maximumHosts` of them: past it, the store of the host used least recently goes
+/// (its cookies with it), and that host starts with a new one if met again.
 final class PageSessions: Sendable {
     let scope: CrawlSessionScope
-    private let hostStores = Locked<[String: WebsiteDataStore]>([:])
+    private let hostStores: Locked<RecentlyUsedMap<String, WebsiteDataStore>>
 
-    init(scope: CrawlSessionScope) { self.scope = scope }
+    init(scope: CrawlSessionScope, maximumHosts: Int = CrawlConfiguration.defaultMaximumHostsRemembered) {
+        self.scope = scope
+        hostStores = Locked(RecentlyUsedMap(capacity: maximumHosts))
+    }
+
+    /// Host stores kept now.
+    var hostCount: Int { hostStores.withLock { $0.count } }
 
     /// The session for a page of `host` (or its robots.txt) carried by `chain`.
     func session(for host: String, on chain: Session) -> Session {
@@ -35,9 +43,9 @@ final class PageSessions: Sendable {
 
     private func store(for host: String) -> WebsiteDataStore {
         hostStores.withLock { hostStores in
-            if let store = hostStores[host] { return store }
+            if let store = hostStores.value(for: host) { return store }
             let store = WebsiteDataStore.nonPersistent()
-            hostStores[host] = store
+            hostStores.set(store, for: host)
             return store
         }
     }

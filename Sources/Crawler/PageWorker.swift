@@ -92,16 +92,17 @@ struct PageWorker: Sendable {
             try await coordinator.retry(entry, after: wait, pauseHost: retryAfter != nil, error: "status \(response.statusCode)")
             return
         }
-        let (found, queued, nofollow) = response.bodySkipped ? ([], [], nil) : links(in: body, response: response, depth: entry.depth)
+        let found = response.bodySkipped ? PageLinks() : links(in: body, response: response, depth: entry.depth)
         var result = record(entry, response.bodySkipped ? .skippedByType : .fetched)
-        result.nofollow = nofollow
+        result.nofollow = found.nofollow
+        result.linksCut = found.cut > 0 ? found.cut : nil
         result.status = response.statusCode
         result.contentType = response.value(forHeaderField: "Content-Type")
         result.relayChain = response.relayHops
         result.timings = response.timings
         result.bytes = body.count
         result.contentDigest = response.bodySkipped ? nil : Crawler.digest(body)
-        result.links = found
+        result.links = found.all
         var page = CrawledPage(record: result, requestHeaderFields: [("User-Agent", session.configuration.userAgent)] + request.headerFields,
                                responseHeaderFields: response.headerFields, body: configuration.keepBodies ? body : nil)
         if configuration.loadsRequisites, !response.bodySkipped, (200..<300).contains(response.statusCode), LinkExtractor.isHTML(result.contentType) {
@@ -110,7 +111,7 @@ struct PageWorker: Sendable {
                 CrawlRequisite(url: $0.url.absoluteString, status: $0.statusCode, contentType: $0.mimeType, bytes: $0.size, error: $0.error)
             }
         }
-        try await finish(entry, page: page, links: queued)
+        try await finish(entry, page: page, links: found.queued)
     }
 
     /// The page's requisites, loaded through `session` (its chain, its scope's store) a few at a
@@ -206,16 +207,28 @@ struct PageWorker: Sendable {
         _ = try await coordinator.complete(entry, record: page.record, links: links) { [onPage] in try onPage(page) }
     }
 
-    /// Every link of the page (canonical), and those in scope for the frontier. A redirect's
-    /// Location is a link too. A robots nofollow (the X-Robots-Tag header, or a robots meta of
-    /// an HTML page) keeps every link from being read, and is named in the third value.
-    private func links(in body: Data, response: HTTPResponse, depth: Int) -> ([String], [(url: String, host: String, depth: Int)], String?) {
+    /// What a page gives the crawl: every link (canonical, at most the page's cap), those in
+    /// scope for the frontier, the robots rule that withheld them all, and how many distinct
+    /// links the cap left out.
+    struct PageLinks {
+        var all: [String] = []
+        var queued: [(url: String, host: String, depth: Int)] = []
+        var nofollow: String?
+        var cut = 0
+    }
+
+    /// The page's links. A redirect's Location is a link too. A robots nofollow (the
+    /// X-Robots-Tag header, or a robots meta of an HTML page) keeps every link from being read.
+    /// At most `maximumLinksPerPage` distinct links are taken from a page, at most
+    /// `LinkExtractor.maximumSitemapLocations` from a sitemap.
+    private func links(in body: Data, response: HTTPResponse, depth: Int) -> PageLinks {
         let directives = RobotsDirectives(productToken: configuration.productToken)
         if configuration.obeyRobots,
            let rule = directives.nofollow(headerValues: response.headerFields.filter { $0.name.lowercased() == "x-robots-tag" }.map(\.value), metas: []) {
-            return ([], [], rule)
+            return PageLinks(nofollow: rule)
         }
         var raw: [String] = []
+        var cap = configuration.maximumLinksPerPage
         var base = response.url.absoluteString
         if (300..<400).contains(response.statusCode), let location = response.value(forHeaderField: "Location") {
             raw = [location]
@@ -224,24 +237,28 @@ struct PageWorker: Sendable {
             if configuration.followsSitemaps, LinkExtractor.mayBeSitemap(type, url: response.url),
                let locations = LinkExtractor.sitemapLocations(in: body, url: response.url) {
                 raw = locations
+                cap = LinkExtractor.maximumSitemapLocations
             } else if LinkExtractor.isHTML(type) {
                 let page = LinkExtractor.links(in: body, url: response.url, contentType: type,
                                                metaNames: configuration.obeyRobots ? directives.metaNames : [])
-                if let rule = directives.nofollow(headerValues: [], metas: page.metas) { return ([], [], rule) }
+                if let rule = directives.nofollow(headerValues: [], metas: page.metas) { return PageLinks(nofollow: rule) }
                 (base, raw) = (page.base ?? base, page.references)
             }
         }
         var seen = Set<String>()
-        var all: [String] = []
-        var queued: [(url: String, host: String, depth: Int)] = []
+        var result = PageLinks()
         for link in raw {
             guard let canonical = configuration.canonicalizer.canonical(link, relativeTo: base), seen.insert(canonical.url).inserted else { continue }
-            all.append(canonical.url)
+            guard result.all.count < cap else {
+                result.cut += 1
+                continue
+            }
+            result.all.append(canonical.url)
             if scope.includes(canonical.url, host: canonical.host, depth: depth + 1) {
-                queued.append((canonical.url, canonical.host, depth + 1))
+                result.queued.append((canonical.url, canonical.host, depth + 1))
             }
         }
-        return (all, queued, nil)
+        return result
     }
 
     private func record(_ entry: CrawlStore.Entry, _ outcome: CrawlRecord.Outcome, error: String? = nil) -> CrawlRecord {

@@ -12,8 +12,9 @@ actor RelayPool {
     private var health: RelayPoolHealth
     /// Each chain's last relay failure, to say why "every chain is down".
     private var lastFailures: [Int: String] = [:]
-    /// The chains that cover each host met so far.
-    private var coverage: [String: [Int]] = [:]
+    /// The chains that cover each host met lately (the least recently used forgotten past the
+    /// bound, and worked out again if met again).
+    private var coverage: RecentlyUsedMap<String, [Int]>
 
     /// Where a host's URLs go now.
     enum Choice {
@@ -24,19 +25,23 @@ actor RelayPool {
         case uncovered
     }
 
-    init(sessions: [Session], baseBackoff: Double = 1) {
+    init(sessions: [Session], baseBackoff: Double = 1, maximumHosts: Int = CrawlConfiguration.defaultMaximumHostsRemembered) {
         self.sessions = sessions
         names = sessions.map { Self.name(of: $0.configuration) }
-        health = RelayPoolHealth(chainCount: sessions.count, baseBackoff: baseBackoff)
+        health = RelayPoolHealth(chainCount: sessions.count, baseBackoff: baseBackoff, maximumHosts: maximumHosts)
+        coverage = RecentlyUsedMap(capacity: maximumHosts)
     }
+
+    /// Hosts whose covering chains, and whose chain, are kept now.
+    func hostCounts() -> (coverage: Int, assignments: Int) { (coverage.count, health.assignedHostCount) }
 
     /// The chain (index and session) for `host`, or why there is none.
     func choice(for host: String) -> Choice {
-        let candidates = coverage[host] ?? {
+        let candidates = coverage.value(for: host) ?? {
             let covering = sessions.indices.filter { index in
                 sessions[index].configuration.proxyConfigurations.contains { $0.covers(host: host) }
             }
-            coverage[host] = covering
+            coverage.set(covering, for: host)
             return covering
         }()
         if candidates.isEmpty { return .uncovered }
@@ -58,14 +63,14 @@ actor RelayPool {
     /// Whether every chain that covers `host` is resting now (false when none covers it).
     func allDown(for host: String) -> Bool {
         let now = Self.now
-        let candidates = coverage[host] ?? []
+        let candidates = coverage.peek(host) ?? []
         return !candidates.isEmpty && candidates.allSatisfy { !health.isUp($0, at: now) }
     }
 
     /// "every relay chain for HOST is down", naming each chain that covers the host (its relays)
     /// with its last failure.
     func downReason(for host: String) -> String {
-        let causes = (coverage[host] ?? Array(sessions.indices)).map { index in
+        let causes = (coverage.peek(host) ?? Array(sessions.indices)).map { index in
             "chain \(index + 1) (\(names[index])): " + (lastFailures[index] ?? "no failure seen")
         }
         return "every relay chain for \(host) is down (" + causes.joined(separator: "; ") + ")"

@@ -4,7 +4,8 @@
 /// hosts, and it comes back in (for hosts that need a chain) when its backoff ends; the first
 /// request it then carries is its health check. With every chain down, a host has none: its URLs
 /// wait. Only chains that cover the host (their domains) are candidates for it. Never a direct
-/// connection. A state machine over time values, tested alone.
+/// connection. A host's chain is remembered for the `maximumHosts` hosts used most recently; one
+/// forgotten is placed afresh when met again. A state machine over time values, tested alone.
 struct RelayPoolHealth: Sendable {
     private struct Chain {
         var downUntil: Double = 0
@@ -15,24 +16,30 @@ struct RelayPoolHealth: Sendable {
     }
 
     private var chains: [Chain]
-    private var assignment: [String: Int] = [:]
+    private var assignment: RecentlyUsedMap<String, Int>
     let baseBackoff: Double
     let maximumBackoff: Double
 
-    init(chainCount: Int, baseBackoff: Double = 1, maximumBackoff: Double = 30) {
+    init(chainCount: Int, baseBackoff: Double = 1, maximumBackoff: Double = 30,
+         maximumHosts: Int = CrawlConfiguration.defaultMaximumHostsRemembered) {
         chains = Array(repeating: Chain(), count: max(1, chainCount))
         self.baseBackoff = baseBackoff
         self.maximumBackoff = maximumBackoff
+        assignment = RecentlyUsedMap(capacity: maximumHosts)
     }
+
+    /// Hosts whose chain is remembered now.
+    var assignedHostCount: Int { assignment.count }
 
     /// The chain for `host` at `now` among `candidates` (every chain when nil), or nil when
     /// every candidate is down.
     mutating func chain(for host: String, now: Double, candidates: [Int]? = nil) -> Int? {
-        if let current = assignment[host], chains[current].downUntil <= now { return current }
+        let current = assignment.value(for: host)
+        if let current, chains[current].downUntil <= now { return current }
         let up = (candidates ?? Array(chains.indices)).filter { chains.indices.contains($0) && chains[$0].downUntil <= now }
         guard let best = up.min(by: { (chains[$0].hosts, $0) < (chains[$1].hosts, $1) }) else { return nil }
-        if let previous = assignment[host] { chains[previous].hosts -= 1 }
-        assignment[host] = best
+        if let current { chains[current].hosts -= 1 }
+        for forgotten in assignment.set(best, for: host) { chains[forgotten.value].hosts -= 1 }
         chains[best].hosts += 1
         return best
     }

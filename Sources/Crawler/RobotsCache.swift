@@ -2,7 +2,8 @@ import Foundation
 import RelayFetch
 
 /// robots.txt per origin, fetched through the relay chain carrying that host (so through the
-/// same relays as its pages). Rules read are kept for the crawl; concurrent askers for one origin
+/// same relays as its pages). Rules read are kept for the crawl, for the `maximumOrigins` origins
+/// used most recently (one met again after it was forgotten has its file fetched again); concurrent askers for one origin
 /// share one fetch. A file that cannot be read now (429, 5xx, a network failure past the relays)
 /// disallows everything for a while (RFC 9309 2.3.1.3-4): its `Retry-After`, else a backoff that
 /// doubles with each failure in a row; the next ask after that fetches it again. A relay failure
@@ -32,20 +33,25 @@ actor RobotsCache {
 
     private let productToken: String
     private let retry: RetryPolicy
-    private var entries: [String: Entry] = [:]
+    private var entries: RecentlyUsedMap<String, Entry>
     private var fetches = 0
 
     /// `retry` gives the backoff (base and longest delay) between fetches of a file that could not be read.
-    init(productToken: String, retry: RetryPolicy = RetryPolicy()) {
+    init(productToken: String, retry: RetryPolicy = RetryPolicy(), maximumOrigins: Int = CrawlConfiguration.defaultMaximumHostsRemembered) {
         self.productToken = productToken
         self.retry = retry
+        entries = RecentlyUsedMap(capacity: maximumOrigins)
     }
+
+    /// Origins whose rules (or fetch, or failure) are kept now.
+    var originCount: Int { entries.count }
 
     /// What the rules for `url`'s origin allow now, fetched with the session `session` makes
     /// (asked only then). Throws the `FetchError` of a relay that failed.
     func rules(for url: URL, session: @escaping @Sendable () -> Session) async throws -> Answer {
         guard let origin = Self.origin(of: url) else { return .rules(.disallowAll, isNew: false) }
-        switch entries[origin] {
+        let current = entries.value(for: origin)
+        switch current {
         case .known(let rules): return .rules(rules, isNew: false)
         case .unavailable(let reason, let until, let failures):
             if Date().timeIntervalSince1970 < until { return .unavailable(reason: reason, until: until, failures: failures) }
@@ -54,9 +60,9 @@ actor RobotsCache {
         case nil: break
         }
         fetches += 1
-        let previous = entries[origin]
+        let previous = current
         let task = Task { [productToken] in try await Self.fetch(origin: origin, session: session(), productToken: productToken) }
-        entries[origin] = .fetching(id: fetches, task, previous: previous)
+        entries.set(.fetching(id: fetches, task, previous: previous), for: origin)
         return try await settle(origin, id: fetches, task: task, previous: previous, fetchedHere: true)
     }
 
@@ -67,7 +73,7 @@ actor RobotsCache {
         do {
             fetched = try await task.value
         } catch {
-            if case .fetching(id, _, _) = entries[origin] { entries[origin] = previous }
+            if case .fetching(id, _, _) = entries.peek(origin) { restore(previous, for: origin) }
             throw error
         }
         let answer: Answer, entry: Entry
@@ -80,8 +86,12 @@ actor RobotsCache {
             let until = Date().timeIntervalSince1970 + retry.delay(retry: failures, retryAfter: retryAfter, jitter: 1)
             (answer, entry) = (.unavailable(reason: reason, until: until, failures: failures), .unavailable(reason: reason, until: until, failures: failures))
         }
-        if case .fetching(id, _, _) = entries[origin] { entries[origin] = entry }
+        if case .fetching(id, _, _) = entries.peek(origin) { entries.set(entry, for: origin) }
         return answer
+    }
+
+    private func restore(_ entry: Entry?, for origin: String) {
+        if let entry { entries.set(entry, for: origin) } else { entries.removeValue(for: origin) }
     }
 
     /// RFC 9309 2.3: 2xx parsed, up to five redirects followed, 4xx but 429 allows everything;

@@ -15,9 +15,13 @@ struct DocumentStyleSheets {
     let media: MediaQuery
     let loaded: [URL: Loaded]
     let importDepth: Int
+    /// Rules the whole cascade keeps (`PageLoader.Options.maximumStyleRules`).
+    var maximumRules = Int.max
 
-    func sheets(of document: HTMLDocument, baseURL: URL) -> [StyleResolver.Sheet] {
+    /// The cascade, and whether `maximumRules` cut it short.
+    func sheets(of document: HTMLDocument, baseURL: URL) -> (sheets: [StyleResolver.Sheet], rulesCut: Bool) {
         var result: [StyleResolver.Sheet] = []
+        var budget = RuleBudget(left: maximumRules)
         // The preferred style sheet set: `<meta http-equiv=Default-Style>`, else the first titled
         // sheet's title; titled sheets of another set do not apply (untitled ones always do).
         var preferred = document.xpath("//meta[@http-equiv]").last { $0.attribute("http-equiv")?.lowercased() == "default-style" }?
@@ -28,6 +32,7 @@ struct DocumentStyleSheets {
             return title == preferred
         }
         for element in document.elements {
+            if budget.isCut { break }
             switch element.name {
             case "link":
                 let rel = Set((element.attribute("rel") ?? "").lowercased().split(whereSeparator: { $0.isWhitespace }))
@@ -36,24 +41,39 @@ struct DocumentStyleSheets {
                       let href = element.attribute("href"), let url = SubresourceScanner.resolve(href.trimmingCharacters(in: .whitespacesAndNewlines), against: baseURL),
                       let sheet = loaded[url] else { continue }
                 var visiting: Set<URL> = [url]
-                append(StyleSheet(parsing: sheet.text, media: media), base: sheet.url, depth: 0, visiting: &visiting, to: &result)
+                append(budget.parse(sheet.text, media: media), base: sheet.url, depth: 0, visiting: &visiting, budget: &budget, to: &result)
             case "style":
                 guard inPreferredSet(element), media.matches(element.attribute("media") ?? "") else { continue }
                 var visiting: Set<URL> = []
-                append(StyleSheet(parsing: element.text, media: media), base: baseURL, depth: 0, visiting: &visiting, to: &result)
+                append(budget.parse(element.text, media: media), base: baseURL, depth: 0, visiting: &visiting, budget: &budget, to: &result)
             default:
                 continue
             }
         }
-        return result
+        return (result, budget.isCut)
     }
 
-    private func append(_ sheet: StyleSheet, base: URL, depth: Int, visiting: inout Set<URL>, to result: inout [StyleResolver.Sheet]) {
+    /// What is left of the cascade's rules, taken by each sheet as it is parsed.
+    private struct RuleBudget {
+        var left: Int
+        var isCut = false
+
+        mutating func parse(_ text: String, media: MediaQuery) -> StyleSheet {
+            let sheet = StyleSheet(parsing: text, media: media, maximumRules: left)
+            left -= sheet.ruleCount
+            isCut = isCut || sheet.isCut
+            return sheet
+        }
+    }
+
+    private func append(_ sheet: StyleSheet, base: URL, depth: Int, visiting: inout Set<URL>, budget: inout RuleBudget,
+                        to result: inout [StyleResolver.Sheet]) {
         if depth < importDepth {
             for rule in sheet.imports where media.matches(rule.media) {
                 guard let url = SubresourceScanner.resolve(rule.url, against: base), !visiting.contains(url), let imported = loaded[url] else { continue }
                 visiting.insert(url)
-                append(StyleSheet(parsing: imported.text, media: media), base: imported.url, depth: depth + 1, visiting: &visiting, to: &result)
+                append(budget.parse(imported.text, media: media), base: imported.url, depth: depth + 1, visiting: &visiting, budget: &budget,
+                       to: &result)
                 visiting.remove(url)
             }
         }

@@ -22,6 +22,14 @@ public final class PageLoader: Sendable {
         /// Bytes of the page and its subresources together (bodies as received); once reached,
         /// nothing more starts and transfers in flight stop, so the total never exceeds it.
         public var maximumPageBytes = 256 << 20
+        /// Bytes of style sheet text one page scans and parses (its sheets together, in the
+        /// order they arrive); the rest of a sheet past it is neither scanned for URLs nor
+        /// applied. Parsed CSS costs many times its size in memory, so this bounds what a sheet
+        /// of millions of rules can take, while real pages' sheets stay far below (a few MB).
+        public var maximumStyleBytes = 8 << 20
+        /// Rules (style, `@font-face` and `@import`) of one document's cascade; later rules do
+        /// not apply. Large real sites have tens of thousands.
+        public var maximumStyleRules = 100_000
         /// The referrer policy of a document that names none (`<meta name="referrer">` and an
         /// element's `referrerpolicy` attribute override it), as in browsers.
         public var referrerPolicy: ReferrerPolicy = .strictOriginWhenCrossOrigin
@@ -87,6 +95,8 @@ public final class PageLoader: Sendable {
         options.importDepth = min(max(options.importDepth, Options.importDepthRange.lowerBound), Options.importDepthRange.upperBound)
         options.maximumSubresources = max(1, options.maximumSubresources)
         options.maximumPageBytes = max(1, options.maximumPageBytes)
+        options.maximumStyleBytes = max(0, options.maximumStyleBytes)
+        options.maximumStyleRules = max(0, options.maximumStyleRules)
         self.options = options
     }
 

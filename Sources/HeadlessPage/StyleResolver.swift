@@ -65,11 +65,12 @@ struct StyleResolver {
         universal.append(index)
     }
 
-    /// The images and fonts the rendered document needs.
-    func needs(of document: HTMLDocument, baseURL: URL) -> Needs {
+    /// The images and fonts the rendered document needs, at most `limit` images (a page can
+    /// load no more than its subresource limit, and a value may name millions).
+    func needs(of document: HTMLDocument, baseURL: URL, limit: Int = .max) -> Needs {
         let snapshot = DocumentSnapshot(document)
         var computed: [ComputedStyle?] = Array(repeating: nil, count: snapshot.nodes.count)
-        var collector = NeedsCollector(fonts: fonts, ratio: viewport.devicePixelRatio)
+        var collector = NeedsCollector(fonts: fonts, ratio: viewport.devicePixelRatio, limit: limit)
         let familyCache = FamilyCache()
         for index in snapshot.nodes.indices {
             let node = snapshot.nodes[index]
@@ -136,19 +137,21 @@ struct StyleResolver {
 private struct NeedsCollector {
     let fonts: FontFaceSet
     let ratio: Double
+    let limit: Int
     private var images: [StyleResolver.Need] = []
     private var seenImages: Set<URL> = []
     private var textByRequest: [FontFaceSet.Request: Set<UInt32>] = [:]
     private var requestOrder: [FontFaceSet.Request] = []
 
-    init(fonts: FontFaceSet, ratio: Double) {
+    init(fonts: FontFaceSet, ratio: Double, limit: Int) {
         self.fonts = fonts
         self.ratio = ratio
+        self.limit = limit
     }
 
     mutating func addBox(_ style: ComputedStyle, base: URL, text: String) {
         for (value, valueBase) in style.imageValues {
-            for raw in CSSValue.imageURLs(value, devicePixelRatio: ratio) {
+            for raw in CSSValue.imageURLs(value, devicePixelRatio: ratio) where images.count < limit {
                 guard let url = SubresourceScanner.resolve(raw, against: valueBase ?? base), seenImages.insert(url).inserted else { continue }
                 images.append(StyleResolver.Need(url: url, base: valueBase ?? base))
             }

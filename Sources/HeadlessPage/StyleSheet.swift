@@ -24,17 +24,36 @@ struct StyleSheet {
     var imports: [Import] = []
     var rules: [Rule] = []
     var fontFaces: [[Declaration]] = []
+    /// Whether the text held more than the rules the parse was allowed to keep (the rest was
+    /// not read).
+    private(set) var isCut = false
+    private var rulesLeft: Int
 
-    /// Parses `text` for `media` (the conditions of `@media` and `@supports` are evaluated).
-    init(parsing text: String, media: MediaQuery) {
+    /// Imports, style rules and font faces kept.
+    var ruleCount: Int { imports.count + rules.count + fontFaces.count }
+
+    /// Parses `text` for `media` (the conditions of `@media` and `@supports` are evaluated),
+    /// keeping at most `maximumRules` rules: a hostile sheet may hold millions.
+    init(parsing text: String, media: MediaQuery, maximumRules: Int = .max) {
+        rulesLeft = maximumRules
         let bytes = CSSText.withoutComments(Array(text.utf8))
         parseRules(bytes[...], media: media, topLevel: true)
+    }
+
+    /// Counts one rule to keep; false (and the sheet cut) once the limit is reached.
+    private mutating func takeRule() -> Bool {
+        guard rulesLeft > 0 else {
+            isCut = true
+            return false
+        }
+        rulesLeft -= 1
+        return true
     }
 
     private mutating func parseRules(_ text: ArraySlice<UInt8>, media: MediaQuery, topLevel: Bool) {
         var index = text.startIndex
         var importsAllowed = topLevel
-        while index < text.endIndex {
+        while index < text.endIndex, !isCut {
             let byte = text[index]
             if CSSText.isSpace(byte) || byte == UInt8(ascii: ";") { index += 1; continue }
             if byte == UInt8(ascii: "}") { index += 1; continue }  // a stray close
@@ -48,7 +67,7 @@ struct StyleSheet {
                 let condition = String(preludeText.dropFirst(name.count)).trimmingCharacters(in: .whitespacesAndNewlines)
                 switch name {
                 case "@import" where importsAllowed && block == nil:
-                    if let parsed = Self.importRule(condition) { imports.append(parsed) }
+                    if let parsed = Self.importRule(condition), takeRule() { imports.append(parsed) }
                 case "@charset", "@namespace":
                     break
                 case "@layer" where block == nil:
@@ -65,14 +84,14 @@ struct StyleSheet {
                     if let block, name != "@document" { parseRules(block, media: media, topLevel: false) }
                 case "@font-face":
                     importsAllowed = false
-                    if let block { fontFaces.append(Self.declarations(block)) }
+                    if let block, takeRule() { fontFaces.append(Self.declarations(block)) }
                 default:
                     importsAllowed = false
                 }
                 continue
             }
             importsAllowed = false
-            guard let block, let selectors = SelectorList(preludeText) else { continue }
+            guard let block, let selectors = SelectorList(preludeText), takeRule() else { continue }
             rules.append(Rule(selectors: selectors, declarations: Self.declarations(block)))
         }
     }

@@ -30,6 +30,8 @@ final class SubresourceScheduler: Sendable {
         var finished: [PageResource] = []
         var discovered = 0
         var bytes = 0
+        /// Style sheet bytes scanned and parsed so far (`maximumStyleBytes`).
+        var styleBytes = 0
         var active = 0
         /// Style sheets and frames in flight: what a document's styles wait for.
         var activeStyleInputs = 0
@@ -152,9 +154,14 @@ final class SubresourceScheduler: Sendable {
     /// The images and fonts a document's cascade needs, referred by the sheet that names them.
     private func styleJobs(_ styled: StyledDocument, loaded: [URL: DocumentStyleSheets.Loaded]) -> [SubresourceJob] {
         let media = MediaQuery(viewport: styled.viewport)
-        let sheets = DocumentStyleSheets(media: media, loaded: loaded, importDepth: loader.options.importDepth)
-            .sheets(of: styled.document, baseURL: styled.baseURL)
-        let needs = StyleResolver(sheets: sheets, viewport: styled.viewport).needs(of: styled.document, baseURL: styled.baseURL)
+        let options = loader.options
+        var cascade = DocumentStyleSheets(media: media, loaded: loaded, importDepth: options.importDepth)
+        cascade.maximumRules = options.maximumStyleRules
+        let (sheets, rulesCut) = cascade.sheets(of: styled.document, baseURL: styled.baseURL)
+        if rulesCut { note(.styleRules(options.maximumStyleRules)) }
+        // More images than the page may load cannot add more than that.
+        let needs = StyleResolver(sheets: sheets, viewport: styled.viewport)
+            .needs(of: styled.document, baseURL: styled.baseURL, limit: options.maximumSubresources + 1)
         func job(_ need: StyleResolver.Need, _ kind: SubresourceKind) -> SubresourceJob {
             let fromSheet = need.base != styled.baseURL
             return SubresourceJob(reference: SubresourceReference(url: need.url, kind: kind), referrer: fromSheet ? need.base : styled.referrer,
@@ -269,23 +276,38 @@ final class SubresourceScheduler: Sendable {
     private func followUps(of job: SubresourceJob, body: Data, response: HTTPResponse) -> [SubresourceJob] {
         guard (200..<300).contains(response.statusCode) else { return [] }
         let type = ContentType(response).mimeType ?? ""
-        if case .browser = loader.scanMode, job.reference.kind == .stylesheet || type == "text/css" {
-            let sheet = DocumentStyleSheets.Loaded(url: response.url, text: String(decoding: body, as: UTF8.self))
+        let isStyleSheet = job.reference.kind == .stylesheet || type == "text/css"
+        if case .browser = loader.scanMode, isStyleSheet {
+            let text = styleText(of: body)
+            let sheet = DocumentStyleSheets.Loaded(url: response.url, text: String(decoding: text, as: UTF8.self))
             state.withLock {
                 $0.sheets[job.reference.url] = sheet
                 $0.sheets[response.url] = sheet
             }
             // Imports load whatever their media list says (Chromium fetches them all); the other
             // URLs wait for the cascade.
-            return cssJobs(job, body: body, response: response, importsOnly: true)
+            return cssJobs(job, body: text, response: response, importsOnly: true)
         }
-        if job.reference.kind == .stylesheet || type == "text/css" {
-            return cssJobs(job, body: body, response: response, importsOnly: false)
+        if isStyleSheet {
+            return cssJobs(job, body: styleText(of: body), response: response, importsOnly: false)
         }
         if job.reference.kind == .frame, type.contains("html"), let document = try? loader.parse(body, response: response) {
             return frameJobs(job, document: document, response: response)
         }
         return []
+    }
+
+    /// The part of a style sheet's body the page scans and parses: what is left of
+    /// `maximumStyleBytes` for the page. A sheet cut short notes the limit.
+    private func styleText(of body: Data) -> Data {
+        let limit = loader.options.maximumStyleBytes
+        let allowed: Int = state.withLock { state in
+            let allowed = min(body.count, max(0, limit - state.styleBytes))
+            state.styleBytes += allowed
+            if allowed < body.count { state.note(.styleBytes(limit)) }
+            return allowed
+        }
+        return allowed == body.count ? body : body.prefix(allowed)
     }
 
     private func cssJobs(_ job: SubresourceJob, body: Data, response: HTTPResponse, importsOnly: Bool) -> [SubresourceJob] {
@@ -337,45 +359,4 @@ final class SubresourceScheduler: Sendable {
     private static func kind(ofCSSReference url: URL) -> SubresourceKind {
         ["woff", "woff2", "ttf", "otf", "eot"].contains(url.pathExtension.lowercased()) ? .font : .image
     }
-}
-
-/// Counting semaphores: one overall, one per origin.
-actor ConcurrencyLimits {
-    private let total: Int
-    private let perOrigin: Int
-    private var running = 0
-    private var runningByOrigin: [String: Int] = [:]
-    private var waiting: [(origin: String, continuation: CheckedContinuation<Void, Never>)] = []
-
-    init(total: Int, perOrigin: Int) {
-        self.total = max(1, total)
-        self.perOrigin = max(1, perOrigin)
-    }
-
-    func acquire(_ url: URL) async {
-        let origin = url.originKey
-        if canRun(origin) {
-            take(origin)
-            return
-        }
-        await withCheckedContinuation { waiting.append((origin, $0)) }
-    }
-
-    func release(_ url: URL) {
-        let origin = url.originKey
-        running -= 1
-        runningByOrigin[origin, default: 1] -= 1
-        if let index = waiting.firstIndex(where: { canRun($0.origin) }) {
-            let next = waiting.remove(at: index)
-            take(next.origin)
-            next.continuation.resume()
-        }
-    }
-
-    private func canRun(_ origin: String) -> Bool { running < total && runningByOrigin[origin, default: 0] < perOrigin }
-    private func take(_ origin: String) {
-        running += 1
-        runningByOrigin[origin, default: 0] += 1
-    }
-
 }

@@ -29,6 +29,8 @@ struct CrawlCommand: Subcommand {
       --max-pages N            stop after N pages, earlier runs and other workers included
       --max-bytes N            stop after N body bytes (suffix K, M or G), the same way
       --strip-query-param NAME remove query parameter NAME before URLs are compared (repeatable)
+      --max-links-per-page N   take at most N distinct links from one page (default 10000; a
+                               sitemap gives up to 50000); the summary says when pages had more
       --accept-type TYPE       read only responses of this media type, e.g. text/html or text/*
                                (repeatable); another type's body is not read (the transfer stops
                                after its header) and the page is recorded as type-skipped;
@@ -286,6 +288,11 @@ struct CrawlCommand: Subcommand {
                  + "\(summary.queued) queued; \(summary.retries) retries"
                  + (summary.failedWaitingForRelays > 0 ? "; \(summary.failedWaitingForRelays) failed waiting for relays" : "")
                  + (summary.lostClaims > 0 ? "; \(summary.lostClaims) taken over by other workers (not written)" : ""))
+        if summary.pagesWithLinksCut > 0 {
+            let pages = summary.pagesWithLinksCut == 1 ? "1 page" : "\(summary.pagesWithLinksCut) pages"
+            io.print("  \(pages) had more distinct links than taken (--max-links-per-page \(configuration.maximumLinksPerPage)): "
+                     + "\(summary.linksCut) links not followed")
+        }
         if summary.chains.count > 1 {
             for chain in summary.chains {
                 io.print("  relay chain \(chain.chain) (\(chain.relays)): \(chain.up ? "up" : "down"), \(chain.pages) pages, "
@@ -340,6 +347,7 @@ extension CrawlCommand {
             case "--max-depth": maximumDepth = try scanner.count(in: 0...1_000_000)
             case "--max-pages": configuration.maximumPages = try scanner.count(in: 1...1_000_000_000_000)
             case "--max-bytes": configuration.maximumBytes = try scanner.byteCount(in: 1...NumericArgument.maximumBytes)
+            case "--max-links-per-page": configuration.maximumLinksPerPage = try scanner.count(in: 1...100_000_000)
             case "--strip-query-param": configuration.canonicalizer.strippedQueryParameters.insert(try scanner.value())
             case "--concurrency": configuration.concurrency = try scanner.count(in: 1...10_000)
             case "--per-host": configuration.perHostConcurrency = try scanner.count(in: 1...1_000)

@@ -38,6 +38,9 @@ struct PageCommand: Subcommand {
       --max-subresources N     distinct subresources loaded for the page (default 2000)
       --max-page-bytes N       bytes of the page and its subresources together, with an
                                optional K, M or G suffix (default 256M)
+      --max-style-bytes N      bytes of style sheet text scanned and applied for the page,
+                               with an optional K, M or G suffix (default 8M)
+      --max-style-rules N      style rules applied per document (default 100000)
       -h, --help               show this help
     Relay options:
     \(RelayOptions.help(maximumTimeDefault: "120", allowsDirect: true))
@@ -60,6 +63,8 @@ struct PageCommand: Subcommand {
     var importDepth = PageLoader.Options().importDepth
     var maximumSubresources = PageLoader.Options().maximumSubresources
     var maximumPageBytes = PageLoader.Options().maximumPageBytes
+    var maximumStyleBytes = PageLoader.Options().maximumStyleBytes
+    var maximumStyleRules = PageLoader.Options().maximumStyleRules
     var complete = false
     var viewport = Viewport()
 
@@ -89,6 +94,8 @@ struct PageCommand: Subcommand {
             case "--import-depth": command.importDepth = try scanner.count(in: PageLoader.Options.importDepthRange)
             case "--max-subresources": command.maximumSubresources = try scanner.count(in: 1...1_000_000)
             case "--max-page-bytes": command.maximumPageBytes = try scanner.byteCount(in: (1 << 10)...(64 << 30))
+            case "--max-style-bytes": command.maximumStyleBytes = try scanner.byteCount(in: 0...(1 << 30))
+            case "--max-style-rules": command.maximumStyleRules = try scanner.count(in: 0...100_000_000)
             default:
                 if argument.hasPrefix("-") { throw UsageError("unknown option \(argument) for page (see relayfetch page --help)") }
                 positionals.append(argument)
@@ -111,6 +118,8 @@ struct PageCommand: Subcommand {
         case .bytes(let value): "stopped at \(value) bytes for the page (raise with --max-page-bytes)"
         case .importDepth(let value): "style sheet @import chains cut at depth \(value) (raise with --import-depth)"
         case .frameDepth(let value): "frames nested deeper than \(value) not loaded (raise with --frame-depth)"
+        case .styleBytes(let value): "style sheets cut at \(value) bytes for the page (raise with --max-style-bytes)"
+        case .styleRules(let value): "style rules cut at \(value) for a document (raise with --max-style-rules)"
         }
     }
 
@@ -123,6 +132,8 @@ struct PageCommand: Subcommand {
         options.maximumSubresources = maximumSubresources
         if let maximumTime = relay.maximumTime { options.pageTimeout = maximumTime }  // the whole page, as for get
         options.maximumPageBytes = maximumPageBytes
+        options.maximumStyleBytes = maximumStyleBytes
+        options.maximumStyleRules = maximumStyleRules
         options.keepBodies = warcPath != nil || saveDirectory != nil
         // Large bodies the page does not parse spool to unnamed files beside the output the user named.
         options.spoolDirectory = warcPath.map { URL(fileURLWithPath: $0).deletingLastPathComponent() }

@@ -16,7 +16,7 @@ final class StyleLoadingTests: XCTestCase {
             loaded[url] = DocumentStyleSheets.Loaded(url: url, text: text)
         }
         let media = MediaQuery(viewport: viewport)
-        let cascade = DocumentStyleSheets(media: media, loaded: loaded, importDepth: 8).sheets(of: document, baseURL: base)
+        let cascade = DocumentStyleSheets(media: media, loaded: loaded, importDepth: 8).sheets(of: document, baseURL: base).sheets
         let found = StyleResolver(sheets: cascade, viewport: viewport).needs(of: document, baseURL: base)
         return (found.images.map(\.url.path), found.fonts.map(\.url.path))
     }

@@ -3,7 +3,11 @@ origin2.test resolve to 127.0.0.21 and .22 here, as in squid's hosts file), then
 the tunnel per --mode. Logs "CONNECT<TAB>authority" per tunnel, then "FIELDS<TAB>names" (the
 CONNECT's header field names, lowercase, in order, comma-separated), and "MISBEHAVED<TAB>mode".
 
+Every name under origin.test reaches 127.0.0.21 (as the origin certificate's *.origin.test
+covers it): a relay that resolves a wildcard name.
+
 Modes:
+  forward                forward both ways until either side closes (a relay that behaves)
   stall-after N          forward N bytes from the origin, then stop forwarding (tunnel stays open)
   close-notify-after N   forward N bytes from the origin, then end the tunnel with TLS close_notify
   reset-after N          forward N bytes from the origin, then reset the TCP connection
@@ -19,7 +23,7 @@ HOSTS = {"origin.test": "127.0.0.21", "origin2.test": "127.0.0.22"}
 
 
 def extra(parser):
-    parser.add_argument("--mode", required=True, choices=["stall-after", "close-notify-after", "reset-after", "fin-after"])
+    parser.add_argument("--mode", required=True, choices=["forward", "stall-after", "close-notify-after", "reset-after", "fin-after"])
     parser.add_argument("--bytes", type=int, default=0)
 
 
@@ -46,11 +50,16 @@ def handle(client, address):
     log("CONNECT", authority)
     log("FIELDS", ",".join(line.split(":", 1)[0].strip().lower() for line in head.split("\r\n")[1:] if line))
     host, _, port = authority.rpartition(":")
-    origin = socket.create_connection((HOSTS.get(host, host), int(port)))
+    address = "127.0.0.21" if host.endswith(".origin.test") else HOSTS.get(host, host)
+    origin = socket.create_connection((address, int(port)))
     client.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
     if rest:
         origin.sendall(rest)
     threading.Thread(target=pump, args=(client, origin), daemon=True).start()
+    if args.mode == "forward":
+        pump(origin, client)
+        origin.close()
+        return
     forwarded = 0
     while forwarded < args.bytes:
         data = origin.recv(min(65536, args.bytes - forwarded))

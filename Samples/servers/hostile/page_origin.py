@@ -8,6 +8,8 @@ Routes (n, k, mb from the query):
   /many?n=N            HTML with N distinct <img>
   /big-images?n=N&kb=K HTML with N distinct <img> of K KiB each
   /css-page?n=N        HTML linking /big.css?n=N, a sheet with N distinct url()s
+  /css-value-page?n=N  HTML linking /value.css?n=N, a sheet whose one rule gives <body> N distinct
+                       background images (one declaration)
   /import-page         HTML linking /import/0.css; /import/K.css imports /import/K+1.css, forever
   /frame/K.html        an <iframe> of /frame/K+1.html, forever, and one image per level
   /large?mb=M          M * 1,000,000 bytes of HTML, an <img> every ~1 MB and /tail/last.png at the end
@@ -83,6 +85,11 @@ def route(path, query, args):
     if path == "/big.css":
         n = number("n", 1000)
         return "200 OK", "text/css", b"".join(b"a%d{background:url(/u/%d.png)}\n" % (k, k) for k in range(n)), b""
+    if path == "/css-value-page":
+        return "200 OK", "text/html", page(b'<link rel="stylesheet" href="/value.css?n=%d"><p>text</p>' % number("n", 1000)), b""
+    if path == "/value.css":
+        images = b",".join(b"url(/v/%d.png)" % k for k in range(number("n", 1000)))
+        return "200 OK", "text/css", b"body{background-image:" + images + b"}\n", b""
     if path == "/slow-image-page":
         return "200 OK", "text/html", page(b'<link rel="stylesheet" href="/bg.css"><img src="/slow.png"><p>text</p>'), b""
     if path == "/bg.css":

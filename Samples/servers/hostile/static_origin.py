@@ -15,6 +15,9 @@ Behaviours:
   --robots-retry-after S  with --robots-status, the answer carries "Retry-After: S"
   --set-cookie      every response sets a cookie naming its path (crawl=<path>)
   --cache-control V every 200 response carries "Cache-Control: V" (a site whose responses caches keep)
+  --fresh-links N   /fresh on any host name is a page linking to /fresh on N host names never
+                    given before (f1.origin.test, f2.origin.test...): a site that answers every
+                    host name, as wildcard DNS would let it
   --plain           plain HTTP instead of TLS (for an address the origin certificate does not
                     name); "@ORIGIN@" then becomes http:// and the Host
   --cookie-domain D with --set-cookie, the cookie is for domain D (Domain=D) and named after the
@@ -55,6 +58,7 @@ def extra(parser):
     parser.add_argument("--cookie-domain")
     parser.add_argument("--plain", action="store_true")
     parser.add_argument("--cache-control")
+    parser.add_argument("--fresh-links", type=int, default=0)
 
 
 args = common.arguments("static crawl-test origin", extra)
@@ -64,6 +68,7 @@ lock = threading.Lock()
 in_progress = [0]
 flaky_seen = set()
 robots_failed = [0]
+fresh_hosts = [0]
 
 
 class Dropped(Exception):
@@ -117,6 +122,14 @@ def serve_one(conn, method, target, host):
             raise Dropped()
         retry = b"Retry-After: %s\r\n" % args.robots_retry_after.encode() if args.robots_retry_after else b""
         respond(conn, args.robots_status, "Status", b"", extra_headers=retry, target=target)
+        return
+    if path == "/fresh" and args.fresh_links:
+        with lock:
+            first = fresh_hosts[0] + 1
+            fresh_hosts[0] += args.fresh_links
+        port = host.rpartition(":")[2]
+        links = b"".join(b'<a href="https://f%d.origin.test:%s/fresh">f</a>\n' % (k, port.encode()) for k in range(first, first + args.fresh_links))
+        respond(conn, 200, "OK", b"<!doctype html><html><body>" + links + b"</body></html>", "text/html; charset=utf-8", target=target)
         return
     if path.startswith("/flaky/"):
         with lock:
