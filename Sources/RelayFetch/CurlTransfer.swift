@@ -51,7 +51,7 @@ final class CurlTransfer: @unchecked Sendable {
     // The idle clock (curl thread): monotonic seconds of the last byte received.
     private let idleTimeout: Double
     let maximumTime: Double
-    private var lastActivity = CurlTransfer.now()
+    var lastActivity = CurlTransfer.now()
     fileprivate(set) var idleTimedOut = false
     /// Set once libcurl has started sending the request; asked of libcurl only until then.
     private var requestSent = false
@@ -78,6 +78,7 @@ final class CurlTransfer: @unchecked Sendable {
         self.maximumTime = limit.isFinite ? max(0.001, min(limit, 86_400 * 365)) : 0
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         configure(configuration, pinnedAddresses: pinnedAddresses)
+        if let stream = request.bodyStream { try configureUpload(stream) }
     }
 
     deinit {
@@ -124,7 +125,7 @@ final class CurlTransfer: @unchecked Sendable {
         let method = request.method.uppercased()
         if method == "HEAD" {
             setLong(CURLOPT_NOBODY, 1)
-        } else if method != "GET" || request.body != nil {
+        } else if method != "GET" || request.body != nil || request.bodyStream != nil {
             setString(CURLOPT_CUSTOMREQUEST, method)
         }
         if let body = request.body {
@@ -365,6 +366,7 @@ final class CurlTransfer: @unchecked Sendable {
         let detail = String(cString: errorBuffer)
         let text = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
         let origin = "\(request.url.host ?? ""):\(request.url.portOrDefault)"
+        if let why = request.bodyStream?.failure { return FetchError(.transfer(why)) }
         if idleTimedOut {
             return FetchError(.idleTimeout(seconds: idleTimeout, peer: origin, route: route.hopNames, stalled: nil))
         }
@@ -386,8 +388,8 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// Called by libcurl about once a second and on every chunk; false stops the transfer.
     fileprivate func checkIdle() -> Bool {
-        // A reader that is behind holds the transfer: silence is not the sender's.
-        if pausedForReader {
+        // A reader that is behind (or a pipe the body comes from) holds the transfer: silence is not the sender's.
+        if pausedForReader || waitsForRequestBody {
             lastActivity = Self.now()
             return true
         }

@@ -9,7 +9,8 @@ struct RedirectChain {
     let timeLimit: Double
     private let deadline: Date
     private var visited: Set<String>
-    private var followed = 0
+    /// Redirects followed so far.
+    private(set) var followed = 0
 
     init(_ request: HTTPRequest, configuration: Session.Configuration) {
         original = request
@@ -45,12 +46,17 @@ struct RedirectChain {
               let next = URL(string: location, relativeTo: current.url)?.absoluteURL else {
             return nil
         }
+        let request = Self.redirected(current, to: next, status: response.statusCode)
+        if current.crossOriginRedirects == .sameOriginOnlyForMethodAndBody, next.originKey != current.url.originKey,
+           request.body != nil || request.bodyStream != nil || !["GET", "HEAD"].contains(request.method.uppercased()) {
+            return nil
+        }
         followed += 1
         if followed > maximumRedirects { throw FetchError(.tooManyRedirects(maximumRedirects)) }
         if !visited.insert(next.absoluteString).inserted, current.method == "GET" {
             throw FetchError(.redirectLoop(next.absoluteString))
         }
-        return Self.redirected(current, to: next, status: response.statusCode)
+        return request
     }
 
     static func isRedirect(_ status: Int) -> Bool { [301, 302, 303, 307, 308].contains(status) }
@@ -62,11 +68,12 @@ struct RedirectChain {
         if status == 303 || ((status == 301 || status == 302) && request.method == "POST") {
             next.method = request.method == "HEAD" ? "HEAD" : "GET"
             next.body = nil
+            next.bodyStream = nil
             next.headerFields.removeAll { ["content-type", "content-length"].contains($0.name.lowercased()) }
         }
         // Credentials the caller set are for the origin they named: like curl, drop them on any
         // change of scheme, host or port (a downgrade to http would send them in clear text).
-        if url.originKey != request.url.originKey {
+        if url.originKey != request.url.originKey, request.crossOriginRedirects != .trusted {
             next.headerFields.removeAll { ["authorization", "cookie", "proxy-authorization"].contains($0.name.lowercased()) }
         }
         return next

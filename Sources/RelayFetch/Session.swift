@@ -109,7 +109,11 @@ public final class Session: Sendable {
         var chain = RedirectChain(current, configuration: configuration)
         while true {
             let (body, response) = try await chain.within { try await exchange(chain.timed(current), onBodyChunk: onBodyChunk) }
-            guard let next = try chain.next(after: response, to: current) else { return (body, response) }
+            guard let next = try chain.next(after: response, to: current) else {
+                var response = response
+                response.redirectCount = chain.followed
+                return (body, response)
+            }
             current = Self.entering(next)
         }
     }
@@ -139,6 +143,10 @@ public final class Session: Sendable {
         if case .revalidate(_, let conditions) = lookup { request.headerFields += conditions }
         var (body, response): (Data, HTTPResponse)
         if case .oblivious(let oblivious) = route {
+            if let stream = request.bodyStream {
+                request.body = try await stream.collect(upTo: configuration.maximumResponseSize)
+                request.bodyStream = nil
+            }
             let (post, context) = try ObliviousExchange.encapsulate(request, route: oblivious)
             let pins = try await pinnedAddresses(for: post.url, route: oblivious.carrier)
             let (sealed, relayResponse) = try await engine.perform(try CurlTransfer(request: post, route: oblivious.carrier, configuration: configuration,
