@@ -52,7 +52,10 @@ struct GetCommand: Subcommand {
             case "-#", "--progress-bar": command.progressBar = true
             case "-L", "--location": command.followsRedirects = true
             case "--no-location": command.followsRedirects = false
-            case "--max-redirs": command.maximumRedirects = try scanner.count(in: -1...1_000_000)
+            case "--max-redirs":
+                // -1 is curl's "no limit"; the number parser takes no sign.
+                let text = try scanner.value()
+                command.maximumRedirects = text == "-1" ? -1 : try NumericArgument.count(text, option: "--max-redirs", in: 0...1_000_000)
             case "-w", "--write-out":
                 let format = try scanner.value()
                 let text = format.hasPrefix("@")
