@@ -17,7 +17,8 @@ public func argumentsFuzzer(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 
     let rest = Array(arguments.dropFirst())
     do {
         switch name {
-        case "get": try GetCommand.parse(rest).map { check($0.relay) }
+        // "-d @-", "-K -" and the like read standard input: a fixed text here, never the fuzzer's stdin.
+        case "get": try GetCommand.parse(rest, standardInput: { Data("url = https://stdin.test/\nsilent\n".utf8) }).map { check($0.relay) }
         case "page": try PageCommand.parse(rest).map { check($0.relay) }
         case "oauth": try OAuthCommand.parse(rest).map { check($0.relay) }
         case "crawl":
@@ -62,10 +63,14 @@ private func check(_ crawl: CrawlCommand) {
 /// The parsers read the files some options name (crawl's --seeds, oauth's scenarios) and check
 /// that others are readable: they run in a folder of their own holding only `scenario.json` and
 /// `seeds.txt`, where a relative path reaches nothing else, and an input naming an absolute path
-/// or one that climbs out (/dev/zero, a FIFO, ../..) is skipped rather than read.
+/// or one that climbs out (/dev/zero, a FIFO, ../..), even inside a value (@/dev/zero), is
+/// skipped rather than read.
 private func staysInTheSandbox(_ argument: String) -> Bool {
-    if argument.hasPrefix("/") || argument.hasPrefix("~") { return false }
-    return argument.split(separator: "/").first { $0 != "." } != ".."
+    if argument.hasPrefix("/") || argument.hasPrefix("~") || argument.contains("..") { return false }
+    // A path may also hide inside a value get reads while parsing (-d @/dev/zero, -K/dev/zero,
+    // -F f=</dev/zero, --config=/dev/zero): only the slashes of a URL or a pin may stay.
+    let rest = argument.replacingOccurrences(of: "://", with: "").replacingOccurrences(of: "sha256//", with: "")
+    return !rest.contains("/")
 }
 
 /// Moves into that folder once. scripts/fuzz.sh gives libFuzzer absolute paths, so the corpus

@@ -38,5 +38,10 @@ static inline curl_socket_t rf_curl_socket_bad(void) { return CURL_SOCKET_BAD; }
 // CURL_WRITEFUNC_PAUSE and CURLPAUSE_CONT are macros Swift does not import (a cast, an OR).
 static inline size_t rf_curl_writefunc_pause(void) { return CURL_WRITEFUNC_PAUSE; }
 static inline CURLcode rf_curl_easy_unpause(CURL *h) { return curl_easy_pause(h, CURLPAUSE_CONT); }
+// A streamed request body: CURL_READFUNC_PAUSE and CURL_READFUNC_ABORT are macros too, and the
+// seek callback (rewinding the body to send it again) has a type of its own.
+static inline size_t rf_curl_readfunc_pause(void) { return CURL_READFUNC_PAUSE; }
+static inline size_t rf_curl_readfunc_abort(void) { return CURL_READFUNC_ABORT; }
+static inline CURLcode rf_curl_easy_setopt_seek(CURL *h, curl_seek_callback f) { return curl_easy_setopt(h, CURLOPT_SEEKFUNCTION, f); }
 static inline const char *rf_curl_version_string(void) { return curl_version_info(CURLVERSION_NOW)->version; }
 #endif

@@ -60,18 +60,13 @@ public final class Navigator: Sendable {
             let sent = current
             var main = PageResource(url: sent.url, kind: .other, referrer: referrer, startedAt: Date())
             let (body, response) = try await session.data(for: sent, recorder: recorder)
-            let next: HTTPRequest?
-            do {
-                next = try redirects.next(after: response, to: current)
-            } catch {
-                // A redirect the policy would intercept anyway is the policy's to report.
-                if case .redirectRefused(let target, _) = error.code, let url = URL(string: target), policy.shouldIntercept(url) { return .intercepted(url) }
-                throw error
-            }
-            if let next {
+            if let next = try redirects.next(after: response, to: current) {
                 current = next
                 continue
             }
+            // A redirect not followed (it would carry the body elsewhere) that the policy would
+            // intercept anyway is the policy's to report.
+            if let refused = redirects.refusedTarget, policy.shouldIntercept(refused) { return .intercepted(refused) }
             main.record(response: response, body: body, request: sent, keepBody: true)
             let document = HTMLDocument(data: body, url: response.url, charset: ContentType(response).charset)
                 ?? HTMLDocument(data: Data("<html></html>".utf8), url: response.url)!

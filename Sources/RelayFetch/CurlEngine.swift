@@ -41,7 +41,11 @@ final class CurlEngine: @unchecked Sendable {
 
     /// Runs `transfer` to completion.
     func perform(_ transfer: CurlTransfer) async throws -> (Data, HTTPResponse) {
-        try await withCheckedThrowingContinuation { continuation in
+        // A pipe the request body comes from wakes the transfer once its writer caught up.
+        transfer.request.bodyStream?.onReadable.withLock { $0 = { [weak self, weak transfer] in
+            if let self, let transfer { self.resume(transfer) }
+        } }
+        return try await withCheckedThrowingContinuation { continuation in
             transfer.continuation = continuation
             // Waking the multi handle under the lock: once `stopping` is seen, it may be freed.
             lock.lock()
@@ -102,7 +106,9 @@ final class CurlEngine: @unchecked Sendable {
                 transfer.continuation = nil
                 continuation?.resume(throwing: FetchError(.transfer("the reader stopped reading the body")))
             }
-            for transfer in toResume where running[transfer.easy] === transfer && transfer.pausedForReader {
+            for transfer in toResume where running[transfer.easy] === transfer {
+                let bodyWaited = transfer.takeRequestBodyWait()
+                guard transfer.pausedForReader || bodyWaited else { continue }
                 transfer.pausedForReader = false
                 // libcurl hands over the bytes it held at once (the write callback may pause again).
                 _ = rf_curl_easy_unpause(transfer.easy)

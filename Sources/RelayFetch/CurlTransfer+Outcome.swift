@@ -51,6 +51,7 @@ extension CurlTransfer {
         let detail = String(cString: errorBuffer)
         let text = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
         let origin = "\(request.url.host ?? ""):\(request.url.portOrDefault)"
+        if let why = request.bodyStream?.failure { return FetchError(.transfer(why)) }
         if idleClock.timedOut {
             return FetchError(.idleTimeout(seconds: idleClock.timeout, peer: origin, route: route.hopNames, stalled: nil))
         }

@@ -7,7 +7,7 @@ extension CurlTransfer {
         let method = request.method.uppercased()
         if method == "HEAD" {
             setLong(CURLOPT_NOBODY, 1)
-        } else if method != "GET" || request.body != nil {
+        } else if method != "GET" || request.body != nil || request.bodyStream != nil {
             setString(CURLOPT_CUSTOMREQUEST, method)
         }
         if let body = request.body {

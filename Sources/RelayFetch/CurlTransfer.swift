@@ -44,7 +44,7 @@ final class CurlTransfer: @unchecked Sendable {
     private(set) var originCloseNotify: CloseNotifyFlag?
 
     /// The idle timeout's clock (curl thread).
-    private(set) var idleClock: IdleClock
+    var idleClock: IdleClock
     let maximumTime: Double
 
     var continuation: CheckedContinuation<(Data, HTTPResponse), Error>?
@@ -69,6 +69,7 @@ final class CurlTransfer: @unchecked Sendable {
         self.maximumTime = limit.isFinite ? max(0.001, min(limit, 86_400 * 365)) : 0
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         configure(configuration, pinnedAddresses: pinnedAddresses)
+        if let stream = request.bodyStream { try configureUpload(stream) }
     }
 
     deinit {
@@ -213,7 +214,8 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// Called by libcurl about once a second and on every chunk; false stops the transfer.
     fileprivate func checkIdle() -> Bool {
-        idleClock.check(readerBehind: pausedForReader) { requestStarted }
+        // A reader that is behind (or a pipe the body comes from) holds the transfer.
+        idleClock.check(readerBehind: pausedForReader || waitsForRequestBody) { requestStarted }
     }
 }
 

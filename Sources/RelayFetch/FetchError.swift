@@ -12,9 +12,6 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
         case transfer(String)
         case tooManyRedirects(Int)
         case redirectLoop(String)
-        /// A redirect that was not followed: it would have carried the request's body (or
-        /// method) to an origin the caller did not name.
-        case redirectRefused(url: String, reason: String)
         case responseTooLarge(limit: Int)
         case timedOut(Double)
         /// No byte arrived for `seconds` from `peer` (host:port), reached through `route`'s hops;
@@ -50,7 +47,6 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
         case .transfer(let why): return why
         case .tooManyRedirects(let count): return "too many redirects (more than \(count))"
         case .redirectLoop(let url): return "redirect loop at \(url)"
-        case .redirectRefused(let url, let reason): return "redirect to \(url) not followed: \(reason)"
         case .responseTooLarge(let limit): return "response larger than the limit of \(limit) bytes"
         case .timedOut(let seconds): return "timed out after \(Self.format(seconds)) s (the time limit for the whole request)"
         case .idleTimeout(let seconds, let peer, let route, let stalled):

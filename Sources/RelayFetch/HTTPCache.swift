@@ -116,7 +116,7 @@ final class HTTPCache: Sendable {
 
     /// GETs without credentials or ranges, whose own Cache-Control (or Pragma) does not say no-cache / no-store.
     private static func isCacheable(_ request: HTTPRequest) -> Bool {
-        guard request.method.equalsIgnoringASCIICase("GET"), request.body == nil else { return false }
+        guard request.method.equalsIgnoringASCIICase("GET"), request.body == nil, request.bodyStream == nil else { return false }
         for field in request.headerFields {
             if field.name.equalsIgnoringASCIICase("authorization") || field.name.equalsIgnoringASCIICase("range") { return false }
             if field.name.equalsIgnoringASCIICase("cache-control"), directives(field.value).keys.contains(where: { $0 == "no-cache" || $0 == "no-store" }) {

@@ -7,6 +7,12 @@ public struct HTTPRequest: Sendable {
     public var url: URL
     public var headerFields: [(name: String, value: String)]
     public var body: Data?
+    /// A body read while it is sent, instead of `body` (curl's `-T`): any size, never whole in
+    /// memory (except through Oblivious HTTP, whose one sealed message holds it, up to the
+    /// session's `maximumResponseSize`).
+    public var bodyStream: RequestBodyStream?
+    /// What a redirect to another origin (scheme, host or port) may carry.
+    public var crossOriginRedirects: CrossOriginRedirects = .sameOriginOnlyForMethodAndBody
     /// The top-level page this request is for; a cross-site request carries only SameSite=None cookies.
     public var siteForCookies: URL?
     /// Seconds this request may take (each exchange of it), if less than the session's limit.
@@ -44,6 +50,18 @@ public struct HTTPRequest: Sendable {
 }
 
 extension HTTPRequest {
+    /// What follows a redirect to another origin. Credentials the caller set (Authorization,
+    /// Cookie, Proxy-Authorization fields) never do, except under `trusted`.
+    public enum CrossOriginRedirects: Sendable {
+        /// As browsers: a 307 or 308 keeps the method and body.
+        case browser
+        /// The default: a redirect that would take a method other than GET or HEAD, or a body,
+        /// to another origin is not followed; it comes back as the response.
+        case sameOriginOnlyForMethodAndBody
+        /// As curl's `--location-trusted`: method, body and credentials all follow.
+        case trusted
+    }
+
     /// Whether the body of a response with `status` and `contentType` is wanted: always unless
     /// it is a 2xx response and `acceptedMediaTypes` names neither its type nor `type/*`.
     func wantsBody(status: Int, contentType: String?) -> Bool {
@@ -74,6 +92,8 @@ public struct HTTPResponse: Sendable {
     public var fromCache = false
     /// True when the body was not read: the request's `acceptedMediaTypes` leave this type out.
     public var bodySkipped = false
+    /// Redirects followed to reach this response.
+    public var redirectCount = 0
 
     /// The first value of `name`, compared case-insensitively.
     public func value(forHeaderField name: String) -> String? {

@@ -13,6 +13,12 @@ struct ObliviousRoute: Route {
     var hopNames: [String] { carrier.hopNames + ["ohttp:" + relayURL.absoluteString] }
 
     func exchange(_ request: HTTPRequest, in session: Session, onBodyChunk: (@Sendable (URL, Data) -> Void)?) async throws -> (Data, HTTPResponse) {
+        var request = request
+        if let stream = request.bodyStream {
+            // The one sealed message holds the whole body.
+            request.body = try await stream.collect(upTo: session.configuration.maximumResponseSize)
+            request.bodyStream = nil
+        }
         let (post, context) = try ObliviousExchange.encapsulate(request, route: self)
         let (sealed, relayResponse) = try await carrier.exchange(post, in: session, onBodyChunk: nil)
         var (body, response) = try ObliviousExchange.decapsulate(sealed, relayResponse: relayResponse, context: context, for: request, route: self)

@@ -5,6 +5,8 @@ import Foundation
 struct RedirectChain {
     private let original: HTTPRequest
     private var follower: RedirectFollower
+    /// Redirects followed so far.
+    var followed: Int { follower.followed }
     /// The whole request's time limit (`requestTimeout`), which a timeout is reported as.
     let timeLimit: Double
     private let deadline: Date

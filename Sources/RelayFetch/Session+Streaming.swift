@@ -14,7 +14,11 @@ extension Session {
         var chain = RedirectChain(current, configuration: configuration)
         while true {
             let (body, response) = try await chain.within { try await streamingExchange(chain.timed(current), timeLimit: chain.timeLimit) }
-            guard let next = try chain.next(after: response, to: current) else { return (body, response) }
+            guard let next = try chain.next(after: response, to: current) else {
+                var response = response
+                response.redirectCount = chain.followed
+                return (body, response)
+            }
             // A redirect's own body is small, if any: read it (so the connection can be reused)
             // unless it turns out large, then cut it.
             _ = try? await body.collect(upTo: 64 << 10)

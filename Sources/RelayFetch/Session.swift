@@ -109,7 +109,11 @@ public final class Session: Sendable {
         var chain = RedirectChain(current, configuration: configuration)
         while true {
             let (body, response) = try await chain.within { try await exchange(chain.timed(current), onBodyChunk: onBodyChunk) }
-            guard let next = try chain.next(after: response, to: current) else { return (body, response) }
+            guard let next = try chain.next(after: response, to: current) else {
+                var response = response
+                response.redirectCount = chain.followed
+                return (body, response)
+            }
             current = Self.entering(next)
         }
     }

@@ -1,97 +1,95 @@
 import Foundation
 import RelayFetch
 
-/// `relayfetch get URL`: one resource, like curl, through the relays given.
+/// `relayfetch get URL...`: resources fetched as curl fetches them, through the relays given.
+/// Parsing is here; the help text, running and one transfer live in extensions beside it.
 struct GetCommand: Subcommand {
-    static let help = """
-    Usage: relayfetch get URL [options]
-
-    Fetch one URL through privacy relays and write the body to standard output as it arrives.
-    Redirects are followed (at most 20). Nothing is written to disk unless -o is given.
-    Any size streams in flat memory; a slow reader slows the relays rather than growing memory.
-    No time limit applies unless --max-time is given: --idle-timeout ends a transfer that stalls.
-
-    Options:
-      -o, --output FILE        write the body to FILE instead of standard output: written under no
-                               name (or a temporary one) next to FILE and renamed to FILE once
-                               complete, so a failed transfer leaves no partial file
-      -C, --continue -         resume: ask for the rest of FILE (-o) with Range, validated with
-                               If-Range against the strong ETag FILE was saved with (extended
-                               attribute user.relayfetch.etag), else FILE's time (its
-                               Last-Modified); a changed resource comes back whole. Any answer but
-                               206 or 2xx leaves FILE as it was and fails. A connection lost
-                               mid-file is resumed the same way (up to 5 tries while bytes arrive)
-      --max-filesize BYTES     fail when the body is larger (suffix K, M, G or T for KiB ... TiB);
-                               under -C -, when the whole file would be; no partial file is left,
-                               unless --keep-partial
-      --keep-partial           on failure keep what arrived in FILE, with the response's
-                               Last-Modified as its time, for a later -C -
-      -i, --include            print the response status line and headers before the body
-      -f, --fail               exit 1 when the server answers with a status of 400 or more,
-                               writing nothing (FILE stays as it was)
-      -v, --verbose            print the route, each hop's connect time and the exchange to stderr
-      -H, --header 'N: v'      extra request header sent to the origin (repeatable)
-      -h, --help               show this help
-    Relay options:
-    \(RelayOptions.help(maximumTimeDefault: "none", allowsDirect: true))
-
-    Exit status: 0 success, 1 failure (the error names the failing hop), 2 bad usage.
-    Example:
-      relayfetch get https://origin.test/ --relay https://127.0.0.11:3129 \\
-          --relay-header 'Proxy-Authorization: Bearer TOKEN' --relay-cacert ca.pem --cacert ca.pem
-    """
-
-    var url: URL
+    var urls: [URL] = []
     var relay = RelayOptions()
-    var outputPath: String?
+    /// `-o` values, paired with the URLs in order (curl's rule); URLs past them go to standard output.
+    var outputPaths: [String] = []
+    var request = RequestOptions()
+    var retry = RetryPolicy()
+    var writeOut: WriteOut?
     var includeHeaders = false
     var failOnHTTPError = false
     var verbose = false
-    var headers: [(name: String, value: String)] = []
+    var silent = false
+    var showError = false
+    var progressBar = false
     var maximumFileSize: Int?
     var keepPartial = false
     var resume = false
+    var followsRedirects = true
+    /// curl's --max-redirs; -1 for no limit.
+    var maximumRedirects = 20
+    var parallel = false
+    var parallelMaximum = 50
 
     /// Parses the arguments after `get`; nil when `--help` was asked for.
     static func parse(_ arguments: [String]) throws -> GetCommand? {
-        var scanner = ArgumentScanner(arguments)
-        var relay = RelayOptions()
-        relay.allowsDirect = true
+        try parse(arguments, standardInput: { FileHandle.standardInput.readDataToEndOfFile() })
+    }
+
+    /// `standardInput` gives what `-d @-`, `-K -` and the like read (the fuzzer's own text).
+    static func parse(_ arguments: [String], standardInput: () -> Data) throws -> GetCommand? {
+        var scanner = ArgumentScanner(try GetArguments.expanded(arguments, standardInput: standardInput))
+        var command = GetCommand()
+        command.relay.allowsDirect = true
         var positionals: [String] = []
-        var command = GetCommand(url: URL(fileURLWithPath: "/"))
         while let argument = scanner.next() {
-            if try relay.parse(&scanner) { continue }
+            if try command.relay.parse(&scanner) || command.request.parse(&scanner, standardInput: standardInput) || command.retry.parse(&scanner) {
+                continue
+            }
             switch argument {
             case "-h", "--help": return nil
-            case "-o", "--output": command.outputPath = try scanner.value()
+            case "-o", "--output": command.outputPaths.append(try scanner.value())
             case "-i", "--include": command.includeHeaders = true
             case "-f", "--fail": command.failOnHTTPError = true
             case "-v", "--verbose": command.verbose = true
+            case "-s", "--silent": command.silent = true
+            case "-S", "--show-error": command.showError = true
+            case "-#", "--progress-bar": command.progressBar = true
+            case "-L", "--location": command.followsRedirects = true
+            case "--no-location": command.followsRedirects = false
+            case "--max-redirs":
+                // -1 is curl's "no limit"; the number parser takes no sign.
+                let text = try scanner.value()
+                command.maximumRedirects = text == "-1" ? -1 : try NumericArgument.count(text, option: "--max-redirs", in: 0...1_000_000)
+            case "-w", "--write-out":
+                let format = try scanner.value()
+                let text = format.hasPrefix("@")
+                    ? String(decoding: try ArgumentFile.read(String(format.dropFirst()), option: "-w", standardInput: standardInput), as: UTF8.self) : format
+                command.writeOut = try WriteOut(format: text)
+            case "-Z", "--parallel": command.parallel = true
+            case "--parallel-max": command.parallelMaximum = try scanner.count(in: 1...300)
+            case "--url": positionals.append(try scanner.value())
             case "--keep-partial": command.keepPartial = true
             case "--max-filesize": command.maximumFileSize = try scanner.byteCount()
             case "-C", "--continue":
                 let offset = try scanner.value()
                 guard offset == "-" else { throw UsageError("-C takes \"-\" (resume from the end of the -o file), not \"\(offset)\"") }
                 command.resume = true
-            case "-H", "--header":
-                let (name, value) = try RelayOptions.headerField(try scanner.value())
-                command.headers.append((name, value))
             default:
                 if argument.hasPrefix("-") && argument != "-" { throw UsageError("unknown option \(argument) for get (see relayfetch get --help)") }
                 positionals.append(argument)
             }
         }
-        guard positionals.count == 1 else {
-            throw UsageError(positionals.isEmpty ? "get needs a URL (see relayfetch get --help)"
-                                                 : "get takes one URL, got \(positionals.count)")
-        }
-        command.url = try Self.validatedURL(positionals[0])
-        if command.resume && command.outputPath == nil { throw UsageError("-C - resumes a file: it needs -o FILE") }
-        if command.resume && command.includeHeaders { throw UsageError("-C - and -i do not go together (the headers would land inside the file)") }
+        guard !positionals.isEmpty else { throw UsageError("get needs a URL (see relayfetch get --help)") }
+        command.urls = try positionals.map(Self.validatedURL)
+        try command.validate()
+        return command
+    }
+
+    private func validate() throws {
+        if outputPaths.count > urls.count { throw UsageError("\(outputPaths.count) -o for \(urls.count) URL(s): give one -o per URL, in order") }
+        if resume && outputPaths.count < urls.count { throw UsageError("-C - resumes a file: it needs -o FILE for each URL") }
+        if resume && includeHeaders { throw UsageError("-C - and -i do not go together (the headers would land inside the file)") }
+        if resume && request.range != nil { throw UsageError("-C - and -r do not go together (each asks for a range)") }
+        if urls.count > 1, case .upload("-") = request.body { throw UsageError("-T - reads standard input once: give one URL") }
+        try request.validate()
         try relay.validate()
         try relay.requireRelays(for: "get")
-        command.relay = relay
-        return command
     }
 
     static func validatedURL(_ text: String) throws -> URL {
@@ -107,45 +105,16 @@ struct GetCommand: Subcommand {
         return url.withLowercasedHost  // one spelling of each host from here on
     }
 
-    func run(io: CommandIO) async -> Int32 {
-        var relay = relay
-        // A download may take as long as it needs: the idle timeout ends a stalled one.
-        if relay.maximumTime == nil { relay.maximumTime = .infinity }
-        guard let session = await relay.makeSession(io: io) else { return 1 }
-        defer { session.invalidate() }
-        if verbose {
-            // An OHTTP relay without a --relay chain has no hops, but is no direct route.
-            let relays = (session.configuration.proxyConfigurations.first?.relayHops ?? []).compactMap { $0.endpointURL?.absoluteString }
-                + (relay.ohttpRelay.map { ["ohttp:\($0.absoluteString)"] } ?? [])
-            io.log(relays.isEmpty ? "* route: direct (--direct)" : "* route: " + (relays + [url.host ?? ""]).joined(separator: " -> "))
-            session.onTunnelOpen { reports in reports.forEach { io.log("* \($0)") } }
-            io.log("> GET \(url.absoluteString)")
-        }
-        do {
-            let response = try await transfer(session: session, io: io)
-            if failOnHTTPError && response.statusCode >= 400 {
-                io.log("relayfetch: error: the server answered \(response.statusCode) for \(response.url.absoluteString)")
-                return 1
-            }
-            return 0
-        } catch let error as GetFailure {
-            io.log("relayfetch: error: \(error.description)")
-            return 1
-        } catch {
-            io.log("relayfetch: error: \(describe(error))")
-            return 1
-        }
+    /// Where each URL's body goes: its -o file, or standard output.
+    var targets: [Target] {
+        urls.indices.map { Target(index: $0 + 1, url: urls[$0], outputPath: $0 < outputPaths.count ? outputPaths[$0] : nil) }
     }
 
-    /// The error as one sentence; a size limit names the option that set it.
-    func describe(_ error: Error) -> String {
-        guard let fetch = error as? FetchError, case .responseTooLarge = fetch.code, let maximumFileSize else { return "\(error)" }
-        if !keepPartial, resume, let outputPath, DownloadFile.resumption(of: URL(fileURLWithPath: outputPath)) != nil {
-            // The limit is on the whole file: the partial one plus the rest would pass it.
-            return "the whole file would be larger than --max-filesize \(maximumFileSize) bytes; \(outputPath) keeps what it had"
-        }
-        let kept = outputPath == nil ? "" : keepPartial ? "; what arrived is kept in \(outputPath!)" : "; no file was written (--keep-partial keeps what arrived)"
-        return "the body is larger than --max-filesize \(maximumFileSize) bytes\(kept)"
+    /// One URL and where its body goes.
+    struct Target {
+        let index: Int
+        let url: URL
+        let outputPath: String?
     }
 }
 

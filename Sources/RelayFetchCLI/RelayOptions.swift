@@ -267,10 +267,13 @@ struct RelayOptions {
         return configuration
     }
 
-    /// A session for these options; on failure, logs one error line and returns nil (exit 1).
-    func makeSession(io: CommandIO) async -> Session? {
+    /// A session for these options, its configuration changed by `adjusting` (a command's own
+    /// settings); on failure, logs one error line and returns nil (exit 1).
+    func makeSession(io: CommandIO, adjusting: (inout Session.Configuration) -> Void = { _ in }) async -> Session? {
         do {
-            return try Session(configuration: await sessionConfiguration(warn: io.log))
+            var configuration = try await sessionConfiguration(warn: io.log)
+            adjusting(&configuration)
+            return try Session(configuration: configuration)
         } catch {
             io.log("relayfetch: error: \(error)")
             return nil
