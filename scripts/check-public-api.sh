@@ -3,7 +3,7 @@
 # declarations name, are the ones listed in scripts/RelayFetch-public-api.txt (and in README,
 # "Public API of RelayFetch"), as `swift package dump-symbol-graph` sees them (a few seconds after
 # a build). Run by scripts/test.sh; after a deliberate change of the API, rerun with --update and
-# update README's list too.
+# update README's list too. Also checks that ARCHITECTURE.md names every module and route type.
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -41,3 +41,18 @@ if ! diff -u "$expected" <(printf '%s\n' "$actual"); then
     exit 1
 fi
 echo "check-public-api: RelayFetch's public API is the $(wc -l <"$expected") listed declarations"
+
+# ARCHITECTURE.md describes the tree as it is: every module and every route type is named there.
+missing=()
+for module in Sources/*/; do
+    module=$(basename "$module")
+    grep -q "\`$module\`" ARCHITECTURE.md || missing+=("module $module")
+done
+for route in $(sed -n 's/^struct \([A-Za-z]*\): \(Curl\)\{0,1\}Route\b.*/\1/p' Sources/RelayFetch/*.swift); do
+    grep -q "\`$route\`" ARCHITECTURE.md || missing+=("route $route")
+done
+if ((${#missing[@]})); then
+    printf 'check-public-api: ARCHITECTURE.md does not describe %s\n' "${missing[@]}" >&2
+    exit 1
+fi
+echo "check-public-api: ARCHITECTURE.md names every module and route"
