@@ -24,16 +24,17 @@ let package = Package(
 
         // A value behind a pthread lock, for state shared across threads (ThreadSanitizer sees it).
         .target(name: "Locking"),
-        .target(name: "RelayTransport", dependencies: ["CLinux", "COpenSSL", "CNghttp2", "CNgtcp2", "CNghttp3"]),
+        .target(name: "SystemIO"),
+        .target(name: "RelayTransport", dependencies: ["SystemIO", "CLinux", "COpenSSL", "CNghttp2", "CNgtcp2", "CNghttp3"]),
         .target(name: "ObliviousHTTP", dependencies: ["COpenSSL"]),
         // DNS messages, the per-session answer cache and a stub resolver over encrypted transports.
         .target(name: "NameResolution", dependencies: ["Locking"]),
-        .target(name: "RelayFetch", dependencies: ["RelayTransport", "ObliviousHTTP", "NameResolution", "Locking", "CCurl", "CPSL", "COpenSSL", "CLinux"]),
-        .target(name: "RelayProfiles", dependencies: ["RelayFetch", "RelayTransport", "COpenSSL"]),
-        .target(name: "HeadlessPage", dependencies: ["RelayFetch", "RelayTransport", "Locking", "CLibXML2"]),
+        .target(name: "RelayFetch", dependencies: ["SystemIO", "RelayTransport", "ObliviousHTTP", "NameResolution", "Locking", "CCurl", "CPSL", "COpenSSL", "CLinux"]),
+        .target(name: "RelayProfiles", dependencies: ["RelayFetch", "SystemIO", "COpenSSL"]),
+        .target(name: "HeadlessPage", dependencies: ["RelayFetch", "SystemIO", "Locking", "CLibXML2"]),
         .target(name: "WebArchive", dependencies: ["HeadlessPage", "COpenSSL"]),
         .target(name: "OAuthFlow", dependencies: ["HeadlessPage", "RelayFetch", "COpenSSL"]),
-        .target(name: "Crawler", dependencies: ["RelayFetch", "HeadlessPage", "WebArchive", "Locking", "CSQLite", "CPostgreSQL", "CZlib", "COpenSSL"]),
+        .target(name: "Crawler", dependencies: ["SystemIO", "RelayFetch", "HeadlessPage", "WebArchive", "Locking", "CSQLite", "CPostgreSQL", "CZlib", "COpenSSL"]),
         .target(name: "RelayFetchCLI", dependencies: ["RelayFetch", "RelayTransport", "RelayProfiles", "HeadlessPage", "WebArchive", "OAuthFlow", "Crawler", "Locking",
                                                   "COpenSSL"]),
         .executableTarget(name: "relayfetch", dependencies: ["RelayFetchCLI", "CLinux"]),

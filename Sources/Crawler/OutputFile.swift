@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import SystemIO
 
 /// One file a crawl appends to, written with plain system calls so that every failure (a full
 /// disk, a device that refuses data) is a thrown `CrawlError` naming the file and the cause,
@@ -32,18 +33,10 @@ final class OutputFile {
     /// that with `truncate(to:)`).
     func write(_ data: Data) throws {
         guard !data.isEmpty else { return }
-        try data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
-            guard let base = buffer.baseAddress else { return }
-            var written = 0
-            while written < buffer.count {
-                let result = Glibc.write(descriptor, base + written, buffer.count - written)
-                if result < 0 {
-                    let code = errno
-                    if code == EINTR { continue }
-                    throw Self.failure("cannot write", path, code)
-                }
-                written += result
-            }
+        do {
+            try data.withUnsafeBytes { buffer in try writeAll(descriptor, buffer) }
+        } catch let error as SystemError {
+            throw Self.failure("cannot write", path, error.code)
         }
         size += data.count
     }

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import SystemIO
 
 /// An exclusive `flock` on an SQLite store's file, held from before SQLite opens it until after
 /// SQLite closes it (its owner, `SQLiteDatabase`, releases it last): one process per store file.
@@ -21,15 +22,15 @@ final class StoreFileLock {
         guard descriptor >= 0 else {
             throw CrawlError.store("cannot open \(path): \(String(cString: strerror(errno)))")
         }
-        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
-            let code = errno
-            if code == EINTR { continue }
+        do {
+            try systemCall("flock") { flock(descriptor, LOCK_EX | LOCK_NB) }
+        } catch {
             Glibc.close(descriptor)
-            if code == EWOULDBLOCK {
+            if error.wouldBlock {
                 throw CrawlError.store("\(path) is in use by another relayfetch process (one process per SQLite store: wait for "
                                        + "it to end, or share a crawl between workers with --store postgres://...)")
             }
-            throw CrawlError.store("cannot lock \(path): \(String(cString: strerror(code)))")
+            throw CrawlError.store("cannot lock \(path): \(String(cString: strerror(error.code)))")
         }
     }
 

@@ -3,7 +3,7 @@ import Glibc
 #endif
 import Foundation
 import RelayFetch
-import RelayTransport  // systemCall
+import SystemIO
 
 /// Why a file of an offline copy could not be written; names the path inside the folder.
 public struct OfflineCopyError: Error, CustomStringConvertible, Sendable {

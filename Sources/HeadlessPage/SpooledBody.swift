@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import Synchronization
+import SystemIO
 
 /// A subresource body kept in an unnamed file (O_TMPFILE) instead of memory: the page loader
 /// spools a large body it does not parse (an image, a font, media) here as it arrives, so an
@@ -29,14 +30,10 @@ public final class SpooledBody: Sendable {
 
     func append(_ data: Data) throws {
         let count = count
-        try data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
-            var offset = 0
-            while offset < raw.count {
-                let written = pwrite(descriptor, raw.baseAddress! + offset, raw.count - offset, off_t(count + offset))
-                if written < 0 && errno == EINTR { continue }
-                guard written > 0 else { throw Self.failure("write") }
-                offset += written
-            }
+        do {
+            try data.withUnsafeBytes { raw in try writeAll(descriptor, raw, at: count) }
+        } catch let error as SystemError {
+            throw Self.failure("write", error.code)
         }
         written.store(count + data.count, ordering: .releasing)  // the one writer: no lost update
     }
@@ -48,16 +45,20 @@ public final class SpooledBody: Sendable {
         var buffer = Data(count: chunkSize)
         while offset < count {
             let wanted = min(chunkSize, count - offset)
-            let read = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress!, wanted, off_t(offset)) }
-            if read < 0 && errno == EINTR { continue }
-            guard read > 0 else { throw Self.failure("read") }
+            let read: Int
+            do {
+                read = try systemCall("pread") { buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress!, wanted, off_t(offset)) } }
+            } catch {
+                throw Self.failure("read", error.code)
+            }
+            guard read > 0 else { throw Self.failure("read", EIO) }
             try body(buffer.prefix(read))
             offset += read
         }
     }
 
-    private static func failure(_ operation: String) -> Error {
-        CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "spooled body \(operation) failed: \(String(cString: strerror(errno)))"])
+    private static func failure(_ operation: String, _ code: Int32) -> Error {
+        CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "spooled body \(operation) failed: \(String(cString: strerror(code)))"])
     }
 }
 

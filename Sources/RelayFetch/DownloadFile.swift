@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import SystemIO
 
 /// A file a download writes into. A new file is written unnamed (O_TMPFILE) in the target's
 /// folder and gets its name only on `commit`, replacing any old file at once (linked to a
@@ -86,18 +87,13 @@ public final class DownloadFile {
     /// Writes every byte of `bytes` to `fd` (again after EINTR or a short write); the error
     /// naming `path` when the descriptor refuses them (a write of nothing counts as EIO).
     static func writeAll(_ bytes: UnsafeRawBufferPointer, to fd: Int32, path: String) -> FetchError? {
-        guard let start = bytes.baseAddress else { return nil }
-        var offset = 0
-        while offset < bytes.count {
-            let count = Glibc.write(fd, start + offset, bytes.count - offset)
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else {
-                if count == 0 { errno = EIO }
-                return error("cannot write \(path)")
-            }
-            offset += count
+        do {
+            try SystemIO.writeAll(fd, bytes)
+            return nil
+        } catch {
+            errno = error.code
+            return self.error("cannot write \(path)")
         }
-        return nil
     }
 
     /// The descriptor a transfer may write into from its own thread: a regular file's or a

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import Locking
+import SystemIO
 
 /// A request body read piece by piece while the transfer sends it (curl's `-T`, a multipart
 /// form with files): a file is read only as fast as the connection takes its bytes, and a pipe
@@ -189,11 +190,11 @@ public final class RequestBodyStream: Sendable {
             case .file(let fd, let start, let size, _):
                 let n = min(count, size - offset)
                 guard n > 0 else { return .end }
-                while true {
-                    let got = pread(fd, buffer, n, off_t(start + offset))
-                    if got > 0 { return .bytes(got) }
-                    if got == 0 { return .failed("the file being sent got shorter while it was sent") }
-                    if errno != EINTR { return .failed("cannot read the file being sent: \(String(cString: strerror(errno)))") }
+                do {
+                    let got = try systemCall("pread") { pread(fd, buffer, n, off_t(start + offset)) }
+                    return got > 0 ? .bytes(got) : .failed("the file being sent got shorter while it was sent")
+                } catch {
+                    return .failed("cannot read the file being sent: \(error)")
                 }
             case .pipe(let reader):
                 return reader.take(into: buffer, count: count)
@@ -262,12 +263,15 @@ private final class PipeReader: @unchecked Sendable {
             let stop = stopped
             condition.unlock()
             if stop { return }
-            let got = piece.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if got < 0 && errno == EINTR { continue }
-            condition.lock()
-            if got > 0 { pieces.append(Data(piece[..<got])) } else if got == 0 { ended = true } else {
-                failure = "cannot read the body's input: \(String(cString: strerror(errno)))"
+            let got: Int
+            var readFailure: String?
+            do {
+                got = try systemCall("read") { piece.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) } }
+            } catch {
+                (got, readFailure) = (-1, "cannot read the body's input: \(error)")
             }
+            condition.lock()
+            if got > 0 { pieces.append(Data(piece[..<got])) } else if got == 0 { ended = true } else { failure = readFailure }
             condition.broadcast()
             let done = got <= 0
             condition.unlock()

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import RelayTransport
+import SystemIO
 
 /// A session's way into the transport, the joiner: libcurl connects to the session's loopback
 /// listener instead of the origin; each accepted connection is matched (through the `ledger`)

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import Foundation
-import RelayTransport
+import SystemIO
 
 /// A failed step of writing a private file: the step, the path and the cause.
 struct PrivateFileError: Error, CustomStringConvertible {

@@ -1,5 +1,6 @@
 #if canImport(Glibc)
 import Glibc
+import SystemIO
 #endif
 
 /// Bytes waiting for a non-blocking socket, oldest first, copied into 64 KiB blocks that are
@@ -54,14 +55,13 @@ struct ByteQueue {
     /// Sends as much as `fd` takes now; EINTR is retried, EAGAIN ends the attempt.
     mutating func drain(into fd: Int32) -> DrainResult {
         while !isEmpty {
-            let sent = sendSome(fd)
-            if sent > 0 {
+            do {
+                guard let sent = try nonBlockingCall("sendmsg", { sendSome(fd) }) else { return .wouldBlock }
+                guard sent > 0 else { return .failed(EPIPE) }
                 consume(sent)
-                continue
+            } catch {
+                return .failed(error.code)
             }
-            if sent < 0 && errno == EINTR { continue }
-            if sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return .wouldBlock }
-            return .failed(sent < 0 ? errno : EPIPE)
         }
         return .drained
     }

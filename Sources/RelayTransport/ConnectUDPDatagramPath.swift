@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import SystemIO
 
 /// A QUIC connection's datagram path through the previous HTTP/3 hop: a CONNECT-UDP stream
 /// (RFC 9298) whose DATA carries each QUIC packet as a DATAGRAM capsule. The stream is reliable

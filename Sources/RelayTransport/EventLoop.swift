@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 internal import CLinux
+import SystemIO
 
 /// The I/O thread: an epoll loop that owns every file descriptor and all C protocol state of the
 /// transport. Work from other threads enters through `execute`; everything else runs on the loop.

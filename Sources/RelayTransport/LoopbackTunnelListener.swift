@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import SystemIO
 
 /// A TCP listener on 127.0.0.1 through which a client library in this process (libcurl) hands
 /// us connections. The client's sockets come from `makeClientSocket`, each bound to a port of
@@ -16,7 +17,7 @@ public final class LoopbackTunnelListener {
 
     /// Starts listening on the loop; `onAccept` gets each accepted socket (non-blocking, now owned
     /// by the callee) and the name of the client socket (`makeClientSocket`). Call from the loop thread.
-    public init(loop: EventLoop, onAccept: @escaping (Int32, String) -> Void) throws(SystemError) {
+    package init(loop: EventLoop, onAccept: @escaping (Int32, String) -> Void) throws(SystemError) {
         self.loop = loop
         let fd = try systemCall("socket") { socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
         self.fd = fd
@@ -53,7 +54,7 @@ public final class LoopbackTunnelListener {
     }
 
     /// Makes a client socket bound to a loopback port of its own; returns it and its name.
-    public static func makeClientSocket() throws(SystemError) -> (fd: Int32, name: String) {
+    package static func makeClientSocket() throws(SystemError) -> (fd: Int32, name: String) {
         let client = try systemCall("socket") { socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
         do {
             try bindLoopback(client)

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 internal import CNgtcp2
+import SystemIO
 
 /// A QUIC v1 client connection (RFC 9000) to one relay: a UDP socket, an ngtcp2 connection and
 /// the GnuTLS handshake (`QUICTLSSession`). It runs ngtcp2's loss-recovery and idle timers on

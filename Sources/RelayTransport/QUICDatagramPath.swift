@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import SystemIO
 
 /// What a `QUICConnection` sends its packets over: a UDP socket to the relay (`QUICSocket`), or
 /// a CONNECT-UDP stream through the previous HTTP/3 hop (`ConnectUDPDatagramPath`). One packet is

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 internal import CLinux
+import SystemIO
 
 /// The UDP socket under one QUIC connection: non-blocking, connected to the relay's address so
 /// only its datagrams arrive (and ICMP errors surface as ECONNREFUSED). Reads take every datagram

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import SystemIO
 
 /// The bottom layer: a non-blocking TCP socket to the first hop. It is the only code that opens
 /// sockets for relayed traffic, and it only ever connects to a relay (or a direct, unrelayed host).
@@ -111,20 +112,20 @@ public final class TCPLayer: TransportLayer {
 
     private func drain() {
         while fd >= 0 && !paused {
-            let count = readBuffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if count > 0 {
-                delegate?.layerDidReceive(Array(readBuffer[0..<count]))
-                continue
+            let received: Int?
+            do {
+                received = try nonBlockingCall("recv") { readBuffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) } }
+            } catch {
+                fail(Self.cause(error.code))
+                return
             }
-            if count == 0 {
+            guard let count = received else { return }
+            guard count > 0 else {
                 loop.update(fd, readable: false, writable: !outbox.isEmpty)
                 delegate?.layerDidReceiveEOF()
                 return
             }
-            if errno == EINTR { continue }
-            if errno == EAGAIN || errno == EWOULDBLOCK { return }
-            fail(Self.cause(errno))
-            return
+            delegate?.layerDidReceive(Array(readBuffer[0..<count]))
         }
     }
 

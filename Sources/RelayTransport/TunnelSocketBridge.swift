@@ -1,5 +1,6 @@
 #if canImport(Glibc)
 import Glibc
+import SystemIO
 #endif
 
 /// Joins a connected tunnel to one end of a socketpair, so a client library holding the other
@@ -54,13 +55,18 @@ public final class TunnelSocketBridge: TransportLayerDelegate {
 
     private func readFromClient() {
         while !closed {
-            let count = readBuffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            let received: Int?
+            do {
+                received = try nonBlockingCall("recv") { readBuffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) } }
+            } catch {
+                shutdown()  // a failed read ends the tunnel, as the client's close does
+                return
+            }
+            guard let count = received else { return }  // would block
             if count > 0 {
                 tunnel.send(Array(readBuffer[0..<count]))
                 continue
             }
-            if count < 0 && errno == EINTR { continue }
-            if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return }
             // The client closed its end (libcurl never half-closes): the tunnel is done.
             shutdown()
             return
