@@ -9,7 +9,10 @@ extension HTMLElement {
     /// What is not rendered is left out: head matter, `<script>`, `<style>`, `<template>`,
     /// `hidden` elements and elements whose inline style says `display: none`. Author style
     /// sheets are not applied (their `display` values are not known here).
+    /// An element that is not rendered itself (a `<title>`, or inside a hidden one) gives its
+    /// text content instead, as `innerText` does.
     public var innerText: String {
+        guard !([self] + ancestors).contains(where: RenderedText.isHidden) else { return text }
         var text = RenderedText()
         walk(enter: { text.enter($0, in: document) }, exit: { text.exit($0) })
         return text.result
@@ -112,10 +115,10 @@ struct RenderedText {
     }
 
     private static func breaks(_ name: String) -> Int? {
-        name == "p" ? 2 : blocks.contains(name) || name == "tr" ? 1 : nil
+        name == "p" ? 2 : blocks.contains(name) ? 1 : nil
     }
 
-    private static func isHidden(_ element: HTMLElement) -> Bool {
+    static func isHidden(_ element: HTMLElement) -> Bool {
         if UserAgentStyle.hides(element.name, attribute: element.attribute) { return true }
         guard let style = element.attribute("style"), style.range(of: "display", options: .caseInsensitive) != nil else { return false }
         let display = StyleSheet.declarations(Array(style.utf8)[...]).last { $0.name == "display" }
