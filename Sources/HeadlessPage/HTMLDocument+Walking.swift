@@ -28,3 +28,37 @@ extension HTMLDocument {
         return cursor
     }
 }
+
+extension HTMLElement {
+    /// Visits this element and every node below it (text, comments too) in document order
+    /// without recursion, since a hostile page may nest deeply. `enter` sees each node and says
+    /// whether to go into its children; `exit` follows the children of each node entered so.
+    func walk(enter: (xmlNodePtr) -> Bool, exit: (xmlNodePtr) -> Void) {
+        Self.walk(from: node, enter: enter, exit: exit)
+    }
+
+    /// `walk(enter:exit:)` from any node.
+    static func walk(from start: xmlNodePtr, enter: (xmlNodePtr) -> Bool, exit: (xmlNodePtr) -> Void) {
+        var current = start
+        while true {
+            let descends = enter(current)
+            // Only elements' children are nodes of the tree (an entity reference's point at its declaration).
+            if descends, current.pointee.type == XML_ELEMENT_NODE, let child = current.pointee.children {
+                current = child
+                continue
+            }
+            if descends { exit(current) }
+            var finished = current
+            while true {
+                if finished == start { return }
+                if let next = finished.pointee.next {
+                    current = next
+                    break
+                }
+                guard let parent = finished.pointee.parent else { return }
+                exit(parent)
+                finished = parent
+            }
+        }
+    }
+}

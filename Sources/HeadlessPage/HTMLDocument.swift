@@ -67,6 +67,12 @@ public final class HTMLDocument: @unchecked Sendable {
         return snapshot.nodes.indices.filter { list.matches($0, in: snapshot) }.map { snapshot.elements[$0] }
     }
 
+    /// Whether `selector` is a selector list `select` understands.
+    public static func isValidSelector(_ selector: String) -> Bool { SelectorList(selector) != nil }
+
+    /// The `<body>` element (as the DOM's `document.body`: a child of the root), if any.
+    public var body: HTMLElement? { root?.children.first { $0.name == "body" } }
+
     /// The title text, if any.
     public var title: String? { xpath("//title").first?.text.trimmingCharacters(in: .whitespacesAndNewlines) }
 }

@@ -8,6 +8,8 @@ final class HTMLStreamParser {
     private var ctxt: htmlParserCtxtPtr?
     private var pendingBOMCheck = true
     private var headerCharset: String?
+    /// The last bytes fed, for the whitespace after `</html>` that libxml2 drops (see `finish`).
+    private var tail = Data()
 
     /// libxml2 asks threaded programs to call `xmlInitParser` once before any thread parses (its
     /// lazy set-up on a first parse is not meant to race); a static is initialized exactly once.
@@ -22,9 +24,14 @@ final class HTMLStreamParser {
         _ = Self.libraryInitialized
         headerCharset = charset
         let options = Int32(HTML_PARSE_RECOVER.rawValue | HTML_PARSE_NOERROR.rawValue | HTML_PARSE_NOWARNING.rawValue
-                            | HTML_PARSE_NONET.rawValue | HTML_PARSE_COMPACT.rawValue)
+                            | HTML_PARSE_NONET.rawValue | HTML_PARSE_COMPACT.rawValue
+                            // A page without a doctype has none, as in browsers (libxml2 would add HTML 4.0's).
+                            | HTML_PARSE_NODEFDTD.rawValue)
         ctxt = htmlCreatePushParserCtxt(nil, nil, nil, 0, url.absoluteString, XML_CHAR_ENCODING_NONE)
-        if let ctxt { htmlCtxtUseOptions(ctxt, options) }
+        if let ctxt {
+            htmlCtxtUseOptions(ctxt, options)
+            rf_html_ctxt_keep_bare_attributes_empty(ctxt)
+        }
     }
 
     deinit {
@@ -36,6 +43,7 @@ final class HTMLStreamParser {
 
     func feed(_ input: Data) {
         guard let ctxt, !input.isEmpty else { return }
+        tail = (tail + input.suffix(Self.tailLength)).suffix(Self.tailLength)
         var data = input
         if pendingBOMCheck {
             pendingBOMCheck = false
@@ -67,13 +75,31 @@ final class HTMLStreamParser {
         return HTMLDocument(borrowing: doc)
     }
 
-    /// Ends the parse and hands over the document.
+    /// Ends the parse and hands over the document, repaired to the shape browsers give it
+    /// (`HTMLTreeRepair`).
     func finish() -> HTMLDocument? {
         guard let ctxt else { return nil }
         htmlParseChunk(ctxt, nil, 0, 1)
         let doc = rf_html_ctxt_take_doc(ctxt)
         htmlFreeParserCtxt(ctxt)
         self.ctxt = nil
-        return doc.map { HTMLDocument(taking: $0) }
+        guard let doc else { return nil }
+        HTMLTreeRepair.repair(doc, epilog: Self.whitespaceAfterEndTag(in: tail))
+        return HTMLDocument(taking: doc)
+    }
+
+    private static let tailLength = 64
+
+    /// The whitespace after a final `</html>` (line breaks normalized as HTML's input stream
+    /// does), which an HTML5 parser adds to the body; empty when the input ends otherwise.
+    static func whitespaceAfterEndTag(in tail: Data) -> String {
+        let whitespace: Set<UInt8> = [0x20, 0x09, 0x0A, 0x0C, 0x0D]
+        var end = tail.endIndex
+        while end > tail.startIndex, whitespace.contains(tail[end - 1]) { end -= 1 }
+        let endTag = Array("</html>".utf8)
+        guard end - tail.startIndex >= endTag.count,
+              tail[(end - endTag.count)..<end].map({ $0 | 0x20 }) == endTag.map({ $0 | 0x20 }) else { return "" }
+        return String(decoding: tail[end...], as: UTF8.self)
+            .replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
     }
 }

@@ -19,7 +19,7 @@ extension Page {
 
     /// The body's text, whitespace collapsed (what a test reads to expect a message).
     public var text: String {
-        (document.elements.first { $0.name == "body" } ?? document.root)?.normalizedText ?? ""
+(document.body ?? document.root)?.normalizedText ?? ""
     }
 
     /// The links (`a[href]`, `area[href]`) whose text contains `text` (case-insensitive).

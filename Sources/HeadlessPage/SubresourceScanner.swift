@@ -238,13 +238,19 @@ struct SubresourceScanner {
         }
     }
 
+    /// `text` as an absolute URL, characters a URL cannot hold as they are (spaces, non-ASCII)
+    /// percent-encoded as a browser's URL parser does; nil when it is no URL reference at all.
+    static func reference(_ text: String, against base: URL) -> URL? {
+        let parsed = URL(string: text, relativeTo: base)
+            ?? text.addingPercentEncoding(withAllowedCharacters: .urlFragmentAllowed).flatMap { URL(string: $0, relativeTo: base) }
+        return parsed?.absoluteURL
+    }
+
     /// An absolute http(s) URL with a host, fragment removed; nil for data:, javascript: and the like.
     static func resolve(_ text: String, against base: URL) -> URL? {
         guard !text.hasPrefix("#") else { return nil }  // a fragment of this very document
-        let parsed = URL(string: text, relativeTo: base)
-            ?? text.addingPercentEncoding(withAllowedCharacters: .urlFragmentAllowed).flatMap { URL(string: $0, relativeTo: base) }
         // "https:/x" parses as https without a host; nothing can be fetched from it.
-        guard let url = parsed?.absoluteURL, url.host?.isEmpty == false,
+        guard let url = reference(text, against: base), url.host?.isEmpty == false,
               let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return nil }
         var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
         components?.fragment = nil

@@ -12,14 +12,17 @@ enum UserAgentStyle {
     private static let monospace: Set<String> = ["code", "kbd", "pre", "samp", "tt", "listing", "xmp", "plaintext"]
     private static let controls: Set<String> = ["input", "button", "select", "textarea"]
 
+    /// Whether the default style sheet gives the element `display: none`: head matter, scripts,
+    /// templates, the `hidden` attribute, hidden inputs and closed dialogs.
+    static func hides(_ name: String, attribute: (String) -> String?) -> Bool {
+        hidden.contains(name) || attribute("hidden") != nil || (name == "input" && attribute("type")?.lowercased() == "hidden")
+            || (name == "dialog" && attribute("open") == nil)
+    }
+
     static func declarations(for node: DocumentSnapshot.Node) -> [(String, String)] {
         var result: [(String, String)] = []
         let name = node.name
-        if hidden.contains(name) || node.attributes["hidden"] != nil
-            || (name == "input" && node.attributes["type"]?.lowercased() == "hidden")
-            || (name == "dialog" && node.attributes["open"] == nil) {
-            result.append(("display", "none"))
-        }
+        if hides(name, attribute: { node.attributes[$0] }) { result.append(("display", "none")) }
         if name == "li" || name == "summary" { result.append(("display", "list-item")) }
         if name == "ol" { result.append(("list-style-type", "decimal")) }
         if bold.contains(name) { result.append(("font-weight", "bold")) }

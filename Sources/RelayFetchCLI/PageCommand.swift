@@ -42,6 +42,7 @@ struct PageCommand: Subcommand {
                                with an optional K, M or G suffix (default 8M)
       --max-style-rules N      style rules applied per document (default 100000)
       -h, --help               show this help
+    \(PageContentOptions.help)
     Relay options:
     \(RelayOptions.help(maximumTimeDefault: "120", allowsDirect: true))
 
@@ -49,7 +50,8 @@ struct PageCommand: Subcommand {
     limit and its option. A subresource that --save cannot write inside DIR (a symbolic link or
     a file where a folder belongs) is skipped with a warning; nothing is written outside DIR.
     A progress line (resources done/total, bytes) is shown while loading when stderr is a terminal.
-    Exit status: 0 loaded (even if some subresources failed), 1 the page failed, 2 bad usage.
+    Exit status: 0 loaded (even if some subresources failed), 1 the page failed (or, with
+    --require-match, a selector matched nothing), 2 bad usage.
     """
 
     var url: URL
@@ -67,6 +69,7 @@ struct PageCommand: Subcommand {
     var maximumStyleRules = PageLoader.Options().maximumStyleRules
     var complete = false
     var viewport = Viewport()
+    var content = PageContentOptions()
 
     static func parse(_ arguments: [String]) throws -> PageCommand? {
         var scanner = ArgumentScanner(arguments)
@@ -76,6 +79,7 @@ struct PageCommand: Subcommand {
         var positionals: [String] = []
         while let argument = scanner.next() {
             if try relay.parse(&scanner) { continue }
+            if try command.content.parse(&scanner) { continue }
             switch argument {
             case "-h", "--help": return nil
             case "--json": command.json = true
@@ -105,6 +109,7 @@ struct PageCommand: Subcommand {
             throw UsageError(positionals.isEmpty ? "page needs a URL (see relayfetch page --help)" : "page takes one URL, got \(positionals.count)")
         }
         command.url = try GetCommand.validatedURL(positionals[0])
+        try command.content.validate(json: command.json)
         try relay.validate()
         try relay.requireRelays(for: "page")
         command.relay = relay
@@ -173,11 +178,14 @@ struct PageCommand: Subcommand {
                 let index = try OfflineCopy.write(page, to: URL(fileURLWithPath: saveDirectory)) { url, error in
                     io.log("relayfetch: warning: not saved: \(url.absoluteString): \(error)")
                 }
-                if !json { io.print("saved: \(index.path)") }
+                if !json && !content.isRequested { io.print("saved: \(index.path)") }
             } catch {
                 io.log("relayfetch: error: cannot save to \(saveDirectory): \((error as? OfflineCopyError)?.description ?? error.localizedDescription)")
                 return 1
             }
+        }
+        if content.isRequested {
+            return printContent(of: page, io: io)
         }
         if json {
             do { io.write(try PageSummary.data(for: page)) } catch { io.log("relayfetch: error: \(error)"); return 1 }
@@ -190,5 +198,18 @@ struct PageCommand: Subcommand {
             }
         }
         return 0
+    }
+
+    /// Prints what the content options ask for; 1 when --require-match finds a selector unmatched.
+    private func printContent(of page: Page, io: CommandIO) -> Int32 {
+        do {
+            let (output, unmatched) = try content.render(page)
+            io.write(output)
+            for selector in unmatched { io.log("relayfetch: no match for --select \(UsageError.quoted(selector))") }
+            return unmatched.isEmpty ? 0 : 1
+        } catch {
+            io.log("relayfetch: error: \(error)")
+            return 1
+        }
     }
 }
