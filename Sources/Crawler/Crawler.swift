@@ -1,6 +1,7 @@
 import Foundation
 import RelayFetch
 internal import COpenSSL
+import CryptoPrimitives
 
 /// A batch crawler over one relayed `Session`: seeds in, pages out. Workers take URLs from the
 /// store's frontier as politeness allows, honour robots.txt and the robots nofollow rules of
@@ -104,11 +105,6 @@ public final class Crawler: Sendable {
 
     /// "sha256:" and the hex digest of `data`.
     static func digest(_ data: Data) -> String {
-        var hash = [UInt8](repeating: 0, count: 32)
-        data.withUnsafeBytes { _ = SHA256($0.bindMemory(to: UInt8.self).baseAddress, $0.count, &hash) }
-        let hex = Array("0123456789abcdef".utf8)
-        var text = Array("sha256:".utf8)
-        for byte in hash { text += [hex[Int(byte >> 4)], hex[Int(byte & 15)]] }
-        return String(decoding: text, as: UTF8.self)
+        "sha256:" + Digest.hex(Digest.of(data, .sha256))
     }
 }

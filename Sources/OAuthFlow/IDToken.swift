@@ -1,4 +1,5 @@
 import Foundation
+import CryptoPrimitives
 
 /// A verified OpenID Connect ID token: its claims after every check passed.
 public struct IDToken: Sendable {
@@ -86,7 +87,7 @@ public struct IDTokenValidator: Sendable {
 
     /// base64url of the left half of the hash the signing algorithm uses (SHA-512 for Ed25519).
     static func halfHash(_ value: String, alg: String) -> String {
-        let digest = alg == "EdDSA" ? SignatureVerifier.sha512(Data(value.utf8)) : SignatureVerifier.sha256(Data(value.utf8))
+        let digest = Data(Digest.of(Data(value.utf8), alg == "EdDSA" ? .sha512 : .sha256))
         return Base64URL.encode(digest.prefix(digest.count / 2))
     }
 }

@@ -1,13 +1,14 @@
 import Foundation
 internal import COpenSSL
+import CryptoPrimitives
 
 /// A private key that signs compact JWS, read from PEM: RSA (RS256), EC P-256 (ES256) or
-/// Ed25519 (EdDSA). It owns its OpenSSL key and frees it when it goes. Used for
+/// Ed25519 (EdDSA). Its OpenSSL key is an `OwnedKey`, freed when it goes. Used for
 /// `private_key_jwt` client authentication.
 // @unchecked: an OpenSSL key (a C pointer), immutable after init; OpenSSL allows signing with
 // one key from several threads at once.
 public final class JWSSigningKey: @unchecked Sendable {
-    private let key: OpaquePointer
+    private let key: OwnedKey
     /// The JWS `alg` the key signs with.
     public let algorithm: String
     /// The `kid` put in the header, if any.
@@ -33,11 +34,9 @@ public final class JWSSigningKey: @unchecked Sendable {
             EVP_PKEY_free(parsed)
             throw OAuthError(.configuration("the private key is not RSA, EC P-256 or Ed25519"))
         }
-        key = parsed
+        key = OwnedKey(taking: parsed)
         self.keyID = keyID
     }
-
-    deinit { EVP_PKEY_free(key) }
 
     /// Signs `claims` as a compact JWS with header `{"alg", "typ": "JWT", "kid"}`.
     public func sign(claims: JSONValue) throws(OAuthError) -> String {
@@ -56,7 +55,7 @@ public final class JWSSigningKey: @unchecked Sendable {
     private func signature(over message: Data) -> Data? {
         guard let context = EVP_MD_CTX_new() else { return nil }
         defer { EVP_MD_CTX_free(context) }
-        guard EVP_DigestSignInit(context, nil, algorithm == "EdDSA" ? nil : EVP_sha256(), nil, key) == 1 else {
+        guard EVP_DigestSignInit(context, nil, algorithm == "EdDSA" ? nil : EVP_sha256(), nil, key.pointer) == 1 else {
             ERR_clear_error()
             return nil
         }

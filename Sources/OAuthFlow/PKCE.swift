@@ -1,4 +1,5 @@
 import Foundation
+import CryptoPrimitives
 
 /// Proof Key for Code Exchange (RFC 7636): a fresh verifier and its challenge.
 public struct PKCE: Sendable, Equatable {
@@ -24,7 +25,7 @@ public struct PKCE: Sendable, Equatable {
     /// `code_challenge`: base64url(SHA-256(verifier)) for S256, the verifier for plain.
     public var challenge: String {
         switch method {
-        case .s256: return Base64URL.encode(SignatureVerifier.sha256(Data(verifier.utf8)))
+        case .s256: return Base64URL.encode(Data(Digest.of(Data(verifier.utf8), .sha256)))
         case .plain: return verifier
         }
     }
@@ -35,7 +36,7 @@ enum OAuthRandom {
     /// base64url of `count` random bytes from OpenSSL; a failing generator stops the process
     /// rather than hand out guessable values.
     static func token(_ count: Int) -> String {
-        guard let bytes = SignatureVerifier.randomBytes(count) else { fatalError("OpenSSL's random generator failed") }
+        guard let bytes = SecureRandom.bytes(count).map({ Data($0) }) else { fatalError("OpenSSL's random generator failed") }
         return Base64URL.encode(bytes)
     }
 }

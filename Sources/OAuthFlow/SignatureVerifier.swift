@@ -43,25 +43,6 @@ enum SignatureVerifier {
         return status == 1
     }
 
-    static func sha256(_ data: Data) -> Data {
-        var digest = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_LENGTH))
-        data.withUnsafeBytes { _ = SHA256($0.bindMemory(to: UInt8.self).baseAddress, $0.count, &digest) }
-        return Data(digest)
-    }
-
-    static func sha512(_ data: Data) -> Data {
-        var digest = [UInt8](repeating: 0, count: Int(SHA512_DIGEST_LENGTH))
-        data.withUnsafeBytes { _ = SHA512($0.bindMemory(to: UInt8.self).baseAddress, $0.count, &digest) }
-        return Data(digest)
-    }
-
-    /// Random bytes from OpenSSL's CSPRNG (PKCE verifiers, state, nonce).
-    static func randomBytes(_ count: Int) -> Data? {
-        var bytes = [UInt8](repeating: 0, count: count)
-        guard RAND_bytes(&bytes, Int32(count)) == 1 else { return nil }
-        return Data(bytes)
-    }
-
     private static func publicKey(_ spki: Data) -> OpaquePointer? {
         spki.withUnsafeBytes { raw -> OpaquePointer? in
             var pointer: UnsafePointer<UInt8>? = raw.bindMemory(to: UInt8.self).baseAddress

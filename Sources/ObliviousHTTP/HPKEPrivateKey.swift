@@ -15,7 +15,7 @@ extension HPKE {
 
         /// A fresh random key from OpenSSL's CSPRNG.
         public static func generate(kem: KEM = .x25519HKDFSHA256) throws(ObliviousHTTPError) -> PrivateKey {
-            try PrivateKey(bytes: SecureRandom.bytes(kem.privateKeyLength), kem: kem)
+            try PrivateKey(bytes: randomBytes(kem.privateKeyLength), kem: kem)
         }
 
         /// The key DeriveKeyPair(ikm) gives (RFC 9180 Section 7.1.3); `ikm` needs at least Nsk bytes

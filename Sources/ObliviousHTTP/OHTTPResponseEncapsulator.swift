@@ -9,7 +9,7 @@ public struct OHTTPResponseEncapsulator: Sendable {
 
     /// `response_nonce || ct` for a binary HTTP response, with a fresh random nonce.
     public func encapsulate(_ response: Data) throws(ObliviousHTTPError) -> Data {
-        try encapsulate(response, responseNonce: Data(SecureRandom.bytes(OHTTPMessage.responseNonceLength(suite))))
+        try encapsulate(response, responseNonce: Data(randomBytes(OHTTPMessage.responseNonceLength(suite))))
     }
 
     /// The same with the given response nonce of max(Nn, Nk) bytes, for known-answer tests only.

@@ -1,9 +1,10 @@
 internal import COpenSSL
+import CryptoPrimitives
 
-/// Owns one OpenSSL `EVP_PKEY` holding an X25519 private or public key, and frees it.
+/// One OpenSSL `EVP_PKEY` holding an X25519 private or public key (owned by an `OwnedKey`).
 final class X25519Key {
     static let length = 32
-    private let pointer: OpaquePointer
+    private let key: OwnedKey
 
     /// A private key from its 32 raw bytes (RFC 7748 scalar; OpenSSL clamps it when used).
     convenience init(privateKey bytes: [UInt8]) throws(ObliviousHTTPError) {
@@ -23,16 +24,14 @@ final class X25519Key {
         guard let key = bytes.withUnsafeBufferPointer({ create(EVP_PKEY_X25519, nil, $0.baseAddress, $0.count) }) else {
             throw .openSSL(call)
         }
-        pointer = key
+        self.key = OwnedKey(taking: key)
     }
-
-    deinit { EVP_PKEY_free(pointer) }
 
     /// The raw public key (SerializePublicKey).
     func publicKeyBytes() throws(ObliviousHTTPError) -> [UInt8] {
         var output = [UInt8](repeating: 0, count: X25519Key.length)
         var length = output.count
-        let status = output.withUnsafeMutableBufferPointer { EVP_PKEY_get_raw_public_key(pointer, $0.baseAddress, &length) }
+        let status = output.withUnsafeMutableBufferPointer { EVP_PKEY_get_raw_public_key(key.pointer, $0.baseAddress, &length) }
         guard status == 1, length == X25519Key.length else { throw .openSSL("EVP_PKEY_get_raw_public_key") }
         return output
     }
@@ -45,7 +44,7 @@ final class X25519Key {
     }
 
     /// The `EVP_PKEY` for calls that borrow it while this owner is alive.
-    var borrowedPointer: OpaquePointer { pointer }
+    var borrowedPointer: OpaquePointer { key.pointer }
 }
 
 /// Owns one `EVP_PKEY_CTX` set up for key agreement with a given private key.

@@ -72,13 +72,6 @@ enum OpenSSLProfileCrypto {
         return Array(UnsafeBufferPointer(start: pointer, count: Int(length)))
     }
 
-    /// SHA-256 of `data`.
-    static func sha256(_ data: Data) -> Data {
-        var digest = [UInt8](repeating: 0, count: 32)
-        data.withUnsafeBytes { _ = SHA256($0.bindMemory(to: UInt8.self).baseAddress, $0.count, &digest) }
-        return Data(digest)
-    }
-
     private static func subjectText(_ certificate: OpaquePointer) -> String {
         guard let name = X509_get_subject_name(certificate), let bio = BIO_new(BIO_s_mem()) else { return "?" }
         defer { BIO_free(bio) }

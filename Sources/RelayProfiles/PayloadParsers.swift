@@ -1,4 +1,5 @@
 import Foundation
+import CryptoPrimitives
 
 /// Parsers for the two payload kinds relayfetch understands.
 enum PayloadParsers {
@@ -59,7 +60,7 @@ enum PayloadParsers {
             for key in try keys.array() {
                 let der = try key.data()
                 guard der.count >= 32 else { throw key.fail("not a DER SubjectPublicKeyInfo") }
-                pins.append(OpenSSLProfileCrypto.sha256(der))
+                pins.append(Data(Digest.of(der, .sha256)))
             }
         }
         var identity: ClientIdentity?

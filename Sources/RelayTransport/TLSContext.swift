@@ -1,4 +1,5 @@
 internal import COpenSSL
+import CryptoPrimitives
 
 /// How a TLS layer checks its peer.
 public struct TLSTrust: Sendable, Hashable {
@@ -84,9 +85,7 @@ final class TLSContext {
         let length = i2d_PUBKEY(key, &der)
         guard length > 0, let der else { return nil }
         defer { CRYPTO_free(der, #file, #line) }
-        var digest = [UInt8](repeating: 0, count: 32)
-        guard SHA256(der, Int(length), &digest) != nil else { return nil }
-        return digest
+        return Digest.of(UnsafeRawBufferPointer(start: der, count: Int(length)), .sha256)
     }
 
     /// Pops OpenSSL's error queue into one readable line.

@@ -2,6 +2,7 @@ import Foundation
 import HeadlessPage
 import RelayFetch
 internal import COpenSSL
+import CryptoPrimitives
 
 /// Writes a page load as WARC 1.1 (ISO 28500:2017): a warcinfo record, then a request and a
 /// response record per exchange, with WARC-Target-URI, WARC-Date and SHA-1 block and payload
@@ -59,13 +60,13 @@ public enum WARCWriter {
                                                    ("Content-Type", "application/http;msgtype=request")],
                         block: requestHead(exchange), date: exchange.startedAt))
         let head = responseHead(exchange, payloadSize: size)
-        let payloadDigest = SHA1Digest(), blockDigest = SHA1Digest()
+        let payloadDigest = Digest(.sha1), blockDigest = Digest(.sha1)
         blockDigest.update(head)
         try body { payloadDigest.update($0); blockDigest.update($0) }
         try emit(recordHead(type: "response", headers: [("WARC-Target-URI", exchange.url.absoluteString),
-                                                        ("WARC-Payload-Digest", payloadDigest.finish()),
+                                                        ("WARC-Payload-Digest", "sha1:" + Self.base32(payloadDigest.finish())),
                                                         ("Content-Type", "application/http;msgtype=response")],
-                            blockDigest: blockDigest.finish(), length: head.count + size, date: exchange.startedAt, id: responseID))
+                            blockDigest: "sha1:" + Self.base32(blockDigest.finish()), length: head.count + size, date: exchange.startedAt, id: responseID))
         try emit(head)
         try withoutActuallyEscaping(emit) { try body($0) }
         try emit(Data("\r\n\r\n".utf8))
@@ -120,25 +121,7 @@ public enum WARCWriter {
 
     /// "sha1:" + base32 of the SHA-1, as WARC digests are written.
     static func digest(_ data: Data) -> String {
-        var hash = [UInt8](repeating: 0, count: 20)
-        data.withUnsafeBytes { _ = SHA1($0.bindMemory(to: UInt8.self).baseAddress, $0.count, &hash) }
-        return "sha1:" + base32(hash)
-    }
-
-    /// SHA-1 over data that arrives in pieces, written as `digest(_:)` writes it.
-    private final class SHA1Digest {
-        private let context = EVP_MD_CTX_new()
-
-        init() { EVP_DigestInit_ex(context, EVP_sha1(), nil) }
-        deinit { EVP_MD_CTX_free(context) }
-
-        func update(_ data: Data) { data.withUnsafeBytes { _ = EVP_DigestUpdate(context, $0.baseAddress, $0.count) } }
-
-        func finish() -> String {
-            var hash = [UInt8](repeating: 0, count: 20)
-            EVP_DigestFinal_ex(context, &hash, nil)
-            return "sha1:" + base32(hash)
-        }
+        "sha1:" + base32(Digest.of(data, .sha1))
     }
 
     static func base32(_ bytes: [UInt8]) -> String {
