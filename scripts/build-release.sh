@@ -17,7 +17,8 @@ fi
 scratch=$repo/.build/static
 mkdir -p "$scratch"
 echo "build-release: building relayfetch (commit $commit) into $scratch" >&2
-if ! swift build -c release --product relayfetch --static-swift-stdlib --scratch-path "$scratch" \
+# No $ORIGIN run path: nothing is installed beside the binary.
+if ! swift build -c release --product relayfetch --static-swift-stdlib --disable-local-rpath --scratch-path "$scratch" \
     -Xcc "-DRELAYFETCH_COMMIT=\"$commit\"" >"$scratch/build-release.log" 2>&1; then
     grep -E "error|warning: " "$scratch/build-release.log" >&2 || tail -20 "$scratch/build-release.log" >&2
     echo "build-release: the build failed (log: $scratch/build-release.log)" >&2

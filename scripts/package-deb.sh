@@ -20,10 +20,13 @@ for tool in dpkg-deb dpkg-shlibdeps lintian; do
     command -v $tool >/dev/null || { echo "package-deb: $tool is missing (scripts/setup.sh installs it)" >&2; exit 1; }
 done
 
+# The layout of a package build tree (debian/PACKAGE, with DEBIAN in it), which dpkg-shlibdeps
+# expects; debian/control is a minimal one for it.
 out=$repo/.build/deb
-stage=$out/root
-rm -rf "$stage"
-mkdir -p "$stage"
+stage=$out/debian/relayfetch
+rm -rf "$out/debian"
+mkdir -p "$stage/DEBIAN"
+printf 'Source: relayfetch\n\nPackage: relayfetch\nArchitecture: any\n' >"$out/debian/control"
 bash scripts/install.sh --prefix /usr --destdir "$stage" "${install_args[@]}" >&2
 binary=$stage/usr/bin/relayfetch
 version_line=$("$binary" version | head -1)
@@ -38,7 +41,7 @@ install -m 0644 Samples/systemd/relayfetch-crawl.service "$doc/examples/"
 cat >"$doc/copyright" <<COPYRIGHT
 relayfetch, packaged from its source repository (commit $commit).
 
-Copyright: the relayfetch maintainers.
+Copyright $(git log -1 --format=%cd --date=format:%Y 2>/dev/null || date +%Y) the relayfetch maintainers.
 The repository does not name a license yet; until it does, no rights beyond using this package
 are granted.
 COPYRIGHT
@@ -48,14 +51,9 @@ printf 'relayfetch (%s) unstable; urgency=medium\n\n  * Built from commit %s.\n\
     "$version" "$commit" "$maintainer" "$date" | gzip -9n >"$doc/changelog.gz"
 chmod 0644 "$doc/copyright" "$doc/changelog.gz"
 
-# dpkg-shlibdeps reads a source package's debian/control: a minimal one in a scratch folder.
-shlibs=$out/shlibdeps
-mkdir -p "$shlibs/debian"
-printf 'Source: relayfetch\n\nPackage: relayfetch\nArchitecture: any\n' >"$shlibs/debian/control"
-depends=$(cd "$shlibs" && dpkg-shlibdeps -O "$binary" | sed -n 's/^shlibs:Depends=//p')
+depends=$(cd "$out" && dpkg-shlibdeps -O "$binary" | sed -n 's/^shlibs:Depends=//p')
 [[ -n $depends ]] || { echo "package-deb: dpkg-shlibdeps found no dependencies" >&2; exit 1; }
 
-install -d "$stage/DEBIAN"
 cat >"$stage/DEBIAN/control" <<CONTROL
 Package: relayfetch
 Version: $version
@@ -76,5 +74,5 @@ chmod -R u+rwX,go+rX,go-w "$stage"
 deb=$out/relayfetch_${version}_${arch}.deb
 dpkg-deb --root-owner-group --build "$stage" "$deb" >&2
 # Errors fail the build; warnings and notes are printed for a maintainer to read.
-lintian --fail-on error --no-tag-display-limit "$deb" >&2 || { echo "package-deb: lintian reports errors (above)" >&2; exit 1; }
+lintian --fail-on error --tag-display-limit 0 "$deb" >&2 || { echo "package-deb: lintian reports errors (above)" >&2; exit 1; }
 echo "$deb"

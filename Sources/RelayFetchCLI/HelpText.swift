@@ -106,7 +106,7 @@ struct HelpText {
         }
         if indent == 0 && text.hasSuffix(":") && !text.dropLast().contains(":") && text.split(separator: " ").count <= 4 {
             blocks.append(.heading(String(text.dropLast())))
-        } else if indent == 0, last == .paragraph([]) || last == nil, let title = manSections.first(where: { text.hasPrefix($0 + ": ") }) {
+        } else if indent == 0, !isProse(last), let title = manSections.first(where: { text.hasPrefix($0 + ": ") }) {
             // "Exit status: 0 success, ..." is a section of its own in a man page.
             blocks += [.heading(title), .paragraph([String(text.dropFirst(title.count + 2))])]
         } else if indent <= 2, let (term, description) = split(line, column: indent == 0 ? nil : column) {
@@ -122,6 +122,12 @@ struct HelpText {
         } else {
             blocks.append(.literal([line]))
         }
+    }
+
+    /// Whether `block` is a paragraph a line at column 0 continues.
+    private static func isProse(_ block: Block?) -> Bool {
+        guard case .paragraph(let lines) = block else { return false }
+        return !lines.isEmpty
     }
 
     /// Sections of a man page (man(7)) a help paragraph may start with, as "Exit status: ...".
