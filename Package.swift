@@ -17,6 +17,8 @@ let package = Package(
                        providers: [.apt(["libngtcp2-dev", "libngtcp2-crypto-gnutls-dev"])]),
         .systemLibrary(name: "CNghttp3", pkgConfig: "libnghttp3", providers: [.apt(["libnghttp3-dev"])]),
         .systemLibrary(name: "CLinux"),
+        // The git commit a release build names (scripts/build-release.sh defines it).
+        .systemLibrary(name: "CBuildInfo"),
         .systemLibrary(name: "CPSL", pkgConfig: "libpsl", providers: [.apt(["libpsl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
@@ -37,7 +39,7 @@ let package = Package(
         .target(name: "OAuthFlow", dependencies: ["HeadlessPage", "RelayFetch", "CryptoPrimitives", "COpenSSL"]),
         .target(name: "Crawler", dependencies: ["SystemIO", "CryptoPrimitives", "RelayFetch", "HeadlessPage", "WebArchive", "Locking", "CSQLite", "CPostgreSQL", "CZlib"]),
         .target(name: "RelayFetchCLI", dependencies: ["RelayFetch", "RelayTransport", "RelayProfiles", "HeadlessPage", "WebArchive", "OAuthFlow", "Crawler", "Locking",
-                                                  "COpenSSL"]),
+                                                  "COpenSSL", "CBuildInfo"]),
         .executableTarget(name: "relayfetch", dependencies: ["RelayFetchCLI", "CLinux"]),
         // Benchmarks against peers measured in the same run (Benchmarks/run.sh); not a test.
         .executableTarget(name: "relayfetch-bench", dependencies: ["RelayFetch", "ObliviousHTTP"], path: "Benchmarks/RelayBench"),

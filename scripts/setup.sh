@@ -16,6 +16,9 @@ apt_packages=(
   postgresql
   # test tooling: disk-avoidance checks, addresses, process checks
   strace iproute2 procps
+  # the install's man pages and completions, rendered and completed by the real tools
+  # (InstallTests); packaging and its test (scripts/package-deb.sh, scripts/test-package.sh)
+  make man-db groff-base zsh fish lintian debootstrap dpkg-dev binutils
   # pre-compressed bodies (brotli, zstd) that the origins serve to test decoding
   brotli zstd
   # real documentation sites for the page-fidelity suite (Benchmarks/fidelity): Sphinx with the

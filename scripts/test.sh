@@ -1,8 +1,23 @@
 #!/usr/bin/env bash
 # The whole test suite, set-up included: installs what is missing (scripts/setup.sh), builds
 # with warnings treated as failures in our own code, starts the real test servers on loopback,
-# runs `swift test`, then every fuzz target for 30 s, and stops the servers it started.
+# runs `swift test`, then every fuzz target for 30 s, then the Debian package end to end
+# (scripts/test-package.sh: a release build and a clean Debian 12 root, several minutes), and
+# stops the servers it started.
+#
+#   scripts/test.sh                  the whole suite (.ci/run)
+#   scripts/test.sh --quick          the inner loop: no fuzzing, no package test, and the test
+#                                    classes of scripts/slow-tests.txt skipped
+#   scripts/test.sh [--quick] ARGS   ARGS go to swift test (e.g. --filter CrawlerTests); no
+#                                    fuzzing or package test then
+# RELAYFETCH_SKIP_FUZZ=1 and RELAYFETCH_SKIP_PACKAGE=1 leave those parts out of a whole run.
 set -euo pipefail
+
+quick=0
+if [[ ${1:-} == --quick ]]; then
+    quick=1
+    shift
+fi
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$repo"
@@ -37,11 +52,25 @@ stop_servers() {
 }
 trap stop_servers EXIT
 
-echo "test: running swift test"
-swift test --skip-build "$@"
+skips=()
+if [[ $quick -eq 1 ]]; then
+    # A name that matches no test would skip nothing, silently: refuse it.
+    tests=$(swift test list --skip-build)
+    for class in $(sed -e 's/#.*//' scripts/slow-tests.txt); do
+        grep -q "\.$class/" <<<"$tests" || { echo "test: scripts/slow-tests.txt names $class, which is no test class" >&2; exit 1; }
+        skips+=(--skip "\.$class/")
+    done
+fi
+echo "test: running swift test${skips[*]:+ (quick: ${#skips[@]} slow classes skipped)}"
+swift test --skip-build "${skips[@]}" "$@"
 
-# Every fuzz target for 30 s (scripts/fuzz.sh); a crash fails the run. Skipped for a focused run
-# (arguments given) or with RELAYFETCH_SKIP_FUZZ=1.
-if [[ $# -eq 0 && ${RELAYFETCH_SKIP_FUZZ:-0} != 1 ]]; then
+whole_run=0
+[[ $quick -eq 0 && $# -eq 0 ]] && whole_run=1
+# Every fuzz target for 30 s (scripts/fuzz.sh); a crash fails the run.
+if [[ $whole_run -eq 1 && ${RELAYFETCH_SKIP_FUZZ:-0} != 1 ]]; then
     bash scripts/fuzz.sh --seconds 30
+fi
+# The .deb built, installed on a clean Debian 12 and used through a relay.
+if [[ $whole_run -eq 1 && ${RELAYFETCH_SKIP_PACKAGE:-0} != 1 ]]; then
+    bash scripts/test-package.sh
 fi

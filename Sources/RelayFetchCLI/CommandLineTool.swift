@@ -41,9 +41,11 @@ public enum CommandLineTool {
         let rest = Array(arguments.dropFirst())
         do {
             switch command {
-            case "-h", "--help", "help":
+            case "-h", "--help":
                 io.print(help)
                 return 0
+            case "help":
+                return try HelpCommand.run(rest, io: io)
             case "--version", "version":
                 io.print(VersionCommand.text())
                 return 0

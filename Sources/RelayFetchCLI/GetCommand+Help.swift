@@ -20,7 +20,8 @@ extension GetCommand {
       -H, --header 'N: v'      extra request header sent to the origin (repeatable)
       -d, --data DATA          send DATA with POST as application/x-www-form-urlencoded; @FILE
                                reads FILE without its line breaks (@- standard input); several
-                               -d are joined by &; --data-ascii is the same
+                               -d are joined by &
+      --data-ascii DATA        the same as -d
       --data-binary DATA       as -d, but @FILE is sent as it is
       --data-raw DATA          as -d, but @ is just a character
       --data-urlencode DATA    as -d, URL-encoded: content, =content, name=content, @FILE or
@@ -29,7 +30,8 @@ extension GetCommand {
                                application/json back; several --json are concatenated
       -F, --form name=CONTENT  send a multipart/form-data POST; CONTENT is text, @FILE (uploaded,
                                streamed) or <FILE (a text field from FILE), with ;type=TYPE and
-                               ;filename=NAME after it; repeatable. --form-string takes it as text
+                               ;filename=NAME after it; repeatable
+      --form-string name=TEXT  as -F, but TEXT is taken as it is (no @FILE, <FILE or ;type=)
       -T, --upload-file FILE   send FILE (- or . for standard input) with PUT, streamed: any
                                size, read no faster than the relays take it; a URL ending in /
                                gets FILE's name. Through Oblivious HTTP a body is one sealed
@@ -43,9 +45,11 @@ extension GetCommand {
       --compressed             accepted as curl's: gzip, deflate, brotli and zstd answers are
                                always asked for and decoded (not on a -r request, and not inside
                                Oblivious HTTP, where the origin's answer comes as it was sent)
-      -L, --location           follow redirects (the default); --no-location turns it off
+      -L, --location           follow redirects (the default)
+      --no-location            do not follow redirects: a redirect is the answer
       --max-redirs N           fail after following N redirects (default 20; -1: no limit)
       --location-trusted       let a redirect take the method, body and credentials to another origin
+      --url URL                a URL to fetch, as one given alone (handy in -K files)
       -K, --config FILE        read options from FILE in curl's config syntax (- for standard
                                input): one per line, dashes optional, "url = URL" for a URL
 
