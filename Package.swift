@@ -38,7 +38,7 @@ let package = Package(
         .target(name: "WebArchive", dependencies: ["HeadlessPage", "CryptoPrimitives"]),
         .target(name: "OAuthFlow", dependencies: ["HeadlessPage", "RelayFetch", "CryptoPrimitives", "COpenSSL"]),
         .target(name: "Crawler", dependencies: ["SystemIO", "CryptoPrimitives", "RelayFetch", "HeadlessPage", "WebArchive", "Locking", "CSQLite", "CPostgreSQL", "CZlib"]),
-        .target(name: "RelayFetchCLI", dependencies: ["RelayFetch", "RelayTransport", "RelayProfiles", "HeadlessPage", "WebArchive", "OAuthFlow", "Crawler", "Locking",
+        .target(name: "RelayFetchCLI", dependencies: ["RelayFetch", "RelayProfiles", "HeadlessPage", "WebArchive", "OAuthFlow", "Crawler", "Locking",
                                                   "COpenSSL", "CBuildInfo"]),
         .executableTarget(name: "relayfetch", dependencies: ["RelayFetchCLI", "CLinux"]),
         // Benchmarks against peers measured in the same run (Benchmarks/run.sh); not a test.

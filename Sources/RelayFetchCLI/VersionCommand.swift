@@ -1,13 +1,12 @@
 import RelayFetch
 import HeadlessPage
-import RelayTransport
 internal import CBuildInfo
 
 /// `relayfetch version`: our version and the git commit it was built from, then each C
 /// library's version, like `curl -V`.
 enum VersionCommand {
     static func text() -> String {
-        let libraries = RelayFetch.LibraryVersions.all + HeadlessPage.LibraryVersions.all + RelayTransport.LibraryVersions.all
+        let libraries = LibraryVersions.all + LibraryVersions.page
         return "relayfetch \(RelayFetchVersion.current) (commit \(commit))\n" + libraries.map { "  \($0.name) \($0.version)" }.joined(separator: "\n")
     }
 

@@ -3,9 +3,10 @@ internal import CNghttp2
 internal import CNgtcp2
 internal import CNghttp3
 
-/// Versions of the C libraries the transport links, as they report themselves at run time.
-public enum LibraryVersions {
-    public static var all: [(name: String, version: String)] {
+/// Versions of the C libraries the transport links, as they report themselves at run time
+/// (`LibraryVersions` in RelayFetch lists them).
+package enum TransportLibraries {
+    package static var versions: [(name: String, version: String)] {
         [
             ("OpenSSL", String(cString: OpenSSL_version(Int32(OPENSSL_VERSION))).replacingOccurrences(of: "OpenSSL ", with: "")),
             ("nghttp2", String(cString: nghttp2_version(0).pointee.version_str)),
