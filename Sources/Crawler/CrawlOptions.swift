@@ -53,6 +53,6 @@ public struct CrawlOptions: Sendable {
         if differences.isEmpty { return false }
         if replacing { return true }
         throw CrawlError.store("\(store) holds a crawl started with other options (\(differences.joined(separator: "; "))); "
-                               + "run with the stored options, or replace them (relayfetch crawl --change-options)")
+                               + "run with the stored options, or replace them (CrawlConfiguration.replacesStoredOptions)")
     }
 }

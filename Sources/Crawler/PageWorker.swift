@@ -174,7 +174,7 @@ struct PageWorker: Sendable {
         let reason = await pool.downReason(for: entry.host)
         let left = configuration.relayWait - waited
         guard left > 0 else {
-            let error = "no relay chain came back within \(Self.seconds(configuration.relayWait)) s (--relay-wait): \(reason)"
+            let error = "no relay chain came back within \(Self.seconds(configuration.relayWait)) s (the relay wait): \(reason)"
             await coordinator.gaveUpWaitingForRelays(error: error)
             try await finish(entry, page: CrawledPage(record: record(entry, .failed, error: error)), links: [])
             return

@@ -28,7 +28,7 @@ final class StoreFileLock {
             Glibc.close(descriptor)
             if error.wouldBlock {
                 throw CrawlError.store("\(path) is in use by another relayfetch process (one process per SQLite store: wait for "
-                                       + "it to end, or share a crawl between workers with --store postgres://...)")
+                                       + "it to end, or share a crawl between workers with a PostgreSQL store)")
             }
             throw CrawlError.store("cannot lock \(path): \(String(cString: strerror(error.code)))")
         }

@@ -21,7 +21,7 @@ extension Session {
         var addresses = resolver.serverAddresses
         if let host = resolver.serverHost, SocketAddress.literal(host, port: 0) != nil { addresses = [host] + addresses }
         if addresses.isEmpty, required {
-            throw FetchError(.nameResolution("the \(resolver) would itself be found by plain DNS: give its address (serverAddresses, --dns-server-address)"))
+            throw FetchError(.nameResolution("the \(resolver) would itself be found by plain DNS: give its address (serverAddresses)"))
         }
         let transport: DNSTransport
         switch resolver.kind {
@@ -30,7 +30,7 @@ extension Session {
                                               configuration: configuration)
         case .tls(let host, let port):
             guard !addresses.isEmpty else {
-                throw FetchError(.nameResolution("the \(resolver) needs its address (serverAddresses, --dns-server-address)"))
+                throw FetchError(.nameResolution("the \(resolver) needs its address (serverAddresses)"))
             }
             transport = DNSOverTLSTransport(host: host, port: port, addresses: addresses,
                                             trust: TLSTrust(caFile: configuration.originCertificateAuthorityFile), loop: loop,

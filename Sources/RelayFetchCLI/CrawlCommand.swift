@@ -228,14 +228,14 @@ struct CrawlCommand: Subcommand {
             store = try CrawlStoreLocation(storePath).open(lease: lease ?? 60)
             output = try CrawlOutput(jsonLinesPath: jsonLinesPath, warcDirectory: warcDirectory, warcMaximumSize: warcMaximumSize)
         } catch {
-            io.log("relayfetch: error: \(error)")
+            io.log("relayfetch: error: \(ErrorHint.text(error))")
             return 1
         }
         let crawler: Crawler
         do {
             crawler = try Crawler(configuration: configuration, sessions: sessions, store: store)
         } catch {
-            io.log("relayfetch: error: \(error)")
+            io.log("relayfetch: error: \(ErrorHint.text(error))")
             return 1
         }
         let ticker = isatty(STDERR_FILENO) == 1 ? Self.progressTicker(crawler, io: io) : nil
@@ -250,12 +250,12 @@ struct CrawlCommand: Subcommand {
             summary = try await crawler.run(seeds: seeds) { page in try output.write(page) }
         } catch let error as CrawlError where error.isOutputFailure {
             endTicker()
-            io.log("relayfetch: error: \(error); the crawl stopped"
+            io.log("relayfetch: error: \(ErrorHint.text(error)); the crawl stopped"
                    + (storePath == nil ? "" : " before marking that page done: make room, then run the same command to resume"))
             return 1
         } catch {
             endTicker()
-            io.log("relayfetch: error: \(error)")
+            io.log("relayfetch: error: \(ErrorHint.text(error))")
             return 1
         }
         endTicker()
@@ -263,13 +263,13 @@ struct CrawlCommand: Subcommand {
             try output.close()
         } catch {
             // Every page is marked done by now: a disk that took data late lost part of the outputs.
-            io.log("relayfetch: error: \(error); the crawl ended, but its outputs may miss the last pages written")
+            io.log("relayfetch: error: \(ErrorHint.text(error)); the crawl ended, but its outputs may miss the last pages written")
             return 1
         }
         report(summary, io: io)
         if let error = summary.relayWaitError {
             let count = summary.failedWaitingForRelays
-            io.log("relayfetch: error: \(count) \(count == 1 ? "URL" : "URLs") failed waiting for a relay chain; last: \(error)")
+            io.log("relayfetch: error: \(count) \(count == 1 ? "URL" : "URLs") failed waiting for a relay chain; last: \(ErrorHint.text(error))")
             return 1
         }
         return summary.pagesThisRun > 0 && summary.fetched == 0 ? 1 : 0

@@ -72,7 +72,7 @@ extension GetCommand {
 
     /// Prints a finished URL's error (unless -s without -S) and its -w text.
     private func finish(_ report: TransferReport, io: CommandIO) {
-        if let error = report.error, !silent || showError { io.log("relayfetch: error: \(error)") }
+        if let error = report.error, !silent || showError { io.log("relayfetch: error: \(ErrorHint.text(error))") }
         guard let writeOut else { return }
         for (stream, text) in writeOut.render(report) {
             switch stream {

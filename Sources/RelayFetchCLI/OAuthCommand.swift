@@ -76,7 +76,7 @@ struct OAuthCommand: Subcommand {
         do {
             configuration = try await relay.sessionConfiguration(warn: io.log)
         } catch {
-            io.log("relayfetch: error: \(error)")
+            io.log("relayfetch: error: \(ErrorHint.text(error))")
             return 1
         }
         let secrets = scenarios.flatMap(\.scenario.secrets).filter { !$0.isEmpty }

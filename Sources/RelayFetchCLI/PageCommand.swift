@@ -156,7 +156,7 @@ struct PageCommand: Subcommand {
             }
             if showProgress { io.progress("\r\u{1B}[K") }
         } catch {
-            io.log("relayfetch: error: \(error)")
+            io.log("relayfetch: error: \(ErrorHint.text(error))")
             return 1
         }
         for limit in page.limitsReached { io.log("relayfetch: warning: \(Self.option(for: limit))") }
@@ -188,7 +188,7 @@ struct PageCommand: Subcommand {
             return printContent(of: page, io: io)
         }
         if json {
-            do { io.write(try PageSummary.data(for: page)) } catch { io.log("relayfetch: error: \(error)"); return 1 }
+            do { io.write(try PageSummary.data(for: page)) } catch { io.log("relayfetch: error: \(ErrorHint.text(error))"); return 1 }
         } else {
             io.print("\(page.url.absoluteString): \(page.statusCode), \(page.resources.count) subresources, "
                      + "\(page.totalBytes) bytes in \(String(format: "%.3f", page.loadTime)) s"
@@ -208,7 +208,7 @@ struct PageCommand: Subcommand {
             for selector in unmatched { io.log("relayfetch: no match for --select \(UsageError.quoted(selector))") }
             return unmatched.isEmpty ? 0 : 1
         } catch {
-            io.log("relayfetch: error: \(error)")
+            io.log("relayfetch: error: \(ErrorHint.text(error))")
             return 1
         }
     }

@@ -275,7 +275,7 @@ struct RelayOptions {
             adjusting(&configuration)
             return try Session(configuration: configuration)
         } catch {
-            io.log("relayfetch: error: \(error)")
+            io.log("relayfetch: error: \(ErrorHint.text(error))")
             return nil
         }
     }

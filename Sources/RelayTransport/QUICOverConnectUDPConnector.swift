@@ -14,7 +14,7 @@ struct QUICOverConnectUDPConnector: HTTP3HopConnector {
         let hop = HTTP3RelayConnection.hopDescription(index: index, relay: relay)
         attempt.currentHop = hop
         guard attempt.hops[index - 2].relayProtocol == .http3 else {
-            let why = "an HTTP/3 relay after an HTTP/2 or HTTP/1.1 hop needs CONNECT-UDP over TCP, which is not supported; use --relay-protocol h2 or auto for hop \(index)"
+            let why = "an HTTP/3 relay after an HTTP/2 or HTTP/1.1 hop needs CONNECT-UDP over TCP, which is not supported; reach hop \(index) over HTTP/2 or HTTP/1.1 instead"
             return completion(.failure(RelayError(hop: hop, cause: .unsupported(why))))
         }
         let make: HTTP3ConnectionPool.Make = { made in makeConnection(toHop: index, attempt: attempt, completion: made) }

@@ -65,7 +65,7 @@ extension RelayError.Cause: CustomStringConvertible {
         case .timeout: return "timed out"
         case .tls(let why): return "TLS handshake failed: \(why)"
         case .tunnelRefused(let status, let reason):
-            let hint = status == 407 ? " (proxy authentication required; check --relay-header)"
+            let hint = status == 407 ? " (proxy authentication required: the hop's header fields carry no credentials it accepts)"
                 : status == 403 ? " (forbidden by the relay)" : ""
             return "relay refused the tunnel: \(status) \(reason)\(hint)"
         case .closedDuringSetup: return "relay closed the connection during setup"

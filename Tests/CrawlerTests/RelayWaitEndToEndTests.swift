@@ -100,7 +100,7 @@ final class RelayWaitEndToEndTests: XCTestCase {
         XCTAssertLessThan(elapsed, 10, "and not much more")
         XCTAssertEqual(records.map(\.outcome), [.failed])
         let error = records.first?.error ?? ""
-        XCTAssertTrue(error.hasPrefix("no relay chain came back within 2 s (--relay-wait): every relay chain for origin.test is down"), error)
+        XCTAssertTrue(error.hasPrefix("no relay chain came back within 2 s (the relay wait): every relay chain for origin.test is down"), error)
         XCTAssertTrue(error.contains("chain 1 (\(address):\(relay.server.port)): hop 1 (\(address):\(relay.server.port)"), error)
         XCTAssertTrue(error.contains("connection refused"), error)
         XCTAssertEqual(progress.failedWaitingForRelays, 1)

@@ -148,8 +148,9 @@ final class CrawlCommandTests: XCTestCase {
         XCTAssertTrue(dead.stdoutText.contains("0 fetched, 1 failed"), dead.stdoutText)
         XCTAssertTrue(dead.stdoutText.contains("; 1 failed waiting for relays"), dead.stdoutText)
         XCTAssertTrue(dead.stderr.contains("relayfetch: error: 1 URL failed waiting for a relay chain; last: no relay chain came back within 1 s "
-                                           + "(--relay-wait): every relay chain for origin.test is down (chain 1 (127.0.0.13:3129): hop 1 (127.0.0.13:3129"),
+                                           + "(the relay wait): every relay chain for origin.test is down (chain 1 (127.0.0.13:3129): hop 1 (127.0.0.13:3129"),
                       dead.stderr)
+        XCTAssertTrue(dead.stderr.contains("; --relay-wait sets how long a URL waits for a relay chain\n"), "the command adds the option: \(dead.stderr)")
         XCTAssertEqual(try site.requests().count, 0)
         let live = await CommandRun.run(["crawl", site.origin + "/", "--max-pages", "1"] + CommandRun.relayArguments)
         XCTAssertEqual(live.status, 0, live.stderr)

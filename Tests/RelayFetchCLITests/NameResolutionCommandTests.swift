@@ -47,7 +47,7 @@ final class NameResolutionCommandTests: XCTestCase {
         let run = await CommandRun.run(["get", "https://origin.test/", "--relay", "https://relay.test:3129"] + token
                                        + ["--doh", EncryptedDNSServer.dohURL.absoluteString, "--require-encrypted-dns"])
         XCTAssertEqual(run.status, 1)
-        XCTAssertTrue(run.stderr.contains("give its address (serverAddresses, --dns-server-address)"), run.stderr)
+        XCTAssertTrue(run.stderr.contains("give its address (serverAddresses); give the resolver's address with --dns-server-address"), run.stderr)
     }
 
     func testOptionMistakesAreUsageErrors() async {
