@@ -109,14 +109,16 @@ extension ProxyConfiguration.RelayHop {
     /// A SOCKS5 hop (a `socks5://` URL): no TLS and no header fields, so neither may be set;
     /// the URL's user and password, when it has them, are its RFC 1929 credentials.
     private func socksEndpoint(host: String, port: UInt16, url: URL, index: Int) throws(FetchError) -> RelayEndpoint {
+        let parts = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        let credentials = parts?.user.map { RelayCredentials(username: $0, password: parts?.password ?? "") }
+        let endpoint = RelayEndpoint(host: host, port: port, usesTLS: false, relayProtocol: .socks5, credentials: credentials)
         let problem = relayProtocol != .automatic && relayProtocol != .socks5 ? "is spoken to in SOCKS5, not \(relayProtocol.rawValue)"
             : !additionalHTTPHeaderFields.isEmpty ? "has no header fields"
             : tlsOptions != ProxyConfiguration.TLSOptions() ? "has no TLS, so no TLS options"
             : http2RelayEndpoint != nil && http3RelayEndpoint != nil ? "has no HTTP/3 endpoint" : nil
-        if let problem { throw FetchError(.invalidRelay(index: index, reason: "a SOCKS5 relay \(problem) (\(url.absoluteString))")) }
-        let parts = URLComponents(url: url, resolvingAgainstBaseURL: false)
-        let credentials = parts?.user.map { RelayCredentials(username: $0, password: parts?.password ?? "") }
-        return RelayEndpoint(host: host, port: port, usesTLS: false, relayProtocol: .socks5, credentials: credentials)
+        // Named by host and port: the URL may carry a password.
+        if let problem { throw FetchError(.invalidRelay(index: index, reason: "a SOCKS5 relay \(problem) (\(endpoint.authority))")) }
+        return endpoint
     }
 
     /// The URL's host (IPv6 unbracketed), port (the scheme's default when absent) and scheme.
