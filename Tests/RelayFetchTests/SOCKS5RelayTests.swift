@@ -134,6 +134,47 @@ final class SOCKS5RelayTests: XCTestCase {
         XCTAssertEqual(behind?.description, "hop 2 (127.0.0.13:3129, HTTPS): unreachable: hop 1 answered 5 connection refused when connecting to it")
     }
 
+    /// Placement: QUIC needs datagrams, which a SOCKS5 tunnel cannot carry. An `auto` relay after
+    /// a SOCKS hop goes straight to TCP (its CONNECT through the SOCKS server, which is given the
+    /// relay's address); an HTTP/3-only one is refused before anything is dialled.
+    func testARelayAfterASOCKSHopIsReachedOverTCPAndHTTP3OnlyIsRefused() async throws {
+        let socks = try SOCKSServer()
+        let marker = TestServers.marker("socks-then-relay")
+        let session = try Session(configuration: TestServers.configuration(hops: [socksHop(socks.url()), TestServers.relayHop(url: TestServers.http2RelayAURL)]))
+        defer { session.invalidate() }
+        let (_, response) = try await session.data(from: URL(string: "https://origin.test/index.html?\(marker)")!)
+        XCTAssertEqual(response.statusCode, 200)
+        XCTAssertEqual(response.relayHopTimings.map(\.protocolName), ["SOCKS5", "HTTPS, HTTP/2 CONNECT"])
+        XCTAssertEqual(try socks.waitForConnections(1).map(\.target), ["127.0.0.11:4433"], "the SOCKS server was asked for relay A only")
+        XCTAssertEqual(try TestServers.waitForLogLines(TestServers.originALog, containing: marker, skipping: 0).first?[OriginLogField.remoteAddress.rawValue], "127.0.0.11")
+
+        let quicOnly = TestServers.relayHop(url: TestServers.http2RelayAURL, relayProtocol: .http3)
+        let refused = try Session(configuration: TestServers.configuration(hops: [socksHop(socks.url()), quicOnly]))
+        defer { refused.invalidate() }
+        let error = await failure(of: "https://origin.test/index.html?\(marker)-h3", in: refused)
+        XCTAssertEqual(error?.hop.index, 2)
+        XCTAssertEqual(error?.hop.protocolName, "QUIC, HTTP/3 CONNECT")
+        XCTAssertTrue(error?.description.contains("CONNECT-UDP") == true, "\(String(describing: error))")
+        XCTAssertEqual(try socks.connections().count, 1, "nothing more was asked of the SOCKS server")
+    }
+
+    /// An idle timeout behind a SOCKS hop: the HTTP/2 hop answers its PING, the SOCKS hop cannot
+    /// be probed, and the diagnosis says so.
+    func testStallBehindASOCKSHopSaysItCannotBeProbed() async throws {
+        let origin = try HostileServer(script: "origin.py")
+        defer { origin.stop() }
+        let socks = try SOCKSServer()
+        var configuration = TestServers.configuration(hops: [TestServers.relayHop(url: TestServers.http2RelayAURL, relayProtocol: .http2), socksHop(socks.url())])
+        configuration.idleTimeout = 1
+        let session = try Session(configuration: configuration)
+        defer { session.invalidate() }
+        let failure = await session.fetchError(URL(string: "https://origin.test:\(origin.port)/unlength-stall/100")!)
+        let error = try XCTUnwrap(failure, "a stalled response completed")
+        XCTAssertTrue(error.description.contains("the origin or hop 2 stalled (only HTTP/2 hops can be probed)"), "\(error)")
+        XCTAssertEqual(try socks.waitForConnections(1).map(\.target), ["origin.test:\(origin.port)"])
+        XCTAssertEqual(try origin.events().filter { $0.contains("/unlength-stall/") }.count, 1)
+    }
+
     /// A SOCKS5 hop has no header fields and no TLS: a configuration that gives it either is
     /// refused before anything is sent, naming the hop.
     func testHeaderFieldsAndTLSOptionsOnASOCKSHopAreRefused() async throws {
