@@ -81,18 +81,3 @@ private struct WeakHTTP3Connection {
     weak var connection: HTTP3RelayConnection?
     init(_ connection: HTTP3RelayConnection) { self.connection = connection }
 }
-
-extension RelayEndpoint {
-    /// The TCP endpoint (h2 or http/1.1 by ALPN) that stands in for this HTTP/3 endpoint when
-    /// QUIC cannot connect; nil when it has none.
-    var tcpFallback: RelayEndpoint? {
-        guard let fallback else { return nil }
-        var replacement = self
-        replacement.host = fallback.host
-        replacement.port = fallback.port
-        replacement.relayProtocol = .automatic
-        replacement.usesTLS = true
-        replacement.fallback = nil
-        return replacement
-    }
-}

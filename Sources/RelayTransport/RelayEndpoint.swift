@@ -35,6 +35,21 @@ public struct RelayEndpoint: Sendable, Hashable {
 /// and a port, the same value as a tunnel's target.
 public typealias RelayFallback = TunnelTarget
 
+extension RelayEndpoint {
+    /// The TCP endpoint (h2 or http/1.1 by ALPN) that stands in for this HTTP/3 endpoint when
+    /// QUIC cannot connect; nil when it has none.
+    var tcpFallback: RelayEndpoint? {
+        guard let fallback else { return nil }
+        var replacement = self
+        replacement.host = fallback.host
+        replacement.port = fallback.port
+        replacement.relayProtocol = .automatic
+        replacement.usesTLS = true
+        replacement.fallback = nil
+        return replacement
+    }
+}
+
 /// How one relay is spoken to: the HTTP version of its CONNECT, or SOCKS5. One enum for the
 /// public API (RelayFetch's `RelayProtocol`) and the chain builder, whose `HopRegistry` maps each
 /// case to the connector that speaks it.
