@@ -61,6 +61,20 @@ for name, chunk, text in [
 # read took 207 s here before the parser resumed its search.
 seed("connect-response", "byte-at-a-time-64k", b"\x00HTTP/1.1 200 OK\r\nX: " + b"a" * 65000)
 
+# The SOCKS5 handshake: first byte is the chunk size, the second's bits credentials (1) and a relay
+# after the hop (2); then the server's answers.
+success = bytes([5, 0, 0, 1, 127, 0, 0, 61, 0x9C, 0x40])
+for name, chunk, flags, answers in [
+    ("no-auth", 1, 0, bytes([5, 0]) + success + b"tunnel"),
+    ("pipelined", 0xFF, 0, bytes([5, 0]) + success),
+    ("credentials", 1, 1, bytes([5, 2, 1, 0]) + success),
+    ("rejected", 0xFF, 1, bytes([5, 2, 1, 0xFF])),
+    ("no-method", 0, 0, bytes([5, 0xFF])),
+    ("refused-next-hop", 2, 2, bytes([5, 0, 5, 5, 0])),
+    ("domain-reply", 1, 0, bytes([5, 0, 5, 0, 0, 3, 4]) + b"host" + bytes([0, 80])),
+]:
+    seed("socks5-handshake", name, bytes([chunk, flags]) + answers)
+
 # The CONNECT-UDP capsule codec: first byte is the chunk size.
 datagram = lambda payload, context=0: varint(0) + varint(len(varint(context)) + len(payload)) + varint(context) + payload
 for name, chunk, stream in [

@@ -20,6 +20,7 @@ command -v swift >/dev/null 2>&1 || export PATH="/opt/swift/usr/bin:$PATH"
 # target name -> its source files in Fuzz/Targets
 declare -A sources=(
     [connect-response]="ConnectResponseFuzzer.swift"
+    [socks5-handshake]="SOCKS5HandshakeFuzzer.swift"
     [capsule]="CapsuleCodecFuzzer.swift"
     [bhttp]="BinaryHTTPFuzzer.swift"
     [ohttp-keys]="OHTTPKeyConfigFuzzer.swift"
@@ -45,7 +46,7 @@ declare -A extra_modules=([arguments]="RelayFetchCLI")
 # The arguments target starts from a dictionary of every option name (Fuzz/arguments.dict).
 declare -A options=([profile]="-detect_leaks=0" [arguments]="-dict=$repo/Fuzz/arguments.dict")
 declare -A asan_options=([profile]="detect_leaks=0")  # nor at exit
-all_targets=(connect-response capsule bhttp ohttp-keys cookie html-urls css-urls profile offline-path dns-message style-cascade
+all_targets=(connect-response socks5-handshake capsule bhttp ohttp-keys cookie html-urls css-urls profile offline-path dns-message style-cascade
              header-fields robots crawl-links sitemap oauth-response arguments)
 
 usage() { sed -n '2,14s/^# \{0,1\}//p' "$0" >&2; exit 2; }

@@ -12,6 +12,9 @@ apt_packages=(
   libsqlite3-dev libpq-dev
   # real servers for end-to-end tests (scripts/test-servers.sh)
   squid-openssl nginx-light nghttp2-proxy openssl
+  # a SOCKS5 server for the SOCKS5 hop's tests, started by the tests themselves on 127.0.0.61
+  # (Tests/RelayFetchTestSupport/SOCKSServer.swift); the package installs no service
+  microsocks
   # the shared crawl store (PostgreSQL 15: initdb, pg_ctl, psql) for multi-worker crawl tests
   postgresql
   # test tooling: disk-avoidance checks, addresses, process checks

@@ -16,21 +16,14 @@ struct CurlProxyRoute: CurlRoute {
 
     /// nil unless `hops` is one hop that the chain builder would reach with HTTP/1.1 CONNECT.
     init?(hops: [RelayEndpoint], target: TunnelTarget, opener: TunnelOpener) {
-        guard hops.count == 1, let relay = hops.first, relay.fallback == nil else { return nil }
-        switch relay.relayProtocol {
-        case .http1: break
-        case .automatic where !relay.usesTLS: break
-        case .automatic, .http2, .http3: return nil
-        }
+        guard hops.count == 1, let relay = hops.first, RelayChainBuilder.speaksHTTP1Connect(relay) else { return nil }
         self.relay = relay
         self.target = target
         self.opener = opener
     }
 
-    /// The hop as errors and `-v` name it, as the chain builder names an HTTP/1.1 hop.
-    var hop: HopDescription {
-        HopDescription(index: 1, endpoint: relay.authority, protocolName: (relay.usesTLS ? "HTTPS" : "HTTP") + ", HTTP/1.1 CONNECT")
-    }
+    /// The hop as errors and `-v` name it: as its connector in the chain builder does.
+    var hop: HopDescription { RelayChainBuilder.description(ofHop: relay, index: 1) }
 
     /// The relay as libcurl's proxy URL.
     var proxyURL: String { (relay.usesTLS ? "https://" : "http://") + relay.authority }

@@ -60,6 +60,12 @@ extension FetchError.RelayFailure {
             return nil
         }
 
+        /// The reply code (RFC 1928 §6, 1 to 255) of a SOCKS5 server's refusal of the tunnel, else nil.
+        public var socksReply: Int? {
+            if case .socksRefused(let reply) = code { return Int(reply.code) }
+            return nil
+        }
+
         public var description: String { code.description }
     }
 }

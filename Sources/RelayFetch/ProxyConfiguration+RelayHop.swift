@@ -9,7 +9,9 @@ extension ProxyConfiguration {
     /// connect; otherwise over TLS for an https:// endpoint (in the clear for http://) with
     /// HTTP/2 or HTTP/1.1 CONNECT as `relayProtocol` says. With `.automatic`, an https://
     /// endpoint alone is tried over QUIC on the same host and port as well (first hop, or
-    /// behind an HTTP/3 hop), raced with TCP after `http3FallbackDelay`.
+    /// behind an HTTP/3 hop), raced with TCP after `http3FallbackDelay`. A `socks5://` endpoint
+    /// is a SOCKS5 hop (RFC 1928, the target's name resolved by the SOCKS server; the URL's user
+    /// and password, if any, sent as RFC 1929 credentials), with no TLS and no header fields.
     public struct RelayHop: Sendable, Hashable {
         public var http3RelayEndpoint: URL?
         public var http2RelayEndpoint: URL?
@@ -19,7 +21,8 @@ extension ProxyConfiguration {
         public var additionalHTTPHeaderFields: [String: String]
         /// The HTTP version spoken to this relay: `.automatic` (HTTP/3 first where QUIC can
         /// reach it, else ALPN h2 or http/1.1, the relay picks), `.http1`, `.http2` (fails if the
-        /// relay does not offer it) or `.http3`. Not in Apple's API.
+        /// relay does not offer it) or `.http3`; a `socks5://` endpoint is spoken to in SOCKS5
+        /// (`.automatic` or `.socks5`). Not in Apple's API.
         public var relayProtocol: RelayProtocol = .automatic
         /// A DNS-over-HTTPS resolver reached through the chain up to this relay, as Apple's
         /// `NERelay.dnsOverHTTPSURL`: the names a session resolves for hosts it reaches directly
@@ -71,17 +74,22 @@ extension ProxyConfiguration.RelayHop {
         guard let url = endpointURL else {
             throw FetchError(.invalidRelay(index: index, reason: "the hop has no endpoint URL"))
         }
-        let (host, port, secure) = try Self.parts(of: url, index: index)
+        let (host, port, scheme) = try Self.parts(of: url, index: index)
+        if scheme == "socks5" { return try socksEndpoint(host: host, port: port, url: url, index: index) }
+        guard relayProtocol != .socks5 else {
+            throw FetchError(.invalidRelay(index: index, reason: "SOCKS5 needs a socks5:// endpoint URL, not \(url.absoluteString)"))
+        }
+        let secure = scheme == "https"
         let fields = additionalHTTPHeaderFields.sorted { $0.key < $1.key }.map { HeaderField(name: $0.key, value: $0.value) }
         var endpoint = RelayEndpoint(host: host, port: port, usesTLS: secure,
                                      trust: TLSTrust(caFile: tlsOptions.certificateAuthorityFile,
                                                      pinnedPublicKeys: tlsOptions.pinnedPublicKeySHA256.map { [UInt8]($0) },
                                                      clientIdentity: tlsOptions.clientIdentity?.tlsIdentity),
-                                     headerFields: fields, relayProtocol: relayProtocol.hopProtocol)
+                                     headerFields: fields, relayProtocol: relayProtocol)
         guard relayProtocol == .automatic else { return endpoint }
         if let http3 = http3RelayEndpoint {
-            let (quicHost, quicPort, quicSecure) = try Self.parts(of: http3, index: index)
-            if quicSecure {
+            let (quicHost, quicPort, quicScheme) = try Self.parts(of: http3, index: index)
+            if quicScheme == "https" {
                 // With an HTTP/2 endpoint as well, it is the fallback; without one, HTTP/3 or nothing.
                 endpoint.fallback = http2RelayEndpoint == nil ? nil : RelayFallback(host: host, port: port)
                 endpoint.host = quicHost
@@ -98,19 +106,36 @@ extension ProxyConfiguration.RelayHop {
         return endpoint
     }
 
-    private static func parts(of url: URL, index: Int) throws(FetchError) -> (String, UInt16, Bool) {
+    /// A SOCKS5 hop (a `socks5://` URL): no TLS and no header fields, so neither may be set;
+    /// the URL's user and password, when it has them, are its RFC 1929 credentials.
+    private func socksEndpoint(host: String, port: UInt16, url: URL, index: Int) throws(FetchError) -> RelayEndpoint {
+        let parts = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        let credentials = parts?.user.map { RelayCredentials(username: $0, password: parts?.password ?? "") }
+        let endpoint = RelayEndpoint(host: host, port: port, usesTLS: false, relayProtocol: .socks5, credentials: credentials)
+        let problem = relayProtocol != .automatic && relayProtocol != .socks5 ? "is spoken to in SOCKS5, not \(relayProtocol.rawValue)"
+            : !additionalHTTPHeaderFields.isEmpty ? "has no header fields"
+            : tlsOptions != ProxyConfiguration.TLSOptions() ? "has no TLS, so no TLS options"
+            : http2RelayEndpoint != nil && http3RelayEndpoint != nil ? "has no HTTP/3 endpoint" : nil
+        // Named by host and port: the URL may carry a password.
+        if let problem { throw FetchError(.invalidRelay(index: index, reason: "a SOCKS5 relay \(problem) (\(endpoint.authority))")) }
+        return endpoint
+    }
+
+    /// The URL's host (IPv6 unbracketed), port (the scheme's default when absent) and scheme.
+    private static func parts(of url: URL, index: Int) throws(FetchError) -> (String, UInt16, String) {
         let scheme = url.scheme?.lowercased() ?? ""
-        guard scheme == "https" || scheme == "http" else {
-            throw FetchError(.invalidRelay(index: index, reason: "unsupported relay scheme \"\(scheme)\" in \(url.absoluteString) (use https:// or http://)"))
+        let defaultPorts = ["https": 443, "http": 80, "socks5": 1080]
+        guard let defaultPort = defaultPorts[scheme] else {
+            throw FetchError(.invalidRelay(index: index, reason: "unsupported relay scheme \"\(scheme)\" in \(url.absoluteString) (use https://, http:// or socks5://)"))
         }
         guard let host = url.host, !host.isEmpty else {
             throw FetchError(.invalidRelay(index: index, reason: "no host in \(url.absoluteString)"))
         }
-        let port = url.port ?? (scheme == "https" ? 443 : 80)
+        let port = url.port ?? defaultPort
         guard (1...65535).contains(port) else {
             throw FetchError(.invalidRelay(index: index, reason: "bad port in \(url.absoluteString)"))
         }
-        return (unbracketed(host), UInt16(port), scheme == "https")
+        return (unbracketed(host), UInt16(port), scheme)
     }
 
     private static func unbracketed(_ host: String) -> String {

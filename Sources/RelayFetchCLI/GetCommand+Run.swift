@@ -12,7 +12,7 @@ extension GetCommand {
         defer { session.invalidate() }
         if verbose {
             // An OHTTP relay without a --relay chain has no hops, but is no direct route.
-            let relays = (session.configuration.proxyConfigurations.first?.relayHops ?? []).compactMap { $0.endpointURL?.absoluteString }
+            let relays = (session.configuration.proxyConfigurations.first?.relayHops ?? []).compactMap { $0.endpointURL.map(Self.withoutCredentials) }
                 + (relay.ohttpRelay.map { ["ohttp:\($0.absoluteString)"] } ?? [])
             let hosts = Set(urls.compactMap(\.host)).sorted().joined(separator: ", ")
             io.log(relays.isEmpty ? "* route: direct (--direct)" : "* route: " + (relays + [hosts]).joined(separator: " -> "))
@@ -20,6 +20,14 @@ extension GetCommand {
         }
         let reports = parallel ? await fetchInParallel(session: session, io: io) : await fetchInTurn(session: session, io: io)
         return reports.map(\.exitCode).max() ?? 0
+    }
+
+    /// A relay URL as -v shows it: a socks5:// relay's username and password left out.
+    private static func withoutCredentials(_ url: URL) -> String {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false), components.user != nil else { return url.absoluteString }
+        components.user = nil
+        components.password = nil
+        return components.string ?? url.absoluteString
     }
 
     private func fetchInTurn(session: Session, io: CommandIO) async -> [TransferReport] {

@@ -11,7 +11,8 @@ struct RelayOptions {
     /// `allowsDirect` whether the command takes --direct.
     static func help(maximumTimeDefault: String, allowsDirect: Bool = false) -> String {
         """
-    \(allowsDirect ? directHelp : "")  --relay URL              relay to tunnel through (https:// or http://); repeat for a chain,
+    \(allowsDirect ? directHelp : "")  --relay URL              relay to tunnel through: https://, http:// or socks5://[USER:PASS@]
+                               (SOCKS5: the relay resolves the target's name); repeat for a chain,
                                first = nearest the client
       --relay-header 'N: v'    header sent to the preceding --relay only (e.g. Proxy-Authorization)
       --relay-cacert FILE      PEM CA file to verify the preceding --relay's certificate
@@ -92,42 +93,43 @@ struct RelayOptions {
             guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), url.host?.isEmpty == false else {
                 throw UsageError("--relay needs a URL such as https://relay.example:443, not \"\(text)\"")
             }
-            guard scheme == "https" || scheme == "http" else {
-                throw UsageError("--relay \(text): unsupported relay scheme \"\(scheme)\" (use https:// or http://)")
+            guard ["https", "http", "socks5"].contains(scheme) else {
+                throw UsageError("--relay \(text): unsupported relay scheme \"\(scheme)\" (use https://, http:// or socks5://)")
             }
             hops.append(PendingHop(url: url.withLowercasedHost))
         case "--relay-header":
             let text = try scanner.value()
-            guard !hops.isEmpty else { throw UsageError("--relay-header must follow the --relay it applies to") }
+            let hop = try hopIndex(for: "--relay-header")
             let (name, value) = try Self.headerField(text)
-            hops[hops.count - 1].headers[name] = value
+            hops[hop].headers[name] = value
         case "--relay-cacert":
             let path = try scanner.value()
-            guard !hops.isEmpty else { throw UsageError("--relay-cacert must follow the --relay it applies to") }
+            let hop = try hopIndex(for: "--relay-cacert")
             try Self.requireReadable(path, option: "--relay-cacert")
-            hops[hops.count - 1].caFile = path
+            hops[hop].caFile = path
         case "--relay-pin":
             let text = try scanner.value()
-            guard !hops.isEmpty else { throw UsageError("--relay-pin must follow the --relay it applies to") }
+            let hop = try hopIndex(for: "--relay-pin")
             let base64 = text.hasPrefix("sha256//") ? String(text.dropFirst(8)) : text
             guard let digest = Data(base64Encoded: base64), digest.count == 32 else {
                 throw UsageError("--relay-pin needs sha256//BASE64 of a 32-byte SHA-256 digest, not \"\(text)\"")
             }
-            hops[hops.count - 1].pins.append(digest)
+            hops[hop].pins.append(digest)
         case "--relay-protocol":
             let text = try scanner.value()
-            guard !hops.isEmpty else { throw UsageError("--relay-protocol must follow the --relay it applies to") }
-            guard let value = RelayProtocol(rawValue: text.lowercased()) else {
+            let hop = try hopIndex(for: "--relay-protocol")
+            // SOCKS5 is chosen by the socks5:// scheme, never for an http(s) relay.
+            guard let value = RelayProtocol(rawValue: text.lowercased()), value != .socks5 else {
                 throw UsageError("--relay-protocol must be auto, h1, h2 or h3, not \"\(text)\"")
             }
-            hops[hops.count - 1].relayProtocol = value
+            hops[hop].relayProtocol = value
         case "--relay-h3":
             let text = try scanner.value()
-            guard !hops.isEmpty else { throw UsageError("--relay-h3 must follow the --relay it applies to") }
+            let hop = try hopIndex(for: "--relay-h3")
             guard let url = URL(string: text), url.scheme?.lowercased() == "https", url.host?.isEmpty == false else {
                 throw UsageError("--relay-h3 needs an https URL such as https://relay.example:443, not \"\(text)\"")
             }
-            hops[hops.count - 1].http3URL = url.withLowercasedHost
+            hops[hop].http3URL = url.withLowercasedHost
         case "--cacert":
             let path = try scanner.value()
             try Self.requireReadable(path, option: "--cacert")
@@ -168,6 +170,16 @@ struct RelayOptions {
         default: return try nameResolution.parse(&scanner)
         }
         return true
+    }
+
+    /// The --relay that `option` (one of the per-relay options) applies to: the last one, unless
+    /// it is a socks5:// relay, which has no TLS, no header fields and only one protocol.
+    private func hopIndex(for option: String) throws -> Int {
+        guard let last = hops.indices.last else { throw UsageError("\(option) must follow the --relay it applies to") }
+        guard hops[last].url.scheme?.lowercased() != "socks5" else {
+            throw UsageError("\(option) applies to https:// and http:// relays: a socks5:// relay has no TLS, header fields or protocol choice")
+        }
+        return last
     }
 
     /// Whether these options name relays (hops, a profile or an OHTTP relay) rather than none.

@@ -15,19 +15,13 @@ final class ChainAttempt {
     init(hops: [RelayEndpoint], started: UInt64) {
         self.hops = hops
         self.started = started
-        currentHop = HopDescription(index: 1, endpoint: hops[0].authority, protocolName: hops[0].usesTLS ? "HTTPS" : "HTTP")
+        currentHop = HopRegistry.describe(hop: 1, of: hops, negotiated: nil)
     }
 
-    /// How hop `index` is described: its endpoint and, once known, the protocol spoken to it.
+    /// How hop `index` is described, as its connector names it: its endpoint and, once known,
+    /// the protocol spoken to it.
     func description(ofHop index: Int, negotiated alpn: String?) -> HopDescription {
-        let relay = hops[index - 1]
-        var name = relay.usesTLS ? "HTTPS" : "HTTP"
-        switch alpn {
-        case "h2"?: name += ", HTTP/2 CONNECT"
-        case .some: name += ", HTTP/1.1 CONNECT"
-        case nil: if !relay.usesTLS { name += ", HTTP/1.1 CONNECT" }
-        }
-        return HopDescription(index: index, endpoint: relay.authority, protocolName: name)
+        HopRegistry.describe(hop: index, of: hops, negotiated: alpn)
     }
 
     /// A copy with the same hops, reports and current hop, for the other side of a race.
@@ -53,17 +47,10 @@ final class ChainAttempt {
 
     /// Replaces hop `index` (1-based) by its TCP fallback endpoint.
     func fallBack(hop index: Int) {
-        guard let fallback = hops[index - 1].fallback else { return }
-        var replacement = hops[index - 1]
-        replacement.host = fallback.host
-        replacement.port = fallback.port
-        replacement.relayProtocol = .automatic
-        replacement.usesTLS = true
-        replacement.fallback = nil
-        hops[index - 1] = replacement
+        if let replacement = hops[index - 1].tcpFallback { hops[index - 1] = replacement }
     }
 
-    func note(hop index: Int, protocolName: String, reused: Bool) { self.reused[index] = reused }
+    func note(hop index: Int, reused: Bool) { self.reused[index] = reused }
 
     /// Notes that hop `index`'s tunnel goes over `connection`, taken from the pool.
     func noteReused(_ connection: HTTP3RelayConnection, hop index: Int) { reusedHTTP3[index] = WeakHTTP3Connection(connection) }

@@ -1,16 +1,20 @@
-/// HTTP/1.1 CONNECT (RFC 9110) to a relay over TCP, or over TLS for an https relay: one
-/// connection per tunnel.
+/// HTTP/1.1 CONNECT (RFC 9110) to a relay over TCP, or over TLS (ALPN http/1.1) for an https
+/// relay: one connection per tunnel, so nothing to pool and nothing to probe.
 struct HTTP1ConnectConnector: HopConnector {
     let context: ChainContext
-    let usesTLS: Bool
 
-    var name: String { usesTLS ? "HTTPS, HTTP/1.1 CONNECT" : "HTTP, HTTP/1.1 CONNECT" }
+    init(context: ChainContext, relay: RelayEndpoint, index: Int) { self.context = context }
+    init(context: ChainContext) { self.context = context }
 
-    func poolKey(hop index: Int, of hops: [RelayEndpoint]) -> RelayEndpoint? { nil }
+    /// It speaks HTTP/1.1 whatever TLS negotiates; libcurl's own proxy route names its hop so too.
+    static func describe(_ relay: RelayEndpoint, index: Int, negotiated alpn: String?) -> HopDescription {
+        HopDescription(index: index, endpoint: relay.authority, protocolName: (relay.usesTLS ? "HTTPS" : "HTTP") + ", HTTP/1.1 CONNECT")
+    }
 
     func openTunnel(through count: Int, to target: TunnelTarget, attempt: ChainAttempt,
                     completion: @escaping (Result<TransportLayer, RelayError>) -> Void) {
-        context.transport(toHop: count, attempt: attempt) { result in
+        let alpn = attempt.hops[count - 1].usesTLS ? ["http/1.1"] : nil
+        context.transport(toHop: count, attempt: attempt, alpn: alpn) { result in
             switch result {
             case .failure(let error): completion(.failure(error))
             case .success(let (layer, _)): tunnel(over: layer, through: count, to: target, attempt: attempt, completion: completion)
@@ -23,7 +27,7 @@ struct HTTP1ConnectConnector: HopConnector {
                 completion: @escaping (Result<TransportLayer, RelayError>) -> Void) {
         let relay = attempt.hops[count - 1]
         let tunnel = HTTP1ConnectLayer(over: layer, targetHost: target.host, targetPort: target.port, headers: relay.fieldPairs,
-                                       hop: attempt.description(ofHop: count, negotiated: "http/1.1"),
+                                       hop: Self.describe(relay, index: count, negotiated: "http/1.1"),
                                        nextHop: context.nextHop(after: count, attempt: attempt))
         context.connect(tunnel, hop: count, attempt: attempt, completion: completion)
     }

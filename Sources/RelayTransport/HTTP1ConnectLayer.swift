@@ -1,71 +1,47 @@
-/// Opens a tunnel through an HTTP/1.1 relay with CONNECT (RFC 9110 §9.3.6), then passes bytes on.
-/// The target travels unresolved in the request: the relay, never we, resolves its name.
-public final class HTTP1ConnectLayer: TransportLayer, TransportLayerDelegate, ConnectAnswer {
-    public let hop: HopDescription
-    public weak var delegate: TransportLayerDelegate?
-    private let lower: TransportLayer
-    private let authority: String
-    private let headers: [(String, String)]
+/// HTTP/1.1 CONNECT (RFC 9110 §9.3.6) as a `TunnelHandshake`: the request with this hop's own
+/// header fields, then the relay's answer. The target travels unresolved in the request: the
+/// relay, never we, resolves its name.
+struct HTTP1ConnectHandshake: TunnelHandshake {
+    private let head: [UInt8]
+    private let hop: HopDescription
     private let nextHop: HopDescription?
     private var parser = ConnectResponseParser()
-    private var completion: ((Result<Void, RelayError>) -> Void)?
-    private var open = false
 
+    init(authority: String, headers: [(String, String)], hop: HopDescription, nextHop: HopDescription?) {
+        head = ConnectRequest.head(authority: authority, headers: headers)
+        self.hop = hop
+        self.nextHop = nextHop
+    }
+
+    /// The answer's `Alt-Svc` field, once it has arrived.
+    var altSvc: String? { parser.altSvc }
+
+    func start() -> [UInt8] { head }
+
+    mutating func receive(_ bytes: [UInt8]) -> TunnelHandshakeStep {
+        switch parser.feed(bytes) {
+        case .needMore: return .needMore
+        case .established(_, let leftover): return .established(leftover: leftover)
+        case .refused(let status, let reason): return .failed(ConnectRefusal.error(status: status, reason: reason, hop: hop, nextHop: nextHop))
+        case .malformed(let why): return .failed(RelayError(hop: hop, cause: .protocolError(why)))
+        }
+    }
+}
+
+/// Opens a tunnel through an HTTP/1.1 relay with CONNECT, then passes bytes on.
+typealias HTTP1ConnectLayer = HandshakeLayer<HTTP1ConnectHandshake>
+
+extension HandshakeLayer where Handshake == HTTP1ConnectHandshake {
     /// - Parameters:
     ///   - headers: this hop's own header fields; they are sent on this CONNECT only.
     ///   - nextHop: the relay the tunnel leads to, if any, so that "cannot reach it" names it.
-    init(over lower: TransportLayer, targetHost: String, targetPort: UInt16, headers: [(String, String)], hop: HopDescription,
-         nextHop: HopDescription? = nil) {
-        self.lower = lower
-        self.nextHop = nextHop
-        self.authority = ConnectRequest.authority(host: targetHost, port: targetPort)
-        self.headers = headers
-        self.hop = hop
-        lower.delegate = self
+    convenience init(over lower: TransportLayer, targetHost: String, targetPort: UInt16, headers: [(String, String)], hop: HopDescription,
+                     nextHop: HopDescription? = nil) {
+        self.init(over: lower, handshake: HTTP1ConnectHandshake(authority: ConnectRequest.authority(host: targetHost, port: targetPort),
+                                                                headers: headers, hop: hop, nextHop: nextHop), hop: hop)
     }
+}
 
-    public func connect(_ completion: @escaping (Result<Void, RelayError>) -> Void) {
-        self.completion = completion
-        lower.send(ConnectRequest.head(authority: authority, headers: headers))
-    }
-
-    var altSvc: String? { parser.altSvc }
-
-    public func send(_ bytes: [UInt8]) { lower.send(bytes) }
-    public func close() { lower.close() }
-    public func setReadingPaused(_ paused: Bool) { lower.setReadingPaused(paused) }
-
-    public func layerDidReceive(_ bytes: [UInt8]) {
-        if open {
-            delegate?.layerDidReceive(bytes)
-            return
-        }
-        switch parser.feed(bytes) {
-        case .needMore:
-            return
-        case .established(_, let leftover):
-            open = true
-            finish(.success(()))
-            if !leftover.isEmpty { delegate?.layerDidReceive(leftover) }
-        case .refused(let status, let reason):
-            finish(.failure(ConnectRefusal.error(status: status, reason: reason, hop: hop, nextHop: nextHop)))
-        case .malformed(let why):
-            finish(.failure(RelayError(hop: hop, cause: .protocolError(why))))
-        }
-    }
-
-    public func layerDidReceiveEOF() {
-        if open { delegate?.layerDidReceiveEOF() } else { finish(.failure(RelayError(hop: hop, cause: .closedDuringSetup))) }
-    }
-
-    public func layerDidFail(_ error: RelayError) {
-        if open { delegate?.layerDidFail(error) } else { finish(.failure(error)) }
-    }
-
-    private func finish(_ result: Result<Void, RelayError>) {
-        guard let completion else { return }
-        self.completion = nil
-        if case .failure = result { lower.close() }
-        completion(result)
-    }
+extension HandshakeLayer: ConnectAnswer where Handshake == HTTP1ConnectHandshake {
+    var altSvc: String? { handshake.altSvc }
 }

@@ -4,12 +4,15 @@
 struct HTTP3ConnectConnector: HTTP3HopConnector {
     let context: ChainContext
 
+    init(context: ChainContext, relay: RelayEndpoint, index: Int) { self.context = context }
+    init(context: ChainContext) { self.context = context }
+
     /// The pooled connection to the first hop.
     func connection(toHop index: Int, attempt: ChainAttempt,
                     completion: @escaping (Result<HTTP3RelayConnection, RelayError>) -> Void) {
         precondition(index == 1, "QUIC to a later hop runs inside CONNECT-UDP")
         let relay = attempt.hops[0]
-        let hop = HTTP3RelayConnection.hopDescription(index: 1, relay: relay)
+        let hop = Self.describe(relay, index: 1, negotiated: nil)
         attempt.currentHop = hop
         let make: HTTP3ConnectionPool.Make = { [context] made in
             do throws(TLSSetupError) {
@@ -34,9 +37,9 @@ struct HTTP3ConnectConnector: HTTP3HopConnector {
 }
 
 /// A hop reached over an HTTP/3 connection (QUIC straight to the first hop, or inside a
-/// CONNECT-UDP stream beyond it): named, pooled by chain prefix and tunnelled through the same way;
-/// each connector says only how its connection is made.
-protocol HTTP3HopConnector: HopConnector where PoolKey == RelayConnectionPool.Key {
+/// CONNECT-UDP stream beyond it): named, placed, pooled by chain prefix and tunnelled through the
+/// same way; each connector says only how its connection is made. No liveness probe.
+protocol HTTP3HopConnector: HopConnector {
     var context: ChainContext { get }
     /// The HTTP/3 connection to hop `index`, pooled or new.
     func connection(toHop index: Int, attempt: ChainAttempt,
@@ -44,9 +47,19 @@ protocol HTTP3HopConnector: HopConnector where PoolKey == RelayConnectionPool.Ke
 }
 
 extension HTTP3HopConnector {
-    var name: String { "QUIC, HTTP/3 CONNECT" }
+    static func describe(_ relay: RelayEndpoint, index: Int, negotiated alpn: String?) -> HopDescription {
+        HopDescription(index: index, endpoint: relay.authority, protocolName: "QUIC, HTTP/3 CONNECT")
+    }
 
-    func poolKey(hop index: Int, of hops: [RelayEndpoint]) -> RelayConnectionPool.Key? { HTTP2ConnectConnector.key(hop: index, of: hops) }
+    /// Its tunnels carry CONNECT-UDP streams, so QUIC to a later HTTP/3 hop can run inside them.
+    static var carriesDatagrams: Bool { true }
+
+    /// QUIC needs datagrams: behind a hop whose tunnels carry byte streams only it would need
+    /// CONNECT-UDP over TCP (RFC 9298 capsules), which is not supported.
+    static func placementProblem(behind previous: any HopConnector.Type) -> String? {
+        previous.carriesDatagrams ? nil
+            : "an HTTP/3 relay behind a hop whose tunnels carry no datagrams (HTTP/2, HTTP/1.1 or SOCKS5) needs CONNECT-UDP over TCP, which is not supported; speak h2 or auto to this hop"
+    }
 
     /// Opens a CONNECT stream to `target` on the HTTP/3 connection to hop `count`, once there is one.
     func openTunnel(through count: Int, to target: TunnelTarget, attempt: ChainAttempt,
@@ -70,7 +83,7 @@ extension HTTP3HopConnector {
         context.http3Pool.connection(for: HTTP2ConnectConnector.key(hop: index, of: attempt.hops),
                                      opened: { [pool = context.pool] in pool.countConnection(toHop: index) }, make: make) { result in
             if case .success(let (connection, reused)) = result {
-                attempt.note(hop: index, protocolName: hop.protocolName, reused: reused)
+                attempt.note(hop: index, reused: reused)
                 if reused { attempt.noteReused(connection, hop: index) }
                 attempt.currentHop = hop
             }

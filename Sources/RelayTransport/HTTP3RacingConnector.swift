@@ -9,9 +9,20 @@ struct HTTP3RacingConnector: HopConnector {
     let preferred: any HopConnector
     let fallback: any HopConnector
 
-    var name: String { "\(preferred.name) or \(fallback.name)" }
+    init(context: ChainContext, relay: RelayEndpoint, index: Int) {
+        self.context = context
+        preferred = index == 1 ? HTTP3ConnectConnector(context: context) : QUICOverConnectUDPConnector(context: context)
+        fallback = HTTP2ConnectConnector(context: context, requiresHTTP2: false)
+    }
 
-    func poolKey(hop index: Int, of hops: [RelayEndpoint]) -> AnyHashable? { preferred.poolKey(hop: index, of: hops).map { AnyHashable($0) } }
+    /// Named as the hop the user named (its TCP endpoint) until one side has won; the winner
+    /// then names the hop in reports.
+    static func describe(_ relay: RelayEndpoint, index: Int, negotiated alpn: String?) -> HopDescription {
+        HTTP2ConnectConnector.describe(relay.tcpFallback ?? relay, index: index, negotiated: alpn)
+    }
+
+    /// A later hop's QUIC may run inside this hop's CONNECT-UDP streams (through its QUIC side).
+    static var carriesDatagrams: Bool { true }
 
     /// A first hop whose TCP side answered with Alt-Svc h3 on another port is tried there; a hop
     /// whose fallback won before in this session, or behind a hop that speaks TCP (where QUIC
@@ -22,7 +33,8 @@ struct HTTP3RacingConnector: HopConnector {
            let port = context.altServices.http3Port(for: relay.authority) {
             attempt.useHTTP3Port(port, hop: 1)
         }
-        let behindTCP = index > 1 && attempt.hops[index - 2].relayProtocol != .http3
+        let behindTCP = index > 1
+            && QUICOverConnectUDPConnector.placementProblem(behind: HopRegistry.connector(for: attempt.hops[index - 2], index: index - 1)) != nil
         if behindTCP || context.tcpPreferred.contains(attempt.hops[index - 1].authority) { attempt.fallBack(hop: index) }
     }
 
@@ -37,9 +49,7 @@ struct HTTP3RacingConnector: HopConnector {
         resolver.serviceHint(host: relay.host, completion: context.loop.hopping { [context] result in
             switch result {
             case .failure(let why):  // told as the hop the user named, not as its QUIC side
-                let named = attempt.copy()
-                named.fallBack(hop: count)
-                completion(.failure(RelayError(hop: named.description(ofHop: count, negotiated: nil), cause: .resolveFailed(why.reason))))
+                completion(.failure(RelayError(hop: Self.describe(relay, index: count, negotiated: nil), cause: .resolveFailed(why.reason))))
             case .success(let hint):
                 if let port = hint?.port, port != relay.port, relay.fallback == RelayFallback(host: relay.host, port: relay.port) {
                     attempt.useHTTP3Port(port, hop: count)

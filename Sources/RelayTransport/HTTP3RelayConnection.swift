@@ -21,11 +21,6 @@ final class HTTP3RelayConnection: QUICApplication {
     var onIdle: (() -> Void)?
     var onClose: (() -> Void)?
 
-    /// How hop `index` reads in errors and reports when it is an HTTP/3 relay.
-    static func hopDescription(index: Int, relay: RelayEndpoint) -> HopDescription {
-        HopDescription(index: index, endpoint: relay.authority, protocolName: "QUIC, HTTP/3 CONNECT")
-    }
-
     /// `path` carries the QUIC packets: nil for UDP to the relay, or a CONNECT-UDP stream through the hop before.
     convenience init(loop: EventLoop, relay: RelayEndpoint, hop: HopDescription, handshakeTimeout: Double = 10,
                      path: QUICDatagramPath? = nil, resolver: HostResolver? = nil) throws(TLSSetupError) {

@@ -88,11 +88,18 @@ public enum SocketAddress {
 
     /// A sockaddr_in or sockaddr_in6 for `text` when it is an IPv4 or IPv6 literal; nil otherwise.
     public static func literal(_ text: String, port: UInt16) -> Data? {
+        guard let bytes = literalBytes(text) else { return nil }
+        return bytes.count == 4 ? ipv4(bytes, port: port) : ipv6(bytes, port: port)
+    }
+
+    /// The 4 (IPv4) or 16 (IPv6, brackets optional) address bytes of an IP literal, network
+    /// order; nil for a name. Parses only: nothing is looked up.
+    public static func literalBytes(_ text: String) -> [UInt8]? {
         var v4 = in_addr()
-        if inet_pton(AF_INET, text, &v4) == 1 { return ipv4(withUnsafeBytes(of: v4) { Array($0) }, port: port) }
+        if inet_pton(AF_INET, text, &v4) == 1 { return withUnsafeBytes(of: v4) { Array($0) } }
         var v6 = in6_addr()
         let bare = text.hasPrefix("[") && text.hasSuffix("]") ? String(text.dropFirst().dropLast()) : text
-        if inet_pton(AF_INET6, bare, &v6) == 1 { return ipv6(withUnsafeBytes(of: v6) { Array($0) }, port: port) }
+        if inet_pton(AF_INET6, bare, &v6) == 1 { return withUnsafeBytes(of: v6) { Array($0) } }
         return nil
     }
 

@@ -6,17 +6,15 @@
 struct QUICOverConnectUDPConnector: HTTP3HopConnector {
     let context: ChainContext
 
+    init(context: ChainContext, relay: RelayEndpoint, index: Int) { self.context = context }
+    init(context: ChainContext) { self.context = context }
+
     /// The pooled HTTP/3 connection to hop `index`, or a new one inside a CONNECT-UDP stream
-    /// through hop `index - 1`.
+    /// through hop `index - 1` (an HTTP/3 hop: the builder checked the placement).
     func connection(toHop index: Int, attempt: ChainAttempt,
                     completion: @escaping (Result<HTTP3RelayConnection, RelayError>) -> Void) {
-        let relay = attempt.hops[index - 1]
-        let hop = HTTP3RelayConnection.hopDescription(index: index, relay: relay)
+        let hop = Self.describe(attempt.hops[index - 1], index: index, negotiated: nil)
         attempt.currentHop = hop
-        guard attempt.hops[index - 2].relayProtocol == .http3 else {
-            let why = "an HTTP/3 relay after an HTTP/2 or HTTP/1.1 hop needs CONNECT-UDP over TCP, which is not supported; reach hop \(index) over HTTP/2 or HTTP/1.1 instead"
-            return completion(.failure(RelayError(hop: hop, cause: .unsupported(why))))
-        }
         let make: HTTP3ConnectionPool.Make = { made in makeConnection(toHop: index, attempt: attempt, completion: made) }
         pooledConnection(toHop: index, hop: hop, attempt: attempt, make: make, completion: completion)
     }
@@ -26,7 +24,7 @@ struct QUICOverConnectUDPConnector: HTTP3HopConnector {
     private func makeConnection(toHop index: Int, attempt: ChainAttempt,
                                 completion: @escaping (Result<HTTP3RelayConnection, RelayError>) -> Void) {
         let relay = attempt.hops[index - 1], previous = attempt.hops[index - 2]
-        let hop = HTTP3RelayConnection.hopDescription(index: index, relay: relay)
+        let hop = Self.describe(relay, index: index, negotiated: nil)
         HTTP3ConnectConnector.connection(toHop: index - 1, attempt: attempt, context: context) { [context] result in
             switch result {
             case .failure(let error):

@@ -1,10 +1,10 @@
 /// Builds tunnels through a chain of relays, one hop at a time, nearest the client first:
 /// TCP(hop 1) -> TLS(hop 1) -> CONNECT(hop 2) -> TLS(hop 2) -> ... -> CONNECT(target).
-/// Each hop is reached by the `HopConnector` that `connector(forHop:index:context:)` picks for it
-/// (HTTP/1.1, HTTP/2 or HTTP/3 CONNECT, QUIC inside CONNECT-UDP, or HTTP/3 raced with TCP); the
-/// builder only walks the hops. HTTP/2 and HTTP/3 connections are pooled per chain prefix, so all
-/// tunnels through the same first hop share one connection, and tunnels to the same second hop
-/// through it share one connection to that hop.
+/// Each hop is reached by the `HopConnector` that `HopRegistry` picks for it (HTTP/1.1, HTTP/2 or
+/// HTTP/3 CONNECT, QUIC inside CONNECT-UDP, HTTP/3 raced with TCP, or SOCKS5); the builder only
+/// walks the hops, after checking that each may sit behind the one before. HTTP/2 and HTTP/3
+/// connections are pooled per chain prefix, so all tunnels through the same first hop share one
+/// connection, and tunnels to the same second hop through it share one connection to that hop.
 ///
 /// It is the only code that opens sockets for relayed traffic, and it has no path that reaches a
 /// target without the relays: an empty chain is refused and a failed hop fails the whole build.
@@ -21,21 +21,16 @@ public final class RelayChainBuilder {
         context = ChainContext(loop: loop, idleTimeout: idleTimeout, http3HeadStart: http3HeadStart, resolver: resolver)
     }
 
-    /// The one place a hop's connector is chosen, by the protocol the hop is to be spoken to in.
-    static func connector(forHop relay: RelayEndpoint, index: Int, context: ChainContext) -> any HopConnector {
-        switch relay.relayProtocol {
-        case .http3 where relay.fallback != nil:
-            return HTTP3RacingConnector(context: context, preferred: http3Connector(hop: index, context: context),
-                                        fallback: HTTP2ConnectConnector(context: context))
-        case .http3: return http3Connector(hop: index, context: context)
-        case .http1: return HTTP1ConnectConnector(context: context, usesTLS: relay.usesTLS)
-        case .automatic where !relay.usesTLS: return HTTP1ConnectConnector(context: context, usesTLS: false)
-        case .automatic, .http2: return HTTP2ConnectConnector(context: context)
-        }
+    /// How hop `index` (`relay`) reads in `-v`, errors and HAR before anything is negotiated,
+    /// as its connector names it (for routes that reach the hop without a builder).
+    public static func description(ofHop relay: RelayEndpoint, index: Int) -> HopDescription {
+        HopRegistry.connector(for: relay, index: index).describe(relay, index: index, negotiated: nil)
     }
 
-    private static func http3Connector(hop index: Int, context: ChainContext) -> any HopConnector {
-        index == 1 ? HTTP3ConnectConnector(context: context) : QUICOverConnectUDPConnector(context: context)
+    /// Whether `relay`, as a first hop, is spoken to with HTTP/1.1 CONNECT and nothing else
+    /// (what libcurl's own proxy support can do in the builder's place).
+    public static func speaksHTTP1Connect(_ relay: RelayEndpoint) -> Bool {
+        HopRegistry.connector(for: relay, index: 1) is HTTP1ConnectConnector.Type
     }
 
     /// How many connections this builder has opened to each hop (by 1-based index), for tests
@@ -51,9 +46,7 @@ public final class RelayChainBuilder {
                       completion: @escaping (Result<(TransportLayer, [HopReport]), RelayError>) -> Void) {
         precondition(!hops.isEmpty, "a relayed tunnel needs at least one hop")
         let attempt = ChainAttempt(hops: hops, started: EventLoop.nowNanos())
-        for index in 1...hops.count {
-            Self.connector(forHop: attempt.hops[index - 1], index: index, context: context).prepare(hop: index, attempt: attempt)
-        }
+        for index in 1...hops.count { context.connector(forHop: index, of: attempt.hops).prepare(hop: index, attempt: attempt) }
         let timer = loop.schedule(after: connectTimeout) {
             attempt.retireReusedConnection(atHop: attempt.currentHop.index)
             attempt.finish(.failure(RelayError(hop: attempt.currentHop, cause: .timeout)))
@@ -65,17 +58,21 @@ public final class RelayChainBuilder {
             case .failure(let error): completion(.failure(error))
             }
         }
+        if let (index, why) = HopRegistry.misplacedHop(in: attempt.hops) {
+            return attempt.finish(.failure(RelayError(hop: attempt.description(ofHop: index, negotiated: nil), cause: .unsupported(why))))
+        }
         context.tunnel(through: hops.count, to: target, attempt: attempt) { result in attempt.finish(result) }
     }
 
-    /// Probes each hop of `hops` that has a pooled HTTP/2 connection with a PING: per hop, true
-    /// (answered within `timeout`), false (did not) or nil (cannot be probed: HTTP/1.1 or HTTP/3).
+    /// Probes each hop of `hops` with its connector's liveness probe (a PING on a pooled HTTP/2
+    /// connection): per hop, true (answered within `timeout`), false (did not) or nil (cannot be
+    /// probed: no pooled connection, or HTTP/1.1, HTTP/3 or SOCKS5).
     public func probe(hops: [RelayEndpoint], timeout: Double, completion: @escaping ([Bool?]) -> Void) {
         var results = [Bool?](repeating: nil, count: hops.count)
         var pending = hops.count
         guard pending > 0 else { return completion([]) }
         for count in 1...hops.count {
-            context.pool.probe(HTTP2ConnectConnector.key(hop: count, of: hops), timeout: timeout) { alive in
+            context.connector(forHop: count, of: hops).probe(hop: count, of: hops, timeout: timeout) { alive in
                 results[count - 1] = alive
                 pending -= 1
                 if pending == 0 { completion(results) }

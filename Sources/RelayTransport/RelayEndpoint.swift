@@ -7,21 +7,24 @@ public struct RelayEndpoint: Sendable, Hashable {
     public var trust: TLSTrust
     /// Header fields sent to this relay only, on each CONNECT.
     public var headerFields: [HeaderField]
-    /// Which HTTP version to speak to the relay.
-    public var relayProtocol: HopProtocol
+    /// How to speak to the relay (which connector reaches it).
+    public var relayProtocol: RelayProtocol
+    /// The username and password of a hop that authenticates with them (SOCKS5); nil: none.
+    public var credentials: RelayCredentials?
     /// For an HTTP/3 endpoint: the TCP endpoint (HTTP/2 or HTTP/1.1, by ALPN) to use when QUIC
     /// cannot connect, as `RelayHop(http3RelayEndpoint:http2RelayEndpoint:)` promises. Never a
     /// direct connection.
     public var fallback: RelayFallback?
 
     public init(host: String, port: UInt16, usesTLS: Bool = true, trust: TLSTrust = .system, headerFields: [HeaderField] = [],
-                relayProtocol: HopProtocol = .automatic) {
+                relayProtocol: RelayProtocol = .automatic, credentials: RelayCredentials? = nil) {
         self.host = host
         self.port = port
         self.usesTLS = usesTLS
         self.trust = trust
         self.headerFields = headerFields
         self.relayProtocol = relayProtocol
+        self.credentials = credentials
     }
 
     /// "host:port" as written in a CONNECT request.
@@ -32,24 +35,50 @@ public struct RelayEndpoint: Sendable, Hashable {
 /// and a port, the same value as a tunnel's target.
 public typealias RelayFallback = TunnelTarget
 
-/// The HTTP version spoken to one relay.
-public enum HopProtocol: String, Sendable, Hashable, CaseIterable {
-    /// Offer h2 and http/1.1 by ALPN and speak whichever the relay picks (as curl and Chromium do).
+extension RelayEndpoint {
+    /// The TCP endpoint (h2 or http/1.1 by ALPN) that stands in for this HTTP/3 endpoint when
+    /// QUIC cannot connect; nil when it has none.
+    var tcpFallback: RelayEndpoint? {
+        guard let fallback else { return nil }
+        var replacement = self
+        replacement.host = fallback.host
+        replacement.port = fallback.port
+        replacement.relayProtocol = .automatic
+        replacement.usesTLS = true
+        replacement.fallback = nil
+        return replacement
+    }
+}
+
+/// How one relay is spoken to: the HTTP version of its CONNECT, or SOCKS5. One enum for the
+/// public API (RelayFetch's `RelayProtocol`) and the chain builder, whose `HopRegistry` maps each
+/// case to the connector that speaks it.
+public enum RelayProtocol: String, Sendable, Hashable, CaseIterable {
+    /// For a `RelayHop`: HTTP/3 first where QUIC can reach the relay, else h2 or http/1.1 by ALPN,
+    /// as the relay picks. For a transport endpoint (which RelayFetch has already split into its
+    /// QUIC side and TCP fallback): h2 or http/1.1 by ALPN over TLS, HTTP/1.1 in the clear.
     case automatic = "auto"
     /// HTTP/1.1 CONNECT only.
     case http1 = "h1"
     /// HTTP/2 CONNECT only; fails when the relay does not offer h2.
     case http2 = "h2"
     /// HTTP/3 CONNECT over QUIC: to the first hop, or to a later hop through an HTTP/3 hop
-    /// (QUIC inside CONNECT-UDP); behind an HTTP/2 or HTTP/1.1 hop it is not supported.
+    /// (QUIC inside CONNECT-UDP); behind an HTTP/2, HTTP/1.1 or SOCKS5 hop it is not supported.
     case http3 = "h3"
+    /// SOCKS5 CONNECT (RFC 1928) with the target's name, which the SOCKS server resolves, and
+    /// username/password authentication (RFC 1929) when the hop has credentials. No TLS to the
+    /// relay and no header fields; a `socks5://` relay URL chooses it.
+    case socks5 = "socks5"
+}
 
-    var alpn: [String] {
-        switch self {
-        case .automatic: return ["h2", "http/1.1"]
-        case .http2: return ["h2"]
-        case .http1, .http3: return ["http/1.1"]
-        }
+/// A username and password for a hop that authenticates with them (SOCKS5, RFC 1929). Each is
+/// 1 to 255 bytes of UTF-8 on the wire.
+public struct RelayCredentials: Sendable, Hashable {
+    public var username: String
+    public var password: String
+    public init(username: String, password: String) {
+        self.username = username
+        self.password = password
     }
 }
 

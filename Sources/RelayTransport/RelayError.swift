@@ -41,6 +41,13 @@ public struct RelayError: Error, Sendable, CustomStringConvertible {
         case unsupported(String)
         /// The tunnel ended (closed or failed at this hop) before the exchange inside it finished.
         case tunnelEndedEarly(String)
+        /// The SOCKS5 server accepts none of the authentication methods offered (RFC 1928 method
+        /// X'FF'): `offered` names them.
+        case socksNoAcceptableMethod(offered: String)
+        /// The SOCKS5 server rejected the hop's username and password (RFC 1929 `status`).
+        case socksAuthenticationFailed(status: Int)
+        /// The SOCKS5 server answered the CONNECT with a failure reply (RFC 1928 §6).
+        case socksRefused(SOCKS5Reply)
     }
 
     public let hop: HopDescription
@@ -77,6 +84,11 @@ extension RelayError.Cause: CustomStringConvertible {
         case .publicKeyPinMismatch: return "the relay's public key matches none of the pinned keys"
         case .unsupported(let what): return what
         case .tunnelEndedEarly(let why): return "the relay closed the tunnel before the response was complete: \(why)"
+        case .socksNoAcceptableMethod(let offered):
+            return "the SOCKS5 server accepts none of the authentication methods offered (\(offered))"
+        case .socksAuthenticationFailed(let status):
+            return "the SOCKS5 server rejected the username and password (RFC 1929 status \(status))"
+        case .socksRefused(let reply): return "the SOCKS5 server refused the connection: \(reply)"
         }
     }
 }

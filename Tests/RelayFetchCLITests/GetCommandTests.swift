@@ -75,7 +75,12 @@ final class GetCommandTests: XCTestCase {
             (["get", "ftp://origin.test/file"], "unsupported URL scheme \"ftp\""),
             (["get", "https://"], "malformed URL \"https://\""),
             (["get", "https://origin.test/", "--relay-header", "X: y"], "--relay-header must follow the --relay it applies to"),
-            (["get", "https://origin.test/", "--relay", "socks5://r:1080"], "unsupported relay scheme \"socks5\""),
+            (["get", "https://origin.test/", "--relay", "ftp://r:1080"], "unsupported relay scheme \"ftp\" (use https://, http:// or socks5://)"),
+            // A SOCKS5 hop has no header fields, TLS or protocol choice: its per-relay options are refused.
+            (["get", "https://origin.test/", "--relay", "socks5://r:1080", "--relay-header", "Proxy-Authorization: Basic eA=="],
+             "--relay-header applies to https:// and http:// relays: a socks5:// relay has no TLS, header fields or protocol choice"),
+            (["get", "https://origin.test/", "--relay", "socks5://r:1080", "--relay-protocol", "h2"], "--relay-protocol applies to https:// and http:// relays"),
+            (["get", "https://origin.test/", "--relay", "https://r", "--relay-protocol", "socks5"], "--relay-protocol must be auto, h1, h2 or h3, not \"socks5\""),
             (["get", "https://origin.test/", "--relay", "https://r", "--relay-header", "no colon"], "needs the form 'Name: value'"),
             (["get", "https://origin.test/", "--relay", "https://r", "--relay-cacert", "/nonexistent.pem"], "--relay-cacert /nonexistent.pem: no such readable file"),
             (["get", "https://origin.test/", "--bogus"], "unknown option --bogus"),

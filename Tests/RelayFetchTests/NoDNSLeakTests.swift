@@ -26,4 +26,20 @@ final class NoDNSLeakTests: XCTestCase {
         // nginx writes its log line just after the response: wait for it rather than race it.
         XCTAssertEqual(try TestServers.waitForLogLines(TestServers.originBLog, containing: marker, skipping: 0).first?[OriginLogField.remoteAddress.rawValue], "127.0.0.11")
     }
+
+    /// A SOCKS5 hop: origin2.test is in the SOCKS server's own hosts file only, so the fetch
+    /// works only if the name travels to it (ATYP 3) and it resolves it; its log shows the name.
+    func testNameOnlyTheSOCKSServerCanResolveLoadsThroughIt() async throws {
+        let marker = TestServers.marker("dns-socks5")
+        let hosts = (try? String(contentsOfFile: "/etc/hosts", encoding: .utf8)) ?? ""
+        XCTAssertFalse(hosts.contains("origin2.test"), "the client must not be able to resolve origin2.test")
+        let socks = try SOCKSServer()
+        let session = try Session(configuration: TestServers.configuration(hops: [ProxyConfiguration.RelayHop(http2RelayEndpoint: socks.url())]))
+        defer { session.invalidate() }
+        let (_, response) = try await session.data(from: URL(string: "https://origin2.test/index.html?\(marker)")!)
+        XCTAssertEqual(response.statusCode, 200)
+        XCTAssertEqual(try socks.waitForConnections(1).map(\.target), ["origin2.test:443"])
+        XCTAssertEqual(try TestServers.waitForLogLines(TestServers.originBLog, containing: marker, skipping: 0).first?[OriginLogField.remoteAddress.rawValue],
+                       SOCKSServer.address)
+    }
 }

@@ -9,9 +9,9 @@ import RelayFetchTestSupport
 final class TrustPolicyTests: XCTestCase {
     override func setUpWithError() throws { try TestServers.ensureRunning() }
 
-    private static let stacks: [(name: String, relayProtocol: HopProtocol)] = [("OpenSSL over TCP", .http2), ("GnuTLS over QUIC", .http3)]
+    private static let stacks: [(name: String, relayProtocol: RelayProtocol)] = [("OpenSSL over TCP", .http2), ("GnuTLS over QUIC", .http3)]
 
-    private func tunnel(_ relayProtocol: HopProtocol, trust: TLSTrust) -> HTTP3TestChain.Outcome {
+    private func tunnel(_ relayProtocol: RelayProtocol, trust: TLSTrust) -> HTTP3TestChain.Outcome {
         let session = HTTP3TestChain()
         defer { session.end() }
         var relay = HTTP3RelayTests.relay(trust: trust)
