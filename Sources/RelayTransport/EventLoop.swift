@@ -10,7 +10,7 @@ import SystemIO
 // @unchecked: `lock` guards `pending` and `stopped`; `endCondition` guards `ended`; the handlers,
 // timers, `nextTimerID` and `stopping` belong to the loop thread (the loop-thread API below runs
 // there only); `loopThreadID` is written once, before init returns.
-public final class EventLoop: @unchecked Sendable {
+package final class EventLoop: @unchecked Sendable {
     /// Called on the loop when a registered descriptor is readable or writable.
     typealias Handler = (_ readable: Bool, _ writable: Bool, _ hangup: Bool) -> Void
 
@@ -28,7 +28,7 @@ public final class EventLoop: @unchecked Sendable {
     private let thread: SessionThread
 
     /// Starts a loop on a new thread named `name`.
-    public init(name: String = "relayfetch.io") {
+    package init(name: String = "relayfetch.io") {
         epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
         wakeFD = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
         precondition(epollFD >= 0 && wakeFD >= 0, "epoll/eventfd unavailable")
@@ -44,12 +44,12 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     /// True when called on the loop thread.
-    public var inLoop: Bool { thread.isCurrent }
+    package var inLoop: Bool { thread.isCurrent }
 
     /// Runs `work` on the loop thread, soon. Returns false (and drops `work`) once the loop has
     /// stopped, so a caller waiting for `work` can answer without it.
     @discardableResult
-    public func execute(_ work: @escaping () -> Void) -> Bool {
+    package func execute(_ work: @escaping () -> Void) -> Bool {
         lock.lock()
         guard !stopped else {  // a stopped loop runs nothing more
             lock.unlock()
@@ -63,16 +63,16 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     /// Whether the loop thread has run its last work (after `shutdown()`).
-    public var hasEnded: Bool { thread.hasEnded }
+    package var hasEnded: Bool { thread.hasEnded }
 
     /// After `shutdown()`: waits (up to `timeout` seconds) until the loop has run the work queued
     /// before it and ended; false at once on the loop thread.
     @discardableResult
-    public func waitUntilEnded(timeout: Double) -> Bool { thread.waitUntilEnded(timeout: timeout) }
+    package func waitUntilEnded(timeout: Double) -> Bool { thread.waitUntilEnded(timeout: timeout) }
 
     /// Stops the loop after the work already queued; the thread then exits. Work offered after
     /// this call is refused at once (`execute` returns false), never queued and then dropped.
-    public func shutdown() {
+    package func shutdown() {
         lock.lock()
         guard !stopped else {
             lock.unlock()
@@ -115,14 +115,14 @@ public final class EventLoop: @unchecked Sendable {
 
     /// Runs `action` on the loop after `seconds`; returns an id for `cancelTimer`.
     @discardableResult
-    public func schedule(after seconds: Double, _ action: @escaping () -> Void) -> UInt64 {
+    package func schedule(after seconds: Double, _ action: @escaping () -> Void) -> UInt64 {
         nextTimerID += 1
         let deadline = Self.nowNanos() + UInt64(max(0, seconds) * 1e9)
         timers.append((deadline, nextTimerID, action))
         return nextTimerID
     }
 
-    public func cancelTimer(_ id: UInt64) {
+    package func cancelTimer(_ id: UInt64) {
         timers.removeAll { $0.id == id }
     }
 

@@ -6,7 +6,7 @@ import Foundation
 /// Resolves the names relayfetch dials itself (a first relay's host) in place of the system's
 /// resolver, e.g. over DNS-over-HTTPS. A session that requires encrypted resolution gives its
 /// chain builder one; a failure is then an error, never a fall back to plain DNS.
-public protocol HostResolver: AnyObject, Sendable {
+package protocol HostResolver: AnyObject, Sendable {
     /// Calls `completion` once, on any thread, with socket addresses (sockaddr_in/sockaddr_in6
     /// bytes, port set) for `host`, or why there are none.
     func resolve(host: String, port: UInt16, completion: @escaping @Sendable (Result<[Data], ResolveFailure>) -> Void)
@@ -18,27 +18,27 @@ public protocol HostResolver: AnyObject, Sendable {
 }
 
 extension HostResolver {
-    public func serviceHint(host: String, completion: @escaping @Sendable (Result<HTTP3Hint?, ResolveFailure>) -> Void) {
+    package func serviceHint(host: String, completion: @escaping @Sendable (Result<HTTP3Hint?, ResolveFailure>) -> Void) {
         completion(.success(nil))
     }
 }
 
 /// What a relay's HTTPS record says about HTTP/3.
-public struct HTTP3Hint: Sendable, Equatable {
+package struct HTTP3Hint: Sendable, Equatable {
     /// True when its ALPN list has h3; false: QUIC is not tried.
-    public var offersHTTP3: Bool
+    package var offersHTTP3: Bool
     /// The record's `port`, where the service (HTTP/3 included) is.
-    public var port: UInt16?
-    public init(offersHTTP3: Bool, port: UInt16? = nil) {
+    package var port: UInt16?
+    package init(offersHTTP3: Bool, port: UInt16? = nil) {
         self.offersHTTP3 = offersHTTP3
         self.port = port
     }
 }
 
 /// A relay host name that did not resolve.
-public struct ResolveFailure: Error, Sendable {
-    public let reason: String
-    public init(reason: String) { self.reason = reason }
+package struct ResolveFailure: Error, Sendable {
+    package let reason: String
+    package init(reason: String) { self.reason = reason }
 }
 
 /// How a layer turns a relay's host name into addresses: through the session's `HostResolver`
@@ -80,21 +80,21 @@ enum AddressLookup {
 }
 
 /// sockaddr bytes for IP addresses, made without any lookup.
-public enum SocketAddress {
+package enum SocketAddress {
     /// The system resolver's addresses for `host` (getaddrinfo: plain DNS, /etc/hosts). Blocks.
-    public static func systemAddresses(host: String, port: UInt16) -> Result<[Data], ResolveFailure> {
+    package static func systemAddresses(host: String, port: UInt16) -> Result<[Data], ResolveFailure> {
         AddressLookup.systemResolve(host: host, port: port)
     }
 
     /// A sockaddr_in or sockaddr_in6 for `text` when it is an IPv4 or IPv6 literal; nil otherwise.
-    public static func literal(_ text: String, port: UInt16) -> Data? {
+    package static func literal(_ text: String, port: UInt16) -> Data? {
         guard let bytes = literalBytes(text) else { return nil }
         return bytes.count == 4 ? ipv4(bytes, port: port) : ipv6(bytes, port: port)
     }
 
     /// The 4 (IPv4) or 16 (IPv6, brackets optional) address bytes of an IP literal, network
     /// order; nil for a name. Parses only: nothing is looked up.
-    public static func literalBytes(_ text: String) -> [UInt8]? {
+    package static func literalBytes(_ text: String) -> [UInt8]? {
         var v4 = in_addr()
         if inet_pton(AF_INET, text, &v4) == 1 { return withUnsafeBytes(of: v4) { Array($0) } }
         var v6 = in6_addr()
@@ -104,7 +104,7 @@ public enum SocketAddress {
     }
 
     /// sockaddr_in for 4 address bytes (network order).
-    public static func ipv4(_ bytes: [UInt8], port: UInt16) -> Data {
+    package static func ipv4(_ bytes: [UInt8], port: UInt16) -> Data {
         socketAddress(sockaddr_in()) {
             $0.sin_family = sa_family_t(AF_INET)
             $0.sin_port = port.bigEndian
@@ -113,7 +113,7 @@ public enum SocketAddress {
     }
 
     /// sockaddr_in6 for 16 address bytes.
-    public static func ipv6(_ bytes: [UInt8], port: UInt16) -> Data {
+    package static func ipv6(_ bytes: [UInt8], port: UInt16) -> Data {
         socketAddress(sockaddr_in6()) {
             $0.sin6_family = sa_family_t(AF_INET6)
             $0.sin6_port = port.bigEndian
@@ -129,7 +129,7 @@ public enum SocketAddress {
     }
 
     /// The address of a sockaddr as text ("127.0.0.11", "::1").
-    public static func text(of address: Data) -> String {
+    package static func text(of address: Data) -> String {
         address.withUnsafeBytes { raw -> String in
             var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
             let family = Int32(raw.load(as: sockaddr.self).sa_family)

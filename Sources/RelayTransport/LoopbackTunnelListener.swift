@@ -9,9 +9,9 @@ import SystemIO
 /// its own first, so the peer port of an accepted connection says exactly which request opened
 /// it; a connection from any other socket is refused. Loopback TCP rather than an abstract Unix
 /// socket because libcurl 7.88 reuses a connection only when it knows the peer's IP address.
-public final class LoopbackTunnelListener {
+package final class LoopbackTunnelListener {
     /// The port libcurl connects to (on 127.0.0.1).
-    public let port: UInt16
+    package let port: UInt16
     private let loop: EventLoop
     private let fd: Int32
 
@@ -48,7 +48,7 @@ public final class LoopbackTunnelListener {
     }
 
     /// Stops listening. Call from the loop thread.
-    public func close() {
+    package func close() {
         loop.deregister(fd)
         Glibc.close(fd)
     }

@@ -9,40 +9,40 @@
 /// It is the only code that opens sockets for relayed traffic, and it has no path that reaches a
 /// target without the relays: an empty chain is refused and a failed hop fails the whole build.
 /// A builder (its pools, TLS contexts and session state) belongs to one session. Loop thread only.
-public final class RelayChainBuilder {
+package final class RelayChainBuilder {
     private let loop: EventLoop
     private let context: ChainContext
 
     /// - Parameter idleTimeout: seconds an HTTP/2 or HTTP/3 relay connection with no tunnels stays open.
     /// - Parameter http3HeadStart: seconds QUIC runs alone before a hop's TCP fallback is raced against it.
     /// - Parameter resolver: resolves the first hop's host name (nil: the system resolver).
-    public init(loop: EventLoop, idleTimeout: Double = 60, http3HeadStart: Double = 0.3, resolver: HostResolver? = nil) {
+    package init(loop: EventLoop, idleTimeout: Double = 60, http3HeadStart: Double = 0.3, resolver: HostResolver? = nil) {
         self.loop = loop
         context = ChainContext(loop: loop, idleTimeout: idleTimeout, http3HeadStart: http3HeadStart, resolver: resolver)
     }
 
     /// How hop `index` (`relay`) reads in `-v`, errors and HAR before anything is negotiated,
     /// as its connector names it (for routes that reach the hop without a builder).
-    public static func description(ofHop relay: RelayEndpoint, index: Int) -> HopDescription {
+    package static func description(ofHop relay: RelayEndpoint, index: Int) -> HopDescription {
         HopRegistry.connector(for: relay, index: index).describe(relay, index: index, negotiated: nil)
     }
 
     /// Whether `relay`, as a first hop, is spoken to with HTTP/1.1 CONNECT and nothing else
     /// (what libcurl's own proxy support can do in the builder's place).
-    public static func speaksHTTP1Connect(_ relay: RelayEndpoint) -> Bool {
+    package static func speaksHTTP1Connect(_ relay: RelayEndpoint) -> Bool {
         HopRegistry.connector(for: relay, index: 1) is HTTP1ConnectConnector.Type
     }
 
     /// How many connections this builder has opened to each hop (by 1-based index), for tests
     /// and benchmarks.
-    public var connectionsOpened: [Int: Int] { context.pool.connectionsOpened }
+    package var connectionsOpened: [Int: Int] { context.pool.connectionsOpened }
 
     /// Closes every pooled relay connection (tunnels on them fail).
-    public func closeAll() { context.closeAll() }
+    package func closeAll() { context.closeAll() }
 
     /// Builds a tunnel to `target` through `hops`; `completion` is called once on the loop with the
     /// top layer, connected, or the error of the hop that failed (or timed out).
-    public func build(hops: [RelayEndpoint], to target: TunnelTarget, connectTimeout: Double,
+    package func build(hops: [RelayEndpoint], to target: TunnelTarget, connectTimeout: Double,
                       completion: @escaping (Result<(TransportLayer, [HopReport]), RelayError>) -> Void) {
         precondition(!hops.isEmpty, "a relayed tunnel needs at least one hop")
         let attempt = ChainAttempt(hops: hops, started: EventLoop.nowNanos())
@@ -67,7 +67,7 @@ public final class RelayChainBuilder {
     /// Probes each hop of `hops` with its connector's liveness probe (a PING on a pooled HTTP/2
     /// connection): per hop, true (answered within `timeout`), false (did not) or nil (cannot be
     /// probed: no pooled connection, or HTTP/1.1, HTTP/3 or SOCKS5).
-    public func probe(hops: [RelayEndpoint], timeout: Double, completion: @escaping ([Bool?]) -> Void) {
+    package func probe(hops: [RelayEndpoint], timeout: Double, completion: @escaping ([Bool?]) -> Void) {
         var results = [Bool?](repeating: nil, count: hops.count)
         var pending = hops.count
         guard pending > 0 else { return completion([]) }

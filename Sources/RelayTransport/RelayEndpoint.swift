@@ -1,22 +1,22 @@
 /// One relay as the transport sees it: where it is, how to trust it, what to tell it.
-public struct RelayEndpoint: Sendable, Hashable {
-    public var host: String
-    public var port: UInt16
+package struct RelayEndpoint: Sendable, Hashable {
+    package var host: String
+    package var port: UInt16
     /// TLS to the relay itself (an https:// relay URL); false for a plain http:// relay.
-    public var usesTLS: Bool
-    public var trust: TLSTrust
+    package var usesTLS: Bool
+    package var trust: TLSTrust
     /// Header fields sent to this relay only, on each CONNECT.
-    public var headerFields: [HeaderField]
+    package var headerFields: [HeaderField]
     /// How to speak to the relay (which connector reaches it).
-    public var relayProtocol: RelayProtocol
+    package var relayProtocol: RelayProtocol
     /// The username and password of a hop that authenticates with them (SOCKS5); nil: none.
-    public var credentials: RelayCredentials?
+    package var credentials: RelayCredentials?
     /// For an HTTP/3 endpoint: the TCP endpoint (HTTP/2 or HTTP/1.1, by ALPN) to use when QUIC
     /// cannot connect, as `RelayHop(http3RelayEndpoint:http2RelayEndpoint:)` promises. Never a
     /// direct connection.
-    public var fallback: RelayFallback?
+    package var fallback: RelayFallback?
 
-    public init(host: String, port: UInt16, usesTLS: Bool = true, trust: TLSTrust = .system, headerFields: [HeaderField] = [],
+    package init(host: String, port: UInt16, usesTLS: Bool = true, trust: TLSTrust = .system, headerFields: [HeaderField] = [],
                 relayProtocol: RelayProtocol = .automatic, credentials: RelayCredentials? = nil) {
         self.host = host
         self.port = port
@@ -28,12 +28,12 @@ public struct RelayEndpoint: Sendable, Hashable {
     }
 
     /// "host:port" as written in a CONNECT request.
-    public var authority: String { ConnectRequest.authority(host: host, port: port) }
+    package var authority: String { ConnectRequest.authority(host: host, port: port) }
 }
 
 /// Where to go when an HTTP/3 relay endpoint cannot be reached over QUIC: a host (kept as a name)
 /// and a port, the same value as a tunnel's target.
-public typealias RelayFallback = TunnelTarget
+package typealias RelayFallback = TunnelTarget
 
 extension RelayEndpoint {
     /// The TCP endpoint (h2 or http/1.1 by ALPN) that stands in for this HTTP/3 endpoint when
@@ -73,20 +73,20 @@ public enum RelayProtocol: String, Sendable, Hashable, CaseIterable {
 
 /// A username and password for a hop that authenticates with them (SOCKS5, RFC 1929). Each is
 /// 1 to 255 bytes of UTF-8 on the wire.
-public struct RelayCredentials: Sendable, Hashable {
-    public var username: String
-    public var password: String
-    public init(username: String, password: String) {
+package struct RelayCredentials: Sendable, Hashable {
+    package var username: String
+    package var password: String
+    package init(username: String, password: String) {
         self.username = username
         self.password = password
     }
 }
 
 /// A header field name and value, in order.
-public struct HeaderField: Sendable, Hashable {
-    public var name: String
-    public var value: String
-    public init(name: String, value: String) {
+package struct HeaderField: Sendable, Hashable {
+    package var name: String
+    package var value: String
+    package init(name: String, value: String) {
         self.name = name
         self.value = value
     }
@@ -94,25 +94,25 @@ public struct HeaderField: Sendable, Hashable {
 
 /// Where a tunnel leads: a host name kept unresolved (the last relay resolves it) and a port.
 /// Also a relay's fallback endpoint (`RelayFallback`).
-public struct TunnelTarget: Sendable, Hashable, CustomStringConvertible {
-    public var host: String
-    public var port: UInt16
-    public init(host: String, port: UInt16) {
+package struct TunnelTarget: Sendable, Hashable, CustomStringConvertible {
+    package var host: String
+    package var port: UInt16
+    package init(host: String, port: UInt16) {
         self.host = host
         self.port = port
     }
-    public var description: String { ConnectRequest.authority(host: host, port: port) }
+    package var description: String { ConnectRequest.authority(host: host, port: port) }
 }
 
 /// When one hop's tunnel was open, once the chain is up (RelayFetch's `RelayHopTiming` for callers).
-public struct HopReport: Sendable {
-    public let hop: HopDescription
+package struct HopReport: Sendable {
+    package let hop: HopDescription
     /// Seconds from the start of the chain until this hop's tunnel was open.
-    public let connectedAfter: Double
+    package let connectedAfter: Double
     /// True when the tunnel went over a multiplexed connection that was already open.
-    public let reusedConnection: Bool
+    package let reusedConnection: Bool
 
-    public init(hop: HopDescription, connectedAfter: Double, reusedConnection: Bool) {
+    package init(hop: HopDescription, connectedAfter: Double, reusedConnection: Bool) {
         self.hop = hop
         self.connectedAfter = connectedAfter
         self.reusedConnection = reusedConnection

@@ -1,27 +1,27 @@
 /// Which hop of a relay chain a layer belongs to; errors carry it so users know where it failed.
-public struct HopDescription: Sendable, Equatable, CustomStringConvertible {
+package struct HopDescription: Sendable, Equatable, CustomStringConvertible {
     /// 1-based position in the chain, nearest the client first; 0 for the origin itself.
-    public let index: Int
+    package let index: Int
     /// "host:port" of the relay (or origin).
-    public let endpoint: String
+    package let endpoint: String
     /// The protocol spoken to that hop, e.g. "HTTP/1.1 CONNECT".
-    public let protocolName: String
+    package let protocolName: String
 
-    public init(index: Int, endpoint: String, protocolName: String) {
+    package init(index: Int, endpoint: String, protocolName: String) {
         self.index = index
         self.endpoint = endpoint
         self.protocolName = protocolName
     }
 
-    public var description: String {
+    package var description: String {
         index == 0 ? "origin \(endpoint)" : "hop \(index) (\(endpoint), \(protocolName))"
     }
 }
 
 /// A failure of the transport, naming the hop and the cause.
-public struct RelayError: Error, Sendable, CustomStringConvertible {
+package struct RelayError: Error, Sendable, CustomStringConvertible {
     /// Why a hop failed.
-    public enum Cause: Sendable, Hashable {
+    package enum Cause: Sendable, Hashable {
         case resolveFailed(String)
         case connectionRefused
         case connectFailed(String)
@@ -50,20 +50,20 @@ public struct RelayError: Error, Sendable, CustomStringConvertible {
         case socksRefused(SOCKS5Reply)
     }
 
-    public let hop: HopDescription
-    public let cause: Cause
+    package let hop: HopDescription
+    package let cause: Cause
 
-    public init(hop: HopDescription, cause: Cause) {
+    package init(hop: HopDescription, cause: Cause) {
         self.hop = hop
         self.cause = cause
     }
 
-    public var description: String { "\(hop): \(cause)" }
+    package var description: String { "\(hop): \(cause)" }
 }
 
 extension RelayError.Cause: CustomStringConvertible {
     /// The cause in words, without the hop.
-    public var description: String {
+    package var description: String {
         switch self {
         case .resolveFailed(let why): return "cannot resolve relay host: \(why)"
         case .connectionRefused: return "connection refused"

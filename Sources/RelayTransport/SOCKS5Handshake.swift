@@ -139,7 +139,7 @@ struct SOCKS5Handshake: TunnelHandshake {
 }
 
 /// A SOCKS5 server's failure reply to CONNECT (RFC 1928 §6, field REP).
-public enum SOCKS5Reply: Sendable, Hashable, CustomStringConvertible {
+package enum SOCKS5Reply: Sendable, Hashable, CustomStringConvertible {
     case generalFailure
     case notAllowedByRuleset
     case networkUnreachable
@@ -151,14 +151,14 @@ public enum SOCKS5Reply: Sendable, Hashable, CustomStringConvertible {
     /// A code RFC 1928 does not assign (X'09' to X'FF').
     case unassigned(UInt8)
 
-    public init(code: UInt8) {
+    package init(code: UInt8) {
         let known: [UInt8: SOCKS5Reply] = [1: .generalFailure, 2: .notAllowedByRuleset, 3: .networkUnreachable, 4: .hostUnreachable,
                                            5: .connectionRefused, 6: .ttlExpired, 7: .commandNotSupported, 8: .addressTypeNotSupported]
         self = known[code] ?? .unassigned(code)
     }
 
     /// The REP byte.
-    public var code: UInt8 {
+    package var code: UInt8 {
         switch self {
         case .generalFailure: return 1
         case .notAllowedByRuleset: return 2
@@ -181,7 +181,7 @@ public enum SOCKS5Reply: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// "reply 5 (connection refused)".
-    public var description: String { "reply \(code) (\(words))" }
+    package var description: String { "reply \(code) (\(words))" }
 
     /// The reply in RFC 1928's words.
     var words: String {

@@ -12,21 +12,21 @@ internal import COpenSSL
 /// issue 6214).
 // @unchecked: `id` is written once, on the new thread, before `start` returns; `ended` is guarded
 // by `endCondition`.
-public final class SessionThread: @unchecked Sendable {
+package final class SessionThread: @unchecked Sendable {
     private let name: String
     private let stackSize: Int?
     private var id: pthread_t?
     private let endCondition = NSCondition()
     private var ended = false
 
-    public init(name: String, stackSize: Int? = nil) {
+    package init(name: String, stackSize: Int? = nil) {
         self.name = name
         self.stackSize = stackSize
     }
 
     /// Runs `body` on the new thread; returns once that thread is known (`isCurrent` works).
     /// Call once.
-    public func start(_ body: @escaping @Sendable () -> Void) {
+    package func start(_ body: @escaping @Sendable () -> Void) {
         let started = DispatchSemaphore(value: 0)
         let thread = Thread { [self] in
             id = pthread_self()
@@ -45,13 +45,13 @@ public final class SessionThread: @unchecked Sendable {
     }
 
     /// True when called on this thread.
-    public var isCurrent: Bool {
+    package var isCurrent: Bool {
         guard let id else { return false }
         return pthread_equal(id, pthread_self()) != 0
     }
 
     /// Whether the body has returned and the thread's OpenSSL state is freed.
-    public var hasEnded: Bool {
+    package var hasEnded: Bool {
         endCondition.lock()
         defer { endCondition.unlock() }
         return ended
@@ -60,7 +60,7 @@ public final class SessionThread: @unchecked Sendable {
     /// Waits (up to `timeout` seconds) until the thread has ended; false at the timeout, and at
     /// once when called on the thread itself.
     @discardableResult
-    public func waitUntilEnded(timeout: Double) -> Bool {
+    package func waitUntilEnded(timeout: Double) -> Bool {
         guard !isCurrent else { return false }
         let deadline = Date().addingTimeInterval(timeout)
         endCondition.lock()

@@ -6,9 +6,9 @@ import SystemIO
 
 /// The bottom layer: a non-blocking TCP socket to the first hop. It is the only code that opens
 /// sockets for relayed traffic, and it only ever connects to a relay (or a direct, unrelayed host).
-public final class TCPLayer: TransportLayer {
-    public let hop: HopDescription
-    public weak var delegate: TransportLayerDelegate?
+package final class TCPLayer: TransportLayer {
+    package let hop: HopDescription
+    package weak var delegate: TransportLayerDelegate?
     private let loop: EventLoop
     private let host: String
     private let port: UInt16
@@ -27,7 +27,7 @@ public final class TCPLayer: TransportLayer {
     private var connectCompletion: ((Result<Void, RelayError>) -> Void)?
 
     /// `resolver` resolves `host` when it is a name (nil: the system's resolver).
-    public init(loop: EventLoop, host: String, port: UInt16, hop: HopDescription, resolver: HostResolver? = nil) {
+    package init(loop: EventLoop, host: String, port: UInt16, hop: HopDescription, resolver: HostResolver? = nil) {
         self.loop = loop
         self.host = host
         self.port = port
@@ -37,7 +37,7 @@ public final class TCPLayer: TransportLayer {
 
     deinit { if fd >= 0 { Glibc.close(fd) } }
 
-    public func connect(_ completion: @escaping (Result<Void, RelayError>) -> Void) {
+    package func connect(_ completion: @escaping (Result<Void, RelayError>) -> Void) {
         connectCompletion = completion
         // Only the relay's own name is ever resolved here.
         AddressLookup.resolve(host: host, port: port, resolver: resolver, loop: loop) { [self] result in
@@ -129,7 +129,7 @@ public final class TCPLayer: TransportLayer {
         }
     }
 
-    public func send(_ bytes: [UInt8]) {
+    package func send(_ bytes: [UInt8]) {
         guard fd >= 0, !closed else { return }
         outbox.append(bytes)
         flush()
@@ -148,7 +148,7 @@ public final class TCPLayer: TransportLayer {
         }
     }
 
-    public func setReadingPaused(_ paused: Bool) {
+    package func setReadingPaused(_ paused: Bool) {
         guard self.paused != paused, fd >= 0 else { return }
         self.paused = paused
         watchingWritable = !outbox.isEmpty
@@ -156,7 +156,7 @@ public final class TCPLayer: TransportLayer {
         if !paused { drain() }
     }
 
-    public func close() {
+    package func close() {
         guard !closed else { return }
         closed = true
         if fd >= 0 {

@@ -1,19 +1,19 @@
 /// A TLS connection over TCP to a server that is not a relay, such as a DNS-over-TLS resolver:
 /// the same TCP and TLS layers the chain builder uses, dialled at an address the caller gives
 /// (no name is resolved for it). All methods and callbacks run on the loop.
-public final class TLSClientConnection: TransportLayerDelegate {
+package final class TLSClientConnection: TransportLayerDelegate {
     /// TCP to the server (any byte stream in the layer tests).
     private let lower: TransportLayer
     private let tls: TLSLayer
     /// Bytes from the server, as they arrive.
-    public var onReceive: (([UInt8]) -> Void)?
+    package var onReceive: (([UInt8]) -> Void)?
     /// The server ended the stream (nil) or the connection failed.
-    public var onEnd: ((RelayError?) -> Void)?
+    package var onEnd: ((RelayError?) -> Void)?
 
     /// - Parameters:
     ///   - address: an IP literal to connect to.
     ///   - serverName: the name to verify and send as SNI (or an IP literal to verify).
-    public convenience init(loop: EventLoop, address: String, port: UInt16, serverName: String, trust: TLSTrust, alpn: [String],
+    package convenience init(loop: EventLoop, address: String, port: UInt16, serverName: String, trust: TLSTrust, alpn: [String],
                             description: HopDescription) throws(TLSSetupError) {
         try self.init(over: TCPLayer(loop: loop, host: address, port: port, hop: description), serverName: serverName,
                       trust: trust, alpn: alpn, description: description)
@@ -27,7 +27,7 @@ public final class TLSClientConnection: TransportLayerDelegate {
     }
 
     /// Connects TCP, then runs the TLS handshake; `completion` once, on the loop.
-    public func connect(_ completion: @escaping (Result<Void, RelayError>) -> Void) {
+    package func connect(_ completion: @escaping (Result<Void, RelayError>) -> Void) {
         lower.connect { [self] result in
             switch result {
             case .failure(let error): completion(.failure(error))
@@ -37,13 +37,13 @@ public final class TLSClientConnection: TransportLayerDelegate {
         }
     }
 
-    public var negotiatedALPN: String? { tls.negotiatedALPN }
+    package var negotiatedALPN: String? { tls.negotiatedALPN }
 
-    public func send(_ bytes: [UInt8]) { tls.send(bytes) }
+    package func send(_ bytes: [UInt8]) { tls.send(bytes) }
 
-    public func close() { tls.close() }
+    package func close() { tls.close() }
 
-    public func layerDidReceive(_ bytes: [UInt8]) { onReceive?(bytes) }
-    public func layerDidReceiveEOF() { onEnd?(nil) }
-    public func layerDidFail(_ error: RelayError) { onEnd?(error) }
+    package func layerDidReceive(_ bytes: [UInt8]) { onReceive?(bytes) }
+    package func layerDidReceiveEOF() { onEnd?(nil) }
+    package func layerDidFail(_ error: RelayError) { onEnd?(error) }
 }

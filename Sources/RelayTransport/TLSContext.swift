@@ -2,31 +2,31 @@ internal import COpenSSL
 import CryptoPrimitives
 
 /// How a TLS layer checks its peer.
-public struct TLSTrust: Sendable, Hashable {
+package struct TLSTrust: Sendable, Hashable {
     /// PEM file of trusted CAs; nil means the system store.
-    public var caFile: String?
+    package var caFile: String?
     /// SHA-256 digests of acceptable SubjectPublicKeyInfo DER encodings (like Apple's
     /// RawPublicKeys). When set, the peer is trusted if and only if its key matches one; the CA
     /// chain is not consulted.
-    public var pinnedPublicKeys: [[UInt8]]
+    package var pinnedPublicKeys: [[UInt8]]
     /// A client certificate and key to authenticate us to the peer, if it asks.
-    public var clientIdentity: TLSIdentity?
+    package var clientIdentity: TLSIdentity?
 
-    public init(caFile: String? = nil, pinnedPublicKeys: [[UInt8]] = [], clientIdentity: TLSIdentity? = nil) {
+    package init(caFile: String? = nil, pinnedPublicKeys: [[UInt8]] = [], clientIdentity: TLSIdentity? = nil) {
         self.caFile = caFile
         self.pinnedPublicKeys = pinnedPublicKeys
         self.clientIdentity = clientIdentity
     }
 
-    public static let system = TLSTrust()
+    package static let system = TLSTrust()
 }
 
 /// A TLS client certificate (DER) and its private key (DER, PKCS#8 or traditional), held in
 /// memory only.
-public struct TLSIdentity: Sendable, Hashable {
-    public var certificateDER: [UInt8]
-    public var privateKeyDER: [UInt8]
-    public init(certificateDER: [UInt8], privateKeyDER: [UInt8]) {
+package struct TLSIdentity: Sendable, Hashable {
+    package var certificateDER: [UInt8]
+    package var privateKeyDER: [UInt8]
+    package init(certificateDER: [UInt8], privateKeyDER: [UInt8]) {
         self.certificateDER = certificateDER
         self.privateKeyDER = privateKeyDER
     }
@@ -105,7 +105,7 @@ final class TLSContext {
 }
 
 /// A TLS context could not be made (bad CA file, OpenSSL failure).
-public struct TLSSetupError: Error, Sendable, CustomStringConvertible {
-    public let reason: String
-    public var description: String { reason }
+package struct TLSSetupError: Error, Sendable, CustomStringConvertible {
+    package let reason: String
+    package var description: String { reason }
 }

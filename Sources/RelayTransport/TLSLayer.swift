@@ -5,9 +5,9 @@ internal import COpenSSL
 
 /// TLS over any byte stream: OpenSSL with memory BIOs, so it runs over TCP or nested inside a
 /// tunnel alike. Does SNI, ALPN and hostname (or IP) verification.
-public final class TLSLayer: TransportLayer, TransportLayerDelegate {
-    public let hop: HopDescription
-    public weak var delegate: TransportLayerDelegate?
+package final class TLSLayer: TransportLayer, TransportLayerDelegate {
+    package let hop: HopDescription
+    package weak var delegate: TransportLayerDelegate?
     private let lower: TransportLayer
     private let context: TLSContext
     private let ssl: OpaquePointer
@@ -32,7 +32,7 @@ public final class TLSLayer: TransportLayer, TransportLayerDelegate {
     private let policy: TLSTrustPolicy
 
     /// The ALPN protocol the peer selected, after connect.
-    public private(set) var negotiatedALPN: String?
+    package private(set) var negotiatedALPN: String?
 
     /// - Parameters:
     ///   - serverName: host name to verify and send as SNI, or an IP literal to verify.
@@ -65,7 +65,7 @@ public final class TLSLayer: TransportLayer, TransportLayerDelegate {
 
     deinit { SSL_free(ssl) }
 
-    public func connect(_ completion: @escaping (Result<Void, RelayError>) -> Void) {
+    package func connect(_ completion: @escaping (Result<Void, RelayError>) -> Void) {
         handshakeCompletion = completion
         advanceHandshake()
     }
@@ -113,7 +113,7 @@ public final class TLSLayer: TransportLayer, TransportLayerDelegate {
         completion?(.failure(RelayError(hop: hop, cause: .tls(reason))))
     }
 
-    public func send(_ bytes: [UInt8]) {
+    package func send(_ bytes: [UInt8]) {
         guard !closed else { return }
         pendingPlaintext.append(contentsOf: bytes)
         writePlaintext()
@@ -185,7 +185,7 @@ public final class TLSLayer: TransportLayer, TransportLayerDelegate {
 
     // MARK: TransportLayerDelegate (bytes from below)
 
-    public func layerDidReceive(_ bytes: [UInt8]) {
+    package func layerDidReceive(_ bytes: [UInt8]) {
         _ = bytes.withUnsafeBytes { BIO_write(readBIO, $0.baseAddress, Int32($0.count)) }
         if handshakeDone {
             readPlaintext()
@@ -195,7 +195,7 @@ public final class TLSLayer: TransportLayer, TransportLayerDelegate {
         }
     }
 
-    public func layerDidReceiveEOF() {
+    package func layerDidReceiveEOF() {
         if !handshakeDone {
             failHandshake("connection closed by peer during handshake")
         } else {
@@ -211,7 +211,7 @@ public final class TLSLayer: TransportLayer, TransportLayerDelegate {
         delegate?.layerDidReceiveEOF()
     }
 
-    public func layerDidFail(_ error: RelayError) {
+    package func layerDidFail(_ error: RelayError) {
         if handshakeCompletion != nil {
             let completion = handshakeCompletion
             handshakeCompletion = nil
@@ -222,13 +222,13 @@ public final class TLSLayer: TransportLayer, TransportLayerDelegate {
         }
     }
 
-    public func setReadingPaused(_ paused: Bool) {
+    package func setReadingPaused(_ paused: Bool) {
         self.paused = paused
         lower.setReadingPaused(paused)
         if !paused { readPlaintext() }
     }
 
-    public func close() {
+    package func close() {
         guard !closed else { return }
         closed = true
         if handshakeDone {

@@ -4,27 +4,27 @@
 /// pinned keys, the chain is not consulted and the key is checked once the handshake is done.
 /// The client identity, if any, is offered when the relay asks for one. libcurl follows it too
 /// for a relay it reaches itself (RelayFetch's `CurlProxyRoute`).
-public struct TLSTrustPolicy: Sendable, Equatable {
+package struct TLSTrustPolicy: Sendable, Equatable {
     /// Where the handshake finds the trusted CAs.
-    public enum Anchors: Sendable, Equatable {
+    package enum Anchors: Sendable, Equatable {
         case systemStore
         case file(String)
     }
 
     /// The CAs to verify the chain with; nil when pinned keys replace the chain check.
-    public let anchors: Anchors?
+    package let anchors: Anchors?
     /// SHA-256 digests of the acceptable SubjectPublicKeyInfo DER encodings; empty: any key.
-    public let pins: [[UInt8]]
-    public let clientIdentity: TLSIdentity?
+    package let pins: [[UInt8]]
+    package let clientIdentity: TLSIdentity?
 
-    public init(_ trust: TLSTrust) {
+    package init(_ trust: TLSTrust) {
         pins = trust.pinnedPublicKeys
         anchors = !pins.isEmpty ? nil : trust.caFile.map(Anchors.file) ?? .systemStore
         clientIdentity = trust.clientIdentity
     }
 
     /// True when the handshake itself verifies the chain and the name.
-    public var verifiesChain: Bool { anchors != nil }
+    package var verifiesChain: Bool { anchors != nil }
 
     /// After the handshake: nil when the relay may be used, else why not. `keyDigest` is the
     /// SHA-256 of the relay's SubjectPublicKeyInfo (nil when it cannot be read).

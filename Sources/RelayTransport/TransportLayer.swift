@@ -1,5 +1,5 @@
 /// Receives what the layer below delivers. Called on the event loop.
-public protocol TransportLayerDelegate: AnyObject {
+package protocol TransportLayerDelegate: AnyObject {
     func layerDidReceive(_ bytes: [UInt8])
     /// The peer finished sending (clean end of stream).
     func layerDidReceiveEOF()
@@ -8,7 +8,7 @@ public protocol TransportLayerDelegate: AnyObject {
 
 /// One hop of a transport stack, like a curl connection filter: it connects over the layer below,
 /// then only passes bytes on. All methods run on the event loop.
-public protocol TransportLayer: AnyObject {
+package protocol TransportLayer: AnyObject {
     /// Which hop this layer speaks to, for errors and `-v` output.
     var hop: HopDescription { get }
     /// The layer (or bridge) above that receives this layer's bytes.

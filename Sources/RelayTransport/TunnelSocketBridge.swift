@@ -6,7 +6,7 @@ import SystemIO
 /// Joins a connected tunnel to one end of a socketpair, so a client library holding the other
 /// end (libcurl) talks through the relays as if over a plain socket. Buffers at most
 /// `highWater` bytes toward the client before pausing the tunnel.
-public final class TunnelSocketBridge: TransportLayerDelegate {
+package final class TunnelSocketBridge: TransportLayerDelegate {
     private let loop: EventLoop
     private let fd: Int32
     private let tunnel: TransportLayer
@@ -29,7 +29,7 @@ public final class TunnelSocketBridge: TransportLayerDelegate {
     private var originRecords = TLSRecordWatch()
 
     /// Takes ownership of `fd` (non-blocking, our end of the socketpair) and of `tunnel`.
-    public init(loop: EventLoop, fd: Int32, tunnel: TransportLayer) {
+    package init(loop: EventLoop, fd: Int32, tunnel: TransportLayer) {
         self.loop = loop
         self.fd = fd
         self.tunnel = tunnel
@@ -38,7 +38,7 @@ public final class TunnelSocketBridge: TransportLayerDelegate {
     /// Starts pumping both ways. `onEnd` hears once how the tunnel ended, before the client sees
     /// the end; `onClose` runs once when both sides are closed (the owner, which keeps the bridge
     /// alive until then, drops it there).
-    public func start(onEnd: @escaping (TunnelEnd) -> Void, onClose: @escaping () -> Void) {
+    package func start(onEnd: @escaping (TunnelEnd) -> Void, onClose: @escaping () -> Void) {
         self.onEnd = onEnd
         self.onClose = onClose
         tunnel.delegate = self
@@ -91,7 +91,7 @@ public final class TunnelSocketBridge: TransportLayerDelegate {
         }
     }
 
-    public func layerDidReceive(_ bytes: [UInt8]) {
+    package func layerDidReceive(_ bytes: [UInt8]) {
         originRecords.observe(bytes)
         toClient.append(bytes)
         if !tunnelPaused && toClient.count >= highWater {
@@ -111,7 +111,7 @@ public final class TunnelSocketBridge: TransportLayerDelegate {
         }
     }
 
-    public func layerDidReceiveEOF() {
+    package func layerDidReceiveEOF() {
         // Resuming reads below (flushToClient) makes a TLS layer report its close_notify again:
         // without this guard the two recurse until the stack overflows.
         guard !tunnelEnded, !closed else { return }
@@ -121,7 +121,7 @@ public final class TunnelSocketBridge: TransportLayerDelegate {
         flushToClient()
     }
 
-    public func layerDidFail(_ error: RelayError) {
+    package func layerDidFail(_ error: RelayError) {
         if !closed { report(.failed(error)) }
         shutdown()
     }
@@ -133,7 +133,7 @@ public final class TunnelSocketBridge: TransportLayerDelegate {
     }
 
     /// Closes both sides once.
-    public func shutdown() {
+    package func shutdown() {
         guard !closed else { return }
         report(.clientClosed)
         closed = true
@@ -147,7 +147,7 @@ public final class TunnelSocketBridge: TransportLayerDelegate {
 }
 
 /// How a bridged tunnel ended, so an error seen by the client can name the hop that ended it.
-public enum TunnelEnd: Sendable {
+package enum TunnelEnd: Sendable {
     /// The client closed its end first: the normal end.
     case clientClosed
     /// The relay (`hop`, the last of the chain) ended the tunnel cleanly. `originStreamCut` is
