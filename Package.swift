@@ -27,11 +27,13 @@ let package = Package(
         // A value behind a pthread lock, for state shared across threads (ThreadSanitizer sees it).
         .target(name: "Locking"),
         .target(name: "SystemIO"),
+        // Byte reader and writer for binary wire formats (big-endian integers, QUIC varints).
+        .target(name: "WireFormat"),
         .target(name: "CryptoPrimitives", dependencies: ["COpenSSL"]),
-        .target(name: "RelayTransport", dependencies: ["SystemIO", "CryptoPrimitives", "CLinux", "COpenSSL", "CNghttp2", "CNgtcp2", "CNghttp3"]),
-        .target(name: "ObliviousHTTP", dependencies: ["CryptoPrimitives", "COpenSSL"]),
+        .target(name: "RelayTransport", dependencies: ["SystemIO", "WireFormat", "CryptoPrimitives", "CLinux", "COpenSSL", "CNghttp2", "CNgtcp2", "CNghttp3"]),
+        .target(name: "ObliviousHTTP", dependencies: ["WireFormat", "CryptoPrimitives", "COpenSSL"]),
         // DNS messages, the per-session answer cache and a stub resolver over encrypted transports.
-        .target(name: "NameResolution", dependencies: ["Locking"]),
+        .target(name: "NameResolution", dependencies: ["WireFormat", "Locking"]),
         .target(name: "RelayFetch", dependencies: ["SystemIO", "RelayTransport", "ObliviousHTTP", "NameResolution", "Locking", "CCurl", "CPSL", "COpenSSL", "CLinux"]),
         .target(name: "RelayProfiles", dependencies: ["RelayFetch", "SystemIO", "CryptoPrimitives", "COpenSSL"]),
         .target(name: "HeadlessPage", dependencies: ["RelayFetch", "SystemIO", "Locking", "CLibXML2"]),
@@ -50,6 +52,7 @@ let package = Package(
         .testTarget(name: "RelayTransportTests", dependencies: ["RelayTransport", "RelayFetchTestSupport", "Locking", "COpenSSL", "CNghttp2"]),
         .testTarget(name: "RelayFetchTests", dependencies: ["RelayFetch", "RelayTransport", "RelayFetchTestSupport", "Locking"]),
         .testTarget(name: "ObliviousHTTPTests", dependencies: ["ObliviousHTTP"], exclude: ["Vectors"]),
+        .testTarget(name: "WireFormatTests", dependencies: ["WireFormat"]),
         .testTarget(name: "NameResolutionTests", dependencies: ["NameResolution", "Locking"]),
         .testTarget(name: "HeadlessPageTests", dependencies: ["HeadlessPage", "WebArchive", "RelayFetchTestSupport"],
                     exclude: ["Fixtures"]),

@@ -1,3 +1,5 @@
+import WireFormat
+
 /// A DNS message (RFC 1035 §4) as relayfetch uses it: queries it writes (one question,
 /// recursion desired, EDNS(0) with padding) and responses it reads (the answer section decoded;
 /// authority and additional records are not needed and not read).
@@ -42,25 +44,25 @@ public struct DNSMessage: Sendable {
     /// which keeps the name's length from showing in the encrypted message's size.
     public static func query(id: UInt16, name: String, type: DNSRecordType, paddingBlock: Int = 128) throws(DNSMessageError) -> [UInt8] {
         var bytes: [UInt8] = []
-        append16(&bytes, id)
-        append16(&bytes, 0x0100)  // RD
-        append16(&bytes, 1)       // one question
-        append16(&bytes, 0)
-        append16(&bytes, 0)
-        append16(&bytes, 1)       // the OPT record
+        bytes.appendBigEndian(id)
+        bytes.appendBigEndian(UInt16(0x0100))  // RD
+        bytes.appendBigEndian(UInt16(1))       // one question
+        bytes.appendBigEndian(UInt16(0))
+        bytes.appendBigEndian(UInt16(0))
+        bytes.appendBigEndian(UInt16(1))       // the OPT record
         bytes += try encodedName(name)
-        append16(&bytes, type.rawValue)
-        append16(&bytes, 1)       // class IN
+        bytes.appendBigEndian(type.rawValue)
+        bytes.appendBigEndian(UInt16(1))       // class IN
         // OPT: root name, type 41, UDP size 1232, extended RCODE and flags 0, then the padding option.
         bytes += [0]
-        append16(&bytes, DNSRecordType.opt.rawValue)
-        append16(&bytes, 1232)
+        bytes.appendBigEndian(DNSRecordType.opt.rawValue)
+        bytes.appendBigEndian(UInt16(1232))
         bytes += [0, 0, 0, 0]
         let unpadded = bytes.count + 2 + 4
         let padding = paddingBlock > 0 ? (paddingBlock - unpadded % paddingBlock) % paddingBlock : 0
-        append16(&bytes, UInt16(4 + padding))
-        append16(&bytes, 12)      // option 12: padding
-        append16(&bytes, UInt16(padding))
+        bytes.appendBigEndian(UInt16(4 + padding))
+        bytes.appendBigEndian(UInt16(12))      // option 12: padding
+        bytes.appendBigEndian(UInt16(padding))
         bytes += [UInt8](repeating: 0, count: padding)
         return bytes
     }
@@ -81,11 +83,6 @@ public struct DNSMessage: Sendable {
         bytes.append(0)
         guard bytes.count <= 255 else { throw .badQuery("\"\(name)\" is longer than 255 bytes") }
         return bytes
-    }
-
-    private static func append16(_ bytes: inout [UInt8], _ value: UInt16) {
-        bytes.append(UInt8(value >> 8))
-        bytes.append(UInt8(value & 0xFF))
     }
 
     private static func record(_ reader: inout DNSMessageReader) throws(DNSMessageError) -> DNSRecord {

@@ -1,40 +1,39 @@
+import WireFormat
+
 /// Reads a DNS message's wire format (RFC 1035 §4): integers, and names with compression
 /// pointers. Names are host names: labels of printable ASCII other than the dot. A pointer must point before the name that uses it, and at most 64 are followed
 /// for one name, so no message can make the reader loop.
 struct DNSMessageReader {
-    let bytes: [UInt8]
-    private(set) var offset = 0
+    private var wire: WireReader<[UInt8]>
 
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    init(_ bytes: [UInt8]) { wire = WireReader(bytes) }
 
-    var remaining: Int { bytes.count - offset }
+    var bytes: [UInt8] { wire.bytes }
+    var offset: Int { wire.offset }
+    var remaining: Int { wire.remaining }
 
+    // Running out of bytes is the one way a WireReader read fails; DNS calls that `.truncated`.
     mutating func u8() throws(DNSMessageError) -> UInt8 {
-        guard offset < bytes.count else { throw .truncated }
-        defer { offset += 1 }
-        return bytes[offset]
+        do { return try wire.u8() } catch { throw .truncated }
     }
 
     mutating func u16() throws(DNSMessageError) -> UInt16 {
-        guard remaining >= 2 else { throw .truncated }
-        defer { offset += 2 }
-        return UInt16(bytes[offset]) << 8 | UInt16(bytes[offset + 1])
+        do { return try wire.u16() } catch { throw .truncated }
     }
 
     mutating func u32() throws(DNSMessageError) -> UInt32 {
-        UInt32(try u16()) << 16 | UInt32(try u16())
+        do { return try wire.u32() } catch { throw .truncated }
     }
 
     mutating func take(_ count: Int) throws(DNSMessageError) -> [UInt8] {
-        guard count >= 0, remaining >= count else { throw .truncated }
-        defer { offset += count }
-        return Array(bytes[offset..<offset + count])
+        do { return Array(try wire.take(count)) } catch { throw .truncated }
     }
 
     /// A name at the current offset, in lower case without the final dot ("" for the root).
     mutating func name() throws(DNSMessageError) -> String {
         let (name, end) = try Self.name(in: bytes, at: offset)
-        offset = end
+        // `end` lies within the message (name(in:at:) checked), so this only moves past the name.
+        do { _ = try wire.take(end - offset) } catch { throw .truncated }
         return name
     }
 

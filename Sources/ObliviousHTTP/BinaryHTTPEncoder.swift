@@ -1,3 +1,5 @@
+import WireFormat
+
 /// Writes the parts of a Binary HTTP message (RFC 9292 Section 3) in order, checking each against
 /// the same rules the decoder enforces, so this module never emits a message it would reject.
 struct BinaryHTTPEncoder {
@@ -23,21 +25,21 @@ struct BinaryHTTPEncoder {
             let kind = informational ? "an informational" : "a final"
             throw ObliviousHTTPError(.invalidStatus, "\(status) is not \(kind) status code (\(allowed))")
         }
-        try QUICVarint.append(UInt64(status), to: &bytes)
+        bytes.appendVarint(count: status)  // 100...599, checked above
     }
 
     mutating func writeFieldSection(_ fields: [BinaryHTTPField], isTrailer: Bool) throws(ObliviousHTTPError) {
         try BinaryHTTPSyntax.validate(fields, isTrailer: isTrailer)
         var lines = [UInt8]()
         for field in fields {
-            try QUICVarint.append(length: field.name.utf8.count, to: &lines)
+            lines.appendVarint(count: field.name.utf8.count)
             lines += field.name.utf8
-            try QUICVarint.append(length: field.value.count, to: &lines)
+            lines.appendVarint(count: field.value.count)
             lines += field.value
         }
         switch framing {
         case .knownLength:
-            try QUICVarint.append(length: lines.count, to: &bytes)
+            bytes.appendVarint(count: lines.count)
             bytes += lines
         case .indeterminateLength:
             bytes += lines
@@ -46,8 +48,8 @@ struct BinaryHTTPEncoder {
     }
 
     /// Content; with indeterminate-length framing as one chunk (if any) and the terminator.
-    private mutating func writeContent(_ content: [UInt8]) throws(ObliviousHTTPError) {
-        try QUICVarint.append(length: content.count, to: &bytes)
+    private mutating func writeContent(_ content: [UInt8]) {
+        bytes.appendVarint(count: content.count)
         bytes += content
         if framing == .indeterminateLength, !content.isEmpty { bytes.append(0) }
     }
@@ -59,7 +61,7 @@ struct BinaryHTTPEncoder {
         let truncation = BinaryHTTPTruncation(enabled: truncating, headersEmpty: headerFields.isEmpty,
                                               contentEmpty: content.isEmpty, trailersEmpty: trailerFields.isEmpty)
         if truncation.writesHeaders { try writeFieldSection(headerFields, isTrailer: false) }
-        if truncation.writesContent { try writeContent(content) }
+        if truncation.writesContent { writeContent(content) }
         if truncation.writesTrailers { try writeFieldSection(trailerFields, isTrailer: true) }
         bytes += repeatElement(0, count: max(0, paddingLength))
     }
@@ -68,7 +70,7 @@ struct BinaryHTTPEncoder {
                                              valid: ([UInt8]) -> Bool) throws(ObliviousHTTPError) {
         let utf8 = Array(value.utf8)
         guard valid(utf8) else { throw ObliviousHTTPError(.invalidControlData, "the \(what) \(value.debugDescription) is not valid HTTP") }
-        try QUICVarint.append(length: utf8.count, to: &bytes)
+        bytes.appendVarint(count: utf8.count)
         bytes += utf8
     }
 }

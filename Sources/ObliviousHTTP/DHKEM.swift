@@ -1,3 +1,5 @@
+import WireFormat
+
 /// DHKEM(X25519, HKDF-SHA256) (RFC 9180 Section 4.1 and 7.1): encapsulation, decapsulation and
 /// DeriveKeyPair.
 enum DHKEM {

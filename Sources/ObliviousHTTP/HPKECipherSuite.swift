@@ -1,3 +1,5 @@
+import WireFormat
+
 extension HPKE {
     /// One KEM, KDF and AEAD used together.
     public struct CipherSuite: Sendable, Hashable, CustomStringConvertible {

@@ -1,3 +1,5 @@
+import WireFormat
+
 /// HPKE's labeled KDF calls (RFC 9180 Section 4) bound to one suite_id.
 struct HPKELabeledKDF {
     let kdf: HPKE.KDF

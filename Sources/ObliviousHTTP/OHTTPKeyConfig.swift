@@ -1,4 +1,5 @@
 import Foundation
+import WireFormat
 
 /// An Oblivious Gateway's key configuration (RFC 9458 Section 3.1): a key identifier, a KEM and
 /// its public key, and the KDF and AEAD pairs the gateway accepts. Parses and serializes single

@@ -1,3 +1,5 @@
+import WireFormat
+
 /// The constants and derivations RFC 9458 Sections 4.3 and 4.4 share between client and gateway.
 enum OHTTPMessage {
     static let requestLabel = Array("message/bhttp request".utf8)

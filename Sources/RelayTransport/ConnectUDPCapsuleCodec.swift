@@ -1,3 +1,5 @@
+import WireFormat
+
 /// HTTP Datagrams of a CONNECT-UDP stream (RFC 9298) carried as DATAGRAM capsules (RFC 9297
 /// §3.5) in the stream's DATA: type 0x00, varint length, then context ID 0 and one UDP payload.
 /// nghttp3 0.8 cannot announce SETTINGS_H3_DATAGRAM, so relays answer with capsules too.
@@ -23,8 +25,8 @@ struct ConnectUDPCapsuleCodec {
 
     /// Appends the capsule that carries `payload` (context ID 0) to `bytes`.
     static func append(_ payload: UnsafeRawBufferPointer, to bytes: inout [UInt8]) {
-        appendVarint(datagramCapsule, to: &bytes)
-        appendVarint(UInt64(payload.count + 1), to: &bytes)
+        bytes.append(UInt8(datagramCapsule))  // type 0x00, a one-byte varint
+        bytes.appendVarint(count: payload.count + 1)
         bytes.append(0)  // context ID 0: the UDP payload itself
         bytes.append(contentsOf: payload)
     }
@@ -32,19 +34,7 @@ struct ConnectUDPCapsuleCodec {
     /// Adds stream bytes; returns the UDP payloads of the capsules now complete.
     mutating func decode(_ bytes: [UInt8]) throws(DecodeError) -> [[UInt8]] {
         buffer += bytes
-        var payloads: [[UInt8]] = []
-        while true {
-            var offset = start
-            guard let type = Self.readVarint(buffer, &offset), let length = Self.readVarint(buffer, &offset) else { break }
-            guard length <= UInt64(Self.maximumCapsule) else { throw .capsuleTooLarge(length) }
-            guard buffer.count - offset >= Int(length) else { break }
-            let value = offset..<offset + Int(length)
-            start = value.upperBound
-            guard type == Self.datagramCapsule else { continue }
-            var inner = value.lowerBound
-            guard let context = Self.readVarint(buffer, &inner), context == 0, inner <= value.upperBound else { continue }
-            payloads.append(Array(buffer[inner..<value.upperBound]))
-        }
+        let payloads = try decodeComplete()
         if start > 0 && (start == buffer.count || start > 64 * 1024) {
             buffer.removeFirst(start)
             start = 0
@@ -52,23 +42,23 @@ struct ConnectUDPCapsuleCodec {
         return payloads
     }
 
-    static func appendVarint(_ value: UInt64, to bytes: inout [UInt8]) {
-        switch value {
-        case ..<0x40: bytes.append(UInt8(value))
-        case ..<0x4000: bytes += [UInt8(0x40 | value >> 8), UInt8(truncatingIfNeeded: value)]
-        case ..<0x4000_0000: bytes += (0..<4).reversed().map { UInt8(truncatingIfNeeded: value >> (8 * UInt64($0))) | ($0 == 3 ? 0x80 : 0) }
-        default: bytes += (0..<8).reversed().map { UInt8(truncatingIfNeeded: value >> (8 * UInt64($0))) | ($0 == 7 ? 0xC0 : 0) }
+    /// The payloads of the complete capsules from `start` on, moving `start` past them. The
+    /// reader shares `buffer` and ends with this call, so trimming the buffer afterwards copies
+    /// nothing.
+    private mutating func decodeComplete() throws(DecodeError) -> [[UInt8]] {
+        var reader = WireReader(buffer, from: start)
+        var payloads: [[UInt8]] = []
+        while true {
+            // A capsule not complete yet: wait for more bytes.
+            guard let type = try? reader.varint(), let length = try? reader.varint() else { break }
+            guard length <= UInt64(Self.maximumCapsule) else { throw .capsuleTooLarge(length) }
+            guard let value = try? reader.take(Int(length)) else { break }
+            start = reader.offset
+            guard type == Self.datagramCapsule else { continue }
+            var inner = WireReader(value)
+            guard let context = try? inner.varint(), context == 0 else { continue }
+            payloads.append(Array(inner.rest()))
         }
-    }
-
-    /// A QUIC varint (RFC 9000 §16) at `offset`, advancing it; nil when the bytes end first.
-    static func readVarint(_ bytes: [UInt8], _ offset: inout Int) -> UInt64? {
-        guard offset < bytes.count else { return nil }
-        let length = 1 << Int(bytes[offset] >> 6)
-        guard bytes.count - offset >= length else { return nil }
-        var value = UInt64(bytes[offset] & 0x3F)
-        for index in 1..<length { value = value << 8 | UInt64(bytes[offset + index]) }
-        offset += length
-        return value
+        return payloads
     }
 }

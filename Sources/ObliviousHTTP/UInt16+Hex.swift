@@ -1,7 +1,4 @@
 extension UInt16 {
-    /// I2OSP(value, 2).
-    var bigEndianBytes: [UInt8] { [UInt8(self >> 8), UInt8(truncatingIfNeeded: self)] }
-
     /// Four lowercase hex digits, for messages.
     var hex4: String {
         let digits = String(self, radix: 16)
