@@ -1,4 +1,5 @@
 import Foundation
+import WireFormat
 
 /// The client side of Oblivious DNS over HTTPS (RFC 9230) on this module's HPKE: a target's
 /// configuration (`ObliviousDoHConfigs`), queries sealed to it, and their responses opened.
@@ -77,6 +78,6 @@ public enum ObliviousDoH {
 
     /// A two-byte length, then the bytes.
     static func vector(_ bytes: [UInt8]) -> [UInt8] {
-        [UInt8(bytes.count >> 8 & 0xFF), UInt8(bytes.count & 0xFF)] + bytes
+        UInt16(truncatingIfNeeded: bytes.count).bigEndianBytes + bytes
     }
 }
