@@ -79,7 +79,7 @@ for module in RelayProfiles Crawler OAuthFlow RelayFetchCLI; do  # together they
     fi
 done
 objects=()
-for module in Locking SystemIO CryptoPrimitives WireFormat ObliviousHTTP NameResolution RelayTransport RelayFetch RelayProfiles HeadlessPage WebArchive OAuthFlow Crawler; do
+for module in Locking SystemIO CryptoPrimitives WireFormat ObliviousHTTP NameResolution RelayTransport RelayFetch RelayProfiles HTMLDOM CSSStyle HeadlessPage OfflineCopy WebArchive OAuthFlow Crawler; do
     objects+=("$out"/release/"$module".build/*.o)
 done
 includes=(-I "$out/release/Modules" -Xcc -I/usr/include/libxml2 -Xcc -I/usr/include/postgresql)

@@ -1,4 +1,6 @@
 import Foundation
+@testable import HTMLDOM
+@testable import CSSStyle
 @testable import HeadlessPage
 
 /// Parses the input as HTML the way the preload scanner does: libxml2's push parser fed in two

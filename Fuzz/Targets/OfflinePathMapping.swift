@@ -1,5 +1,5 @@
 import Foundation
-@testable import HeadlessPage
+@testable import OfflineCopy
 
 /// The offline-copy path mapper as the offline-path fuzzer sees it. This is the only file that
 /// names the mapper's entry point: re-point it here when the mapper changes.

@@ -1,5 +1,6 @@
 import Foundation
-@testable import HeadlessPage
+@testable import HTMLDOM
+@testable import CSSStyle
 
 /// The input as a style sheet applied to a fixed document (parser, @media/@supports, selector
 /// engine, cascade, font matching), and as a selector, a media query, a srcset with sizes and a

@@ -1,4 +1,5 @@
 import Foundation
+import HTMLDOM
 
 extension HTMLDocument {
     /// Every form of the document, in tree order, with the controls each owns: its descendants

@@ -1,5 +1,6 @@
 import Foundation
 import RelayFetch
+import HTMLDOM
 
 /// Drives a session the way a user drives a browser tab: open a URL, submit a form, follow a
 /// link. It follows redirects itself, by the session's one redirect policy (`RedirectFollower`:

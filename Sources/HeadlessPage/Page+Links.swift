@@ -1,4 +1,5 @@
 import Foundation
+import CSSStyle
 
 /// A link of a page: where an `a`, `area` or `link` element's `href` points, made absolute.
 public struct PageLink: Sendable, Hashable {
@@ -19,7 +20,7 @@ extension Page {
         let base = baseURL
         for element in select("a[href], area[href], link[href]") {
             guard let href = element.attribute("href"),
-                  let url = SubresourceScanner.reference(href.trimmingCharacters(in: .whitespacesAndNewlines), against: base) else { continue }
+                  let url = SubresourceURL.reference(href.trimmingCharacters(in: .whitespacesAndNewlines), against: base) else { continue }
             if relations[url] == nil { order.append(url) }
             var keywords = relations[url] ?? []
             for keyword in (element.attribute("rel") ?? "").lowercased().split(whereSeparator: { $0.isWhitespace }).map(String.init)

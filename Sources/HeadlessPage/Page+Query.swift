@@ -1,4 +1,6 @@
 import Foundation
+import HTMLDOM
+import CSSStyle
 
 extension Page {
     /// The page's forms in tree order (see `HTMLDocument.forms(documentURL:)`).

@@ -1,5 +1,6 @@
 import Foundation
 import RelayFetch
+import HTMLDOM
 
 /// One loaded subresource (or the page itself): what was asked, what came back, how and when.
 public struct PageResource: Sendable {

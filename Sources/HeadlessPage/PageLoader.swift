@@ -1,5 +1,7 @@
 import Foundation
 import RelayFetch
+import HTMLDOM
+import CSSStyle
 
 /// Loads a page the way a private embedded browser would: the HTML, then every subresource it
 /// (and its style sheets and frames) needs, concurrently, all through the session's relays and

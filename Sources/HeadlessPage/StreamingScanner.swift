@@ -1,5 +1,6 @@
 import Foundation
 import RelayFetch
+import HTMLDOM
 
 /// The preload scanner: feeds HTML chunks to a push parser on a serial queue and reports the
 /// subresources of the elements each chunk added. The parser only ever appends to the tree, so

@@ -1,5 +1,7 @@
 import Foundation
 import RelayFetch
+import HTMLDOM
+import CSSStyle
 
 /// What kind of subresource a URL is, which decides how its body is scanned in turn.
 public enum SubresourceKind: String, Sendable, Codable {
@@ -83,7 +85,7 @@ struct SubresourceScanner {
         var going = true
         func add(_ text: String?, _ kind: SubresourceKind, frame: Viewport? = nil) {
             guard going, let text = text?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty,
-                  let url = Self.resolve(text, against: base) else { return }
+                  let url = SubresourceURL.resolve(text, against: base) else { return }
             let name = element.name
             let hint: String? = switch name {
             case "embed", "use": name
@@ -236,24 +238,5 @@ struct SubresourceScanner {
         return srcset.split(separator: ",").compactMap { candidate in
             candidate.split(whereSeparator: { $0.isWhitespace }).first.map(String.init)
         }
-    }
-
-    /// `text` as an absolute URL, characters a URL cannot hold as they are (spaces, non-ASCII)
-    /// percent-encoded as a browser's URL parser does; nil when it is no URL reference at all.
-    static func reference(_ text: String, against base: URL) -> URL? {
-        let parsed = URL(string: text, relativeTo: base)
-            ?? text.addingPercentEncoding(withAllowedCharacters: .urlFragmentAllowed).flatMap { URL(string: $0, relativeTo: base) }
-        return parsed?.absoluteURL
-    }
-
-    /// An absolute http(s) URL with a host, fragment removed; nil for data:, javascript: and the like.
-    static func resolve(_ text: String, against base: URL) -> URL? {
-        guard !text.hasPrefix("#") else { return nil }  // a fragment of this very document
-        // "https:/x" parses as https without a host; nothing can be fetched from it.
-        guard let url = reference(text, against: base), url.host?.isEmpty == false,
-              let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return nil }
-        var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
-        components?.fragment = nil
-        return components?.url
     }
 }

@@ -1,6 +1,8 @@
 import Foundation
 import RelayFetch
 import Locking
+import HTMLDOM
+import CSSStyle
 
 /// One subresource to load: what, for which document (the referrer and its policy), and how
 /// deep in frames and `@import` chains it was found.
@@ -315,7 +317,7 @@ final class SubresourceScheduler: Sendable {
         var jobs: [SubresourceJob] = []
         // A sheet naming more URLs than a page may load cannot add more than that.
         for reference in CSSURLScanner.references(in: [UInt8](body), limit: options.maximumSubresources + 1) where reference.isImport || !importsOnly {
-            guard let url = SubresourceScanner.resolve(reference.url, against: response.url) else { continue }
+            guard let url = SubresourceURL.resolve(reference.url, against: response.url) else { continue }
             if reference.isImport && job.importDepth >= options.importDepth {
                 note(.importDepth(options.importDepth))
                 continue

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import HeadlessPage
+import OfflineCopy
 import RelayFetch
 import WebArchive
 

@@ -3,6 +3,7 @@ import XCTest
 import HeadlessPage
 import RelayFetch
 import RelayFetchTestSupport
+import CSSStyle
 
 /// Forms submitted to a real server (the test identity provider's Django login page) through
 /// relays A and B: CSRF cookie and token, Origin and Referer accepted, 302 after POST followed as GET,

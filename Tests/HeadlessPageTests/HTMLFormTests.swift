@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 import HeadlessPage
+import HTMLDOM
 
 /// The form model and HTML's entry-list and encoding rules, on HTML strings.
 final class HTMLFormTests: XCTestCase {

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import HeadlessPage
+import HTMLDOM
 
 /// `Page.links`: a, area and link hrefs, absolute against the base URL, each URL once with the
 /// rel keywords of every element naming it.

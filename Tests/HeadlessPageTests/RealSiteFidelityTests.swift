@@ -4,6 +4,7 @@ import HeadlessPage
 import RelayFetch
 import RelayFetchTestSupport
 import WebArchive
+import CSSStyle
 
 /// The real-site suite: documentation pages from Debian packages (Sphinx with the Read the Docs,
 /// Alabaster and Django themes, MkDocs, Doxygen) and the browser-mode sample, some also in a phone's

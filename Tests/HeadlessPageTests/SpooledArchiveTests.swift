@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 import HeadlessPage
+import OfflineCopy
 import RelayFetch
 import WebArchive
 import RelayFetchTestSupport

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 @testable import HeadlessPage
+import HTMLDOM
+import CSSStyle
 
 final class SubresourceScannerTests: XCTestCase {
     private func urls(_ html: String, base: String = "https://site.test/dir/page.html") -> [String] {
@@ -60,9 +62,9 @@ final class SubresourceScannerTests: XCTestCase {
     func testURLsWithoutAHostAreNoReferences() {
         let base = URL(string: "https://origin.test/dir/page.html")!
         for text in ["https:/div style=", "http:x.png", "https:", "https:///path"] {
-            XCTAssertNil(SubresourceScanner.resolve(text, against: base), text)
+            XCTAssertNil(SubresourceURL.resolve(text, against: base), text)
         }
-        XCTAssertEqual(SubresourceScanner.resolve("/x.png", against: base)?.absoluteString, "https://origin.test/x.png")
+        XCTAssertEqual(SubresourceURL.resolve("/x.png", against: base)?.absoluteString, "https://origin.test/x.png")
     }
 
     func testCharsetFromHeaderAndFromMeta() {
@@ -91,5 +93,29 @@ final class SubresourceScannerTests: XCTestCase {
         let document = HTMLDocument(data: Data("<meta http-equiv=\"Refresh\" content=\"0; URL='/moved.html'\">".utf8),
                                     url: URL(string: "https://x.test/a/")!)!
         XCTAssertEqual(MetaRefresh.target(in: document, base: URL(string: "https://x.test/a/")!)?.absoluteString, "https://x.test/moved.html")
+    }
+
+
+    func testBrowserModeMarkup() {
+        let html = """
+            <link rel="stylesheet" href="s.css"><link rel="stylesheet" href="p.css" media="print"><link rel="alternate stylesheet" href="alt.css">
+            <link rel="stylesheet" href="off.css" disabled><link rel="alternate" href="feed.xml"><link rel="icon" href="a.ico"><link rel="icon" href="b.png">
+            <link rel="apple-touch-icon" href="t.png"><link rel="manifest" href="m.json"><link rel="prefetch" href="next.html">
+            <link rel="preload" as="font" href="f.woff2" crossorigin><link rel="preload" as="image" href="i.png"><link rel="preload" as="style" href="ps.css"><link rel="preload" as="fetch" href="d.json">
+            <link rel="preload" as="script" href="s.js"><link rel="preload" as="video" href="v.mp4"><link rel="preload" as="document" href="d.html">
+            <link rel="modulepreload" href="m.js"><script src="c.js"></script><style>@import "imp.css"; .x { background: url(later.png) }</style>
+            <img src="lazy.png" loading="lazy"><img src="x1.png" srcset="x2.png 2x"><video src="v.webm" poster="poster.png">
+            <track src="default.vtt" default><track src="other.vtt"></video><iframe src="f.html" width="200"></iframe>
+            <div style="background: url(inline.png)"></div>
+            """
+        let document = HTMLDocument(data: Data(html.utf8), url: URL(string: "https://site.test/")!)!
+        let references = SubresourceScanner.references(in: document, baseURL: URL(string: "https://site.test/")!, mode: .browser(Viewport()))
+        XCTAssertEqual(references.map { $0.url.lastPathComponent }, [
+            "s.css", "p.css", "alt.css", "a.ico", "m.json", "next.html", "f.woff2", "i.png", "ps.css", "d.json", "imp.css", "lazy.png", "x1.png",
+            "v.webm", "poster.png", "default.vtt", "f.html",
+        ])
+        XCTAssertEqual(references.first { $0.kind == .frame }?.frameViewport, Viewport(width: 200, height: 150))
+        XCTAssertEqual(references.filter { $0.kind == .preload }.map { "\($0.url.lastPathComponent) \($0.element ?? "")" },
+                       ["ps.css preload-style", "d.json preload-fetch"], "a preloaded style sheet is fetched, not scanned for imports")
     }
 }
