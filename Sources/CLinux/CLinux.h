@@ -20,6 +20,20 @@ extern int mallopt(int parameter, int value);
 #define RF_M_TRIM_THRESHOLD (-1)
 #define RF_M_MMAP_THRESHOLD (-3)
 
+/// mallinfo2(3)'s counts (<malloc.h>'s struct mallinfo2, every field a size_t), under names of
+/// ours for the reason above.
+struct rf_mallinfo2 {
+    size_t arena, ordblks, smblks, hblks, hblkhd, usmblks, fsmblks, uordblks, fordblks, keepcost;
+};
+extern struct rf_mallinfo2 rf_mallinfo2(void) __asm__("mallinfo2");
+/// The bytes glibc's malloc has handed out and not had back, over all arenas (chunks in use plus
+/// chunks of their own mapping): the tests' gauge of what the code holds, which the resident
+/// size does not show while pages stay untouched or freed ones stay mapped.
+static inline size_t rf_heap_bytes_in_use(void) {
+    struct rf_mallinfo2 counts = rf_mallinfo2();
+    return counts.uordblks + counts.hblkhd;
+}
+
 /// Extended attributes (<sys/xattr.h>, which Glibc's module leaves out): a download keeps its
 /// ETag in one, for If-Range on a later resume. Return -1 with errno set on failure.
 extern int fsetxattr(int fd, const char *name, const void *value, size_t size, int flags);

@@ -111,9 +111,14 @@ final class DNSOverTLSTransport: DNSTransport, @unchecked Sendable {
         while received.count - start >= 2 {
             let length = Int(received[start]) << 8 | Int(received[start + 1])
             guard received.count - start >= 2 + length else { return }
+            // Too short for an ID, so no answer: skipped before any copy, as a flood of empty
+            // frames took an Array per frame (past the connect timeout under ThreadSanitizer).
+            guard length >= 2 else {
+                start += 2 + length
+                continue
+            }
             var answer = Array(received[(start + 2)..<(start + 2 + length)])
             start += 2 + length
-            guard answer.count >= 2 else { continue }
             let id = UInt16(answer[0]) << 8 | UInt16(answer[1])
             answer[0] = 0  // the resolver above asked with ID 0
             answer[1] = 0

@@ -17,7 +17,8 @@ final class HTTP3ConnectStream: ConnectStreamActor {
     let outgoing = HTTP3SendBuffer()
     /// True once the stream is finished for the layer above (closed, reset or failed).
     var ended: Bool { machine.isEnded }
-    private let connection: HTTP3RelayConnection
+    /// The connection the stream is on (held: it outlives its streams).
+    let connection: HTTP3RelayConnection
     let nextHop: HopDescription?
     var completion: ((Result<Void, RelayError>) -> Void)?
     var machine = ConnectStreamMachine(protocolName: "HTTP/3")

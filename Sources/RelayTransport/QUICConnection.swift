@@ -23,7 +23,10 @@ final class QUICConnection {
     private(set) var conn: OpaquePointer?  // ngtcp2_conn
     private let connectionReference: UnsafeMutablePointer<ngtcp2_crypto_conn_ref>
     private let path: UnsafeMutablePointer<ngtcp2_path_storage>
-    private let packet = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
+    /// Allocated in `init` after the last step that can throw: Swift runs no deinit for an object
+    /// whose init threw before every stored property was set, so a buffer from a property
+    /// initializer leaked with each connection whose TLS setup failed (a missing CA file, say).
+    private let packet: UnsafeMutableRawBufferPointer
     private var blockedPacket: [UInt8]?  // waiting for the socket to become writable
     private var timer: UInt64?
     private var connectCompletion: ((Result<Void, RelayError>) -> Void)?
@@ -50,6 +53,7 @@ final class QUICConnection {
         self.handshakeTimeout = handshakeTimeout
         socket = datagramPath ?? QUICSocket(loop: loop)
         tls = try QUICTLSSession(trust: trust, serverName: host, alpn: alpn)
+        packet = .allocate(byteCount: 64 * 1024, alignment: 16)
         path = .allocate(capacity: 1)
         ngtcp2_path_storage_zero(path)
         connectionReference = .allocate(capacity: 1)

@@ -8,7 +8,8 @@ import RelayFetchTestSupport
 
 /// A page with large images (the bulk origin's, through relay A) archived as WARC and saved as
 /// an offline copy: the images spool to unnamed files as they arrive, so the test process's
-/// peak resident size (VmHWM, reset first) grows by the transfers' buffers, not by the bodies;
+/// peak memory (`MemoryPeak`: resident size, or the live heap under a sanitizer) grows by the
+/// transfers' buffers, not by the bodies;
 /// warcio checks every digest and the bytes against the origin's pattern.
 final class SpooledArchiveTests: XCTestCase {
     private var python: String { TestServers.repository.appendingPathComponent(".build/venv/bin/python").path }
@@ -51,14 +52,12 @@ final class SpooledArchiveTests: XCTestCase {
         let pageURL = URL(string: "https://\(origin.server.host):\(origin.server.port)/page/\(size)/\(count)")!
         let warc = folder.appendingPathComponent("page.warc"), save = folder.appendingPathComponent("saved")
 
-        try ProcessMemory.resetPeak()
-        let before = try ProcessMemory.current()
+        let gauge = try MemoryPeak()
         let page = try await load(pageURL, spoolDirectory: folder)
         try WARCWriter.write(page, to: warc)
         try OfflineCopy.write(page, to: save)
-        let after = try ProcessMemory.current()
-        let growth = after.peak - before.resident
-        print("page with \(count) x \(size >> 20) MiB images, WARC and saved copy: peak resident size grew \(growth >> 20) MiB (VmHWM \(after.peak >> 20) MiB)")
+        let (growth, peak) = try gauge.stop()
+        print("page with \(count) x \(size >> 20) MiB images, WARC and saved copy: \(gauge.measure) grew \(growth >> 20) MiB (to \(peak >> 20) MiB)")
 
         let images = page.resources.filter { $0.url.path.hasPrefix("/bulk/") }
         XCTAssertEqual(images.count, count, "\(page.resources.map { "\($0.url) \($0.error ?? "")" })")

@@ -64,24 +64,3 @@ public final class BulkOrigin {
         return data
     }
 }
-
-/// The test process's memory, from /proc/self/status.
-public enum ProcessMemory {
-    /// Resets the peak resident set size (VmHWM) to the current one (proc(5), clear_refs "5").
-    public static func resetPeak() throws {
-        try "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
-    }
-
-    /// VmHWM (peak) and VmRSS (now), in bytes.
-    public static func current() throws -> (peak: Int, resident: Int) {
-        let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
-        func value(_ name: String) throws -> Int {
-            guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(name + ":") }),
-                  let kilobytes = Int(line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first ?? "") else {
-                throw TestServerError(description: "no \(name) in /proc/self/status")
-            }
-            return kilobytes * 1024
-        }
-        return (try value("VmHWM"), try value("VmRSS"))
-    }
-}

@@ -162,6 +162,13 @@ final class HTTP3TestChain {
     }
 
     func end() {
+        closeAll()
+        loop.shutdown()
+    }
+
+    /// Closes every pooled connection and lets go of the layers `fetchBytes` kept, as `end` does,
+    /// with the loop left running.
+    func closeAll() {
         let done = DispatchSemaphore(value: 0)
         loop.execute { [self] in
             builder.closeAll()
@@ -169,7 +176,6 @@ final class HTTP3TestChain {
             done.signal()
         }
         done.wait()
-        loop.shutdown()
     }
 
     typealias Outcome = Result<(TransportLayer, [HopReport]), RelayError>
