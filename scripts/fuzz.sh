@@ -78,9 +78,15 @@ for module in RelayProfiles Crawler OAuthFlow RelayFetchCLI; do  # together they
         exit 1
     fi
 done
+# A module's objects are those of its current sources: a file moved to another module leaves its
+# old object behind in the build folder, which would be linked twice.
+module_objects() {
+    local source
+    for source in Sources/"$1"/*.swift; do objects+=("$out/release/$1.build/$(basename "$source").o"); done
+}
 objects=()
 for module in Locking SystemIO CryptoPrimitives WireFormat ObliviousHTTP NameResolution RelayTransport RelayFetch RelayProfiles HTMLDOM CSSStyle HeadlessPage OfflineCopy WebArchive OAuthFlow Crawler; do
-    objects+=("$out"/release/"$module".build/*.o)
+    module_objects "$module"
 done
 includes=(-I "$out/release/Modules" -Xcc -I/usr/include/libxml2 -Xcc -I/usr/include/postgresql)
 for shim in Sources/C*/; do includes+=(-I "$shim"); done
@@ -90,7 +96,9 @@ for target in "${targets[@]}"; do
     files=()
     for file in FuzzCheck.swift ${sources[$target]}; do files+=("Fuzz/Targets/$file"); done
     linked=("${objects[@]}")
-    for module in ${extra_modules[$target]:-}; do linked+=("$out"/release/"$module".build/*.o); done
+    for module in ${extra_modules[$target]:-}; do
+        saved=("${objects[@]}"); objects=(); module_objects "$module"; linked+=("${objects[@]}"); objects=("${saved[@]}")
+    done
     if ! swiftc -O -sanitize=fuzzer,address -parse-as-library -use-ld=lld "${includes[@]}" "${files[@]}" "${linked[@]}" \
          -o "$out/bin/$target" >"$out/logs/$target.link.log" 2>&1; then
         cat "$out/logs/$target.link.log" >&2

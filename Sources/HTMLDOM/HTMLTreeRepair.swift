@@ -81,8 +81,14 @@ enum HTMLTreeRepair {
             children.append(child)
             cursor = child.pointee.next
         }
+        // Asks the tree as it is now: the loop below frees whitespace nodes that `children` held.
         func named(_ name: String) -> xmlNodePtr? {
-            children.first { $0.pointee.type == XML_ELEMENT_NODE && HTMLSerializer.name(of: $0) == name }
+            var cursor = html.pointee.children
+            while let node = cursor {
+                if node.pointee.type == XML_ELEMENT_NODE && HTMLSerializer.name(of: node) == name { return node }
+                cursor = node.pointee.next
+            }
+            return nil
         }
         let head = named("head")
         for child in children {
