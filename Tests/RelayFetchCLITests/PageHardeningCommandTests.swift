@@ -9,7 +9,10 @@ final class PageHardeningCommandTests: XCTestCase {
     private var sandbox: URL!
 
     override func setUpWithError() throws {
-        let corpus = TestServers.repository.appendingPathComponent("Tests/HeadlessPageTests/Fixtures/hostile-paths.txt")
+        let corpus = TestServers.repository.appendingPathComponent("Tests/OfflineCopyTests/Fixtures/hostile-paths.txt")
+        // The origin serves these paths; without the file it answers nothing and the test would
+        // blame the relay.
+        guard FileManager.default.fileExists(atPath: corpus.path) else { throw TestServerError(description: "the hostile paths corpus \(corpus.path) is missing") }
         origin = try HostileServer(script: "page_origin.py", arguments: ["--corpus", corpus.path])
         sandbox = FileManager.default.temporaryDirectory.appendingPathComponent("relayfetch-sandbox-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: sandbox, withIntermediateDirectories: true)
