@@ -52,6 +52,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
             if delay:
                 time.sleep(delay * len(data) / 65536)
 
+        def read_exactly(left):
+            while left:
+                data = self.rfile.read(min(left, 65536))
+                if not data:
+                    raise ConnectionError("body cut")
+                take(data)
+                left -= len(data)
+
         chunked = "chunked" in (self.headers.get("Transfer-Encoding") or "").lower()
         if chunked:
             while True:
@@ -60,22 +68,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     while self.rfile.readline() not in (b"\r\n", b"\n", b""):
                         pass
                     break
-                left = size
-                while left:
-                    data = self.rfile.read(min(left, 65536))
-                    if not data:
-                        raise ConnectionError("body cut")
-                    take(data)
-                    left -= len(data)
+                read_exactly(size)
                 self.rfile.readline()
         else:
-            left = int(self.headers.get("Content-Length") or 0)
-            while left:
-                data = self.rfile.read(min(left, 65536))
-                if not data:
-                    raise ConnectionError("body cut")
-                take(data)
-                left -= len(data)
+            read_exactly(int(self.headers.get("Content-Length") or 0))
         return bytes(kept), length, digest.hexdigest(), chunked
 
     def answer(self, status, body, content_type="text/plain", headers=()):
