@@ -1,0 +1,53 @@
+import Foundation
+import XCTest
+import RelayFetchTestSupport
+
+/// `get -T -` reads standard input only as fast as the origin takes the body: a writer that
+/// pushes as fast as the pipe lets it gets only so far ahead of a slow origin (the echo origin
+/// reading 64 KiB every 20 ms, about 3 MB/s, through relay A). A `get` that read its input
+/// whole before sending would let the writer fill memory at pipe speed instead.
+///
+/// On libcurl's own proxy route (`--relay-protocol h1`), as here, the kernel's socket buffers
+/// hold libcurl back. Through tunnels the session builds (HTTP/2 or HTTP/3 hops, chains, SOCKS5)
+/// they do not yet: `TunnelSocketBridge` reads whatever libcurl sends and the layers below queue
+/// it without bound (the same test through relay A's tunnel route: 132 MB ahead in 4 s). The
+/// layers need an upward "drained" signal for the bridge to stop reading; until then this test
+/// covers the route that has it.
+final class GetUploadBackPressureTests: XCTestCase {
+    /// Starts the command with a pipe as standard input, writes to it without blocking for
+    /// `seconds`, then prints the bytes written and kills the command.
+    private static let writer = """
+    import os, subprocess, sys, time
+    seconds = float(sys.argv[1])
+    child = subprocess.Popen(sys.argv[2:], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    fd = child.stdin.fileno()
+    os.set_blocking(fd, False)
+    piece, written, start = b"x" * 65536, 0, time.monotonic()
+    while time.monotonic() - start < seconds:
+        try:
+            written += os.write(fd, piece)
+        except BlockingIOError:
+            time.sleep(0.005)
+    print(written)
+    child.kill()
+    child.wait()
+    """
+
+    func testAPipedUploadIsReadNoFasterThanASlowOriginTakesIt() throws {
+        try TestServers.ensureRunning()
+        let origin = try HostileServer(script: "echo_origin.py")
+        defer { origin.stop() }
+        let marker = TestServers.marker("back-pressure")
+        let run = try TestServers.run([HostileServer.python, "-c", Self.writer, "4", CommandRun.executable, "get",
+                                       "https://origin.test:\(origin.port)/upload?read-delay=20&\(marker)", "-T", "-", "-s"]
+                                      + CommandRun.relayArguments + ["--relay-protocol", "h1"])
+        XCTAssertEqual(run.status, 0, run.output)
+        let written = try XCTUnwrap(Int(run.output.trimmingCharacters(in: .whitespacesAndNewlines)), run.output)
+        // The origin's pace: it must have taken the body (a stalled transfer would prove nothing).
+        XCTAssertGreaterThan(written, 2 << 20, "the upload moved (a few MB in 4 s at the origin's pace)")
+        // What may sit between the writer and the origin: the pipe, four 64 KiB pieces in the
+        // reader, and the kernel's socket buffers on each loopback connection of the route. At
+        // pipe speed, 4 s would be gigabytes.
+        XCTAssertLessThan(written, 64 << 20, "the writer got \(written) bytes ahead: standard input was not read at the origin's pace")
+    }
+}
