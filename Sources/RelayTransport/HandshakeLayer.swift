@@ -23,6 +23,7 @@ final class HandshakeLayer<Handshake: TunnelHandshake>: TransportLayer, Transpor
     let hop: HopDescription
     weak var delegate: TransportLayerDelegate?
     private let lower: TransportLayer
+    var queuedBytes: Int { lower.queuedBytes }
     private(set) var handshake: Handshake
     private var completion: ((Result<Void, RelayError>) -> Void)?
     private var open = false

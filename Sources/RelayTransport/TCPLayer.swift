@@ -129,6 +129,8 @@ package final class TCPLayer: TransportLayer {
         }
     }
 
+    package var queuedBytes: Int { outbox.count }
+
     package func send(_ bytes: [UInt8]) {
         guard fd >= 0, !closed else { return }
         outbox.append(bytes)

@@ -9,6 +9,7 @@ package final class TLSLayer: TransportLayer, TransportLayerDelegate {
     package let hop: HopDescription
     package weak var delegate: TransportLayerDelegate?
     private let lower: TransportLayer
+    package var queuedBytes: Int { pendingPlaintext.count + lower.queuedBytes }
     private let context: TLSContext
     private let ssl: OpaquePointer
     private let readBIO: OpaquePointer   // bytes from the peer, for OpenSSL to read

@@ -20,4 +20,12 @@ package protocol TransportLayer: AnyObject {
     func close()
     /// Stops (or resumes) delivery from below, so a slow reader never makes us buffer without bound.
     func setReadingPaused(_ paused: Bool)
+    /// Bytes given to `send` that have not yet left the bottom of the stack, so a sender that
+    /// reads from somewhere faster (the bridge, from libcurl) can wait for them to drain; 0 where
+    /// a layer cannot tell.
+    var queuedBytes: Int { get }
+}
+
+extension TransportLayer {
+    package var queuedBytes: Int { 0 }
 }

@@ -20,6 +20,11 @@ package final class TunnelSocketBridge: TransportLayerDelegate {
     /// Whether reading from the tunnel is paused because the client is behind.
     private var tunnelPaused = false
     private let highWater = 1 << 20
+    /// Bytes from the client queued in the tunnel past which the client's socket is not read
+    /// until they drain to half: an upload goes no faster than the relays take it, instead of
+    /// piling up here at the speed libcurl can read its input.
+    private let upHighWater = 1 << 20
+    private var clientReadsPaused = false
     /// Queued bytes toward the client past which they are sent at once; smaller pieces wait for
     /// the end of the loop's turn (`flushScheduled`), so they go in one send.
     private let sendAtOnce = 256 * 1024
@@ -65,11 +70,26 @@ package final class TunnelSocketBridge: TransportLayerDelegate {
             guard let count = received else { return }  // would block
             if count > 0 {
                 tunnel.send(Array(readBuffer[0..<count]))
+                if tunnel.queuedBytes > upHighWater { return pauseClientReads() }
                 continue
             }
             // The client closed its end (libcurl never half-closes): the tunnel is done.
             shutdown()
             return
+        }
+    }
+
+    /// Stops reading the client until the tunnel's queue has drained to half the high-water
+    /// mark (checked every 5 ms on the loop; the layers below tell no drain of their own).
+    private func pauseClientReads() {
+        clientReadsPaused = true
+        loop.update(fd, readable: false, writable: watchingWritable)
+        loop.schedule(after: 0.005) { [weak self] in
+            guard let self, !self.closed else { return }
+            guard self.tunnel.queuedBytes <= self.upHighWater / 2 else { return self.pauseClientReads() }
+            self.clientReadsPaused = false
+            self.loop.update(self.fd, readable: true, writable: self.watchingWritable)
+            self.readFromClient()
         }
     }
 
@@ -81,7 +101,7 @@ package final class TunnelSocketBridge: TransportLayerDelegate {
         }
         if watchingWritable != !toClient.isEmpty {
             watchingWritable = !toClient.isEmpty
-            loop.update(fd, writable: watchingWritable)
+            loop.update(fd, readable: !clientReadsPaused, writable: watchingWritable)
         }
         if tunnelEnded {
             if toClient.isEmpty { shutdown() }
