@@ -2,7 +2,7 @@ internal import COpenSSL
 internal import CCurl
 
 /// Whether an origin's TLS stream ended with its close_notify alert, for the bodies libcurl reads
-/// itself from the origin's TLS (direct routes and its own proxy, `Route.libcurlSpeaksOriginTLS`):
+/// itself from the origin's TLS (direct routes and its own proxy, `CurlRoute.libcurlSpeaksOriginTLS`):
 /// libcurl takes a stream cut without the alert for the end of a body that lasts until the
 /// connection closes, so a cut would pass for a whole body. Every TLS context libcurl sets up on
 /// those routes reports the alerts it reads;

@@ -56,22 +56,20 @@ struct CurlProxyRoute: CurlRoute {
     func configure(_ transfer: CurlTransfer, configuration: Session.Configuration, pinnedAddresses: [String]) {
         let connectTimeout = configuration.connectTimeout
         let easy = transfer.easy
-        func setLong(_ option: CURLoption, _ value: Int) { transfer.setLong(option, value) }
-        func setString(_ option: CURLoption, _ value: String) { transfer.setString(option, value) }
-        setString(CURLOPT_PROXY, proxyURL)
-        setLong(CURLOPT_PROXYTYPE, Int((relay.usesTLS ? CURLPROXY_HTTPS : CURLPROXY_HTTP).rawValue))
-        setLong(CURLOPT_HTTPPROXYTUNNEL, 1)   // http:// origins are tunnelled too, never sent to the relay in the clear
-        setString(CURLOPT_NOPROXY, "")        // nothing is exempt (the environment's no_proxy neither)
-        setLong(CURLOPT_SUPPRESS_CONNECT_HEADERS, 0)  // the relay's answer comes to `takeConnectHeader`
-        setLong(CURLOPT_CONNECTTIMEOUT_MS, Int(connectTimeout * 1000))
+        transfer.setString(CURLOPT_PROXY, proxyURL)
+        transfer.setLong(CURLOPT_PROXYTYPE, Int((relay.usesTLS ? CURLPROXY_HTTPS : CURLPROXY_HTTP).rawValue))
+        transfer.setLong(CURLOPT_HTTPPROXYTUNNEL, 1)   // http:// origins are tunnelled too, never sent to the relay in the clear
+        transfer.setString(CURLOPT_NOPROXY, "")        // nothing is exempt (the environment's no_proxy neither)
+        transfer.setLong(CURLOPT_SUPPRESS_CONNECT_HEADERS, 0)  // the relay's answer comes to `takeHeaderLine`
+        transfer.setLong(CURLOPT_CONNECTTIMEOUT_MS, Int(connectTimeout * 1000))
         // HTTP/1.1 to the origin, one exchange per tunnel: libcurl 7.88 multiplexing HTTP/2
         // streams inside its proxy tunnel leaves responses it has read into its TLS buffers
         // unread until the idle timeout (30 s, resources failed: HTTP1RelayPageLoadTests).
-        setLong(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_1_1))
+        transfer.setLong(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_1_1))
         transfer.pin(relay.host, port: Int(relay.port), to: pinnedAddresses)
 
         // The hop's fields on the CONNECT only; the request's own fields (and User-Agent) never.
-        setLong(CURLOPT_HEADEROPT, Int(CURLHEADER_SEPARATE))
+        transfer.setLong(CURLOPT_HEADEROPT, Int(CURLHEADER_SEPARATE))
         var connectHeaders: UnsafeMutablePointer<curl_slist>?
         for field in relay.headerFields { connectHeaders = curl_slist_append(connectHeaders, "\(field.name): \(field.value)") }
         // "Name:" with no value stops libcurl adding its own field of that name.
@@ -88,24 +86,22 @@ struct CurlProxyRoute: CurlRoute {
     /// or, with pins, the key alone (the chain not consulted); the client identity when set.
     private func configureRelayTrust(_ policy: TLSTrustPolicy, of transfer: CurlTransfer) {
         let easy = transfer.easy
-        func setLong(_ option: CURLoption, _ value: Int) { transfer.setLong(option, value) }
-        func setString(_ option: CURLoption, _ value: String) { transfer.setString(option, value) }
-        setLong(CURLOPT_PROXY_SSLVERSION, Int(CURL_SSLVERSION_TLSv1_2))
-        setLong(CURLOPT_PROXY_SSL_VERIFYPEER, policy.verifiesChain ? 1 : 0)
-        setLong(CURLOPT_PROXY_SSL_VERIFYHOST, policy.verifiesChain ? 2 : 0)
+        transfer.setLong(CURLOPT_PROXY_SSLVERSION, Int(CURL_SSLVERSION_TLSv1_2))
+        transfer.setLong(CURLOPT_PROXY_SSL_VERIFYPEER, policy.verifiesChain ? 1 : 0)
+        transfer.setLong(CURLOPT_PROXY_SSL_VERIFYHOST, policy.verifiesChain ? 2 : 0)
         switch policy.anchors {
         case .file(let path)?:
-            setString(CURLOPT_PROXY_CAINFO, path)
+            transfer.setString(CURLOPT_PROXY_CAINFO, path)
             _ = rf_curl_easy_setopt_ptr(easy, CURLOPT_PROXY_CAPATH, nil)  // that file only, not the system folder too
         case .systemStore?, nil:
             break
         }
         if !policy.pins.isEmpty {
-            setString(CURLOPT_PROXY_PINNEDPUBLICKEY, policy.pins.map { "sha256//" + Data($0).base64EncodedString() }.joined(separator: ";"))
+            transfer.setString(CURLOPT_PROXY_PINNEDPUBLICKEY, policy.pins.map { "sha256//" + Data($0).base64EncodedString() }.joined(separator: ";"))
         }
         if let identity = policy.clientIdentity {
-            setString(CURLOPT_PROXY_SSLCERTTYPE, "DER")
-            setString(CURLOPT_PROXY_SSLKEYTYPE, "DER")
+            transfer.setString(CURLOPT_PROXY_SSLCERTTYPE, "DER")
+            transfer.setString(CURLOPT_PROXY_SSLKEYTYPE, "DER")
             _ = identity.certificateDER.withUnsafeBytes { rf_curl_easy_setopt_blob(easy, CURLOPT_PROXY_SSLCERT_BLOB, $0.baseAddress, $0.count) }
             _ = identity.privateKeyDER.withUnsafeBytes { rf_curl_easy_setopt_blob(easy, CURLOPT_PROXY_SSLKEY_BLOB, $0.baseAddress, $0.count) }
         }

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
-import SystemIO
 #endif
+import SystemIO
 
 /// Bytes waiting for a non-blocking socket, oldest first, copied into 64 KiB blocks that are
 /// reused once sent. A queue that held an HTTP/2 window as one array grew it by doubling (8 MiB of

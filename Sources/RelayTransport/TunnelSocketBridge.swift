@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
-import SystemIO
 #endif
+import SystemIO
 
 /// Joins a connected tunnel to one end of a socketpair, so a client library holding the other
 /// end (libcurl) talks through the relays as if over a plain socket. Buffers at most
