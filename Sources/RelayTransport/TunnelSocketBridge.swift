@@ -84,9 +84,13 @@ package final class TunnelSocketBridge: TransportLayerDelegate {
     private func pauseClientReads() {
         clientReadsPaused = true
         loop.update(fd, readable: false, writable: watchingWritable)
+        resumeClientReadsWhenDrained()
+    }
+
+    private func resumeClientReadsWhenDrained() {
         loop.schedule(after: 0.005) { [weak self] in
             guard let self, !self.closed else { return }
-            guard self.tunnel.queuedBytes <= self.upHighWater / 2 else { return self.pauseClientReads() }
+            guard self.tunnel.queuedBytes <= self.upHighWater / 2 else { return self.resumeClientReadsWhenDrained() }
             self.clientReadsPaused = false
             self.loop.update(self.fd, readable: true, writable: self.watchingWritable)
             self.readFromClient()
