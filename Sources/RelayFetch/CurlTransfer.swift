@@ -19,7 +19,9 @@ final class CurlTransfer: @unchecked Sendable {
     /// session's `maximumResponseSize`; a streamed body has no limit of its own (curl thread).
     private(set) var limit: BodyLimit
     var lists: [UnsafeMutablePointer<curl_slist>?] = []
-    let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+    /// libcurl's error text; allocated in `init` after the last step that can fail before every
+    /// property is set (no `deinit` runs for an object left half made, so it would leak).
+    let errorBuffer: UnsafeMutablePointer<CChar>
 
     // Written on the curl thread during the transfer.
     fileprivate(set) var body = Data()
@@ -59,6 +61,7 @@ final class CurlTransfer: @unchecked Sendable {
          sink: BodyBuffer? = nil) throws(FetchError) {
         guard let easy = curl_easy_init() else { throw FetchError(.transfer("libcurl could not create a handle")) }
         self.easy = easy
+        self.errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
         self.request = request
         self.route = route
         self.sink = sink
