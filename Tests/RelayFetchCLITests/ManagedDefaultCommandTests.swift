@@ -78,6 +78,10 @@ final class ManagedDefaultCommandTests: XCTestCase {
                                              "--relay", TestServers.relayBURL.absoluteString, "--relay-header", "Proxy-Authorization: \(TestServers.relayBToken)",
                                              "--relay-cacert", TestServers.caFile] + trustTestCA)
         XCTAssertEqual(explicit.status, 0, explicit.stderr)
+        // The control: without either, the installed profile is in force.
+        let installedRoute = await CommandRun.run(["get", "https://origin.test/index.html?\(marker)-installed", "-o", "/dev/null"] + trustTestCA)
+        XCTAssertEqual(installedRoute.status, 0, installedRoute.stderr)
+        XCTAssertEqual(try originAPeer("\(marker)-installed"), "127.0.0.11", "the installed profile's relay A")
         XCTAssertEqual(try originAPeer("\(marker)-direct"), "127.0.0.1", "--direct bypasses the installed profile")
         XCTAssertEqual(try originAPeer("\(marker)-relay"), "127.0.0.12", "--relay replaces the installed profile")
     }
