@@ -188,6 +188,9 @@ struct RelayOptions {
     /// Whether these options name relays (hops, a profile or an OHTTP relay) rather than none.
     var namesRelays: Bool { !hops.isEmpty || !profilePaths.isEmpty || ohttpRelay != nil }
 
+    /// Whether a session of these options relays: relays named, or the installed profiles taken.
+    var usesRelays: Bool { namesRelays || managedDefault != nil }
+
     /// The one rule of every fetching command: it goes through the relays named, or else through
     /// the managed default (the administrator's and the user's installed profiles), and connects
     /// to origins without one only when --direct says so (crawl, which takes no --direct, never).
