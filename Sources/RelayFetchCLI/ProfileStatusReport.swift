@@ -30,7 +30,10 @@ enum ProfileStatusReport {
                 lines.append("     covers: " + ProfileReport.coverage(payload))
             }
         }
-        lines.append("hosts no chain covers: get, page and oauth connect directly; crawl refuses them")
+        let payloads = installed.sources.flatMap { $0.profile?.relayPayloads ?? [] }
+        let coversAll = payloads.contains { $0.matchDomains.isEmpty && $0.matchFQDNs.isEmpty && $0.excludedDomains.isEmpty && $0.excludedFQDNs.isEmpty }
+        lines.append(coversAll ? "every host is covered: nothing goes directly unless --direct"
+                               : "hosts no chain covers: get, page and oauth connect directly; crawl refuses them")
         return lines.joined(separator: "\n")
     }
 }

@@ -207,6 +207,9 @@ struct RelayOptions {
             throw UsageError("\(error) (see relayfetch profile status)")
         }
         guard installed.isEmpty else {
+            if !(matchDomains.isEmpty && excludedDomains.isEmpty) {
+                throw UsageError("--match-domain and --exclude-domain apply to --relay; the installed profiles have their own domains")
+            }
             managedDefault = installed
             return
         }

@@ -137,6 +137,13 @@ final class ManagedDefaultCommandTests: XCTestCase {
         let folder = await CommandRun.run(["get", "https://origin.test/"])
         XCTAssertEqual(folder.status, 2, folder.stderr)
         XCTAssertTrue(folder.stderr.contains(installed.userFile.path), folder.stderr)
+        // Domain options without --relay would be silently ignored under the installed profiles.
+        try FileManager.default.removeItem(at: installed.userFile)
+        try installed.install(administrator: false, chain: [.a])
+        let domains = await CommandRun.run(["get", "https://origin.test/", "--match-domain", "origin.test"])
+        XCTAssertEqual(domains.status, 2, domains.stderr)
+        XCTAssertTrue(domains.stderr.contains("--match-domain and --exclude-domain apply to --relay; the installed profiles have their own domains"),
+                      domains.stderr)
     }
 
     func testProfileStatusShowsWhatIsInForceAndWhereItCameFrom() async throws {
@@ -155,7 +162,8 @@ final class ManagedDefaultCommandTests: XCTestCase {
                      "    hop 1: HTTP/2 https://127.0.0.11:3129", "    hop 2: HTTP/2 https://127.0.0.12:3129",
                      "  warning: the profile is not signed", "user profile: \(user)",
                      "  1. https://127.0.0.11:3129 -> https://127.0.0.12:3129 (administrator, \(admin))",
-                     "     covers: domains origin.test", "  2. https://127.0.0.11:3129 (user, \(user))", "     covers: every host"] {
+                     "     covers: domains origin.test", "  2. https://127.0.0.11:3129 (user, \(user))", "     covers: every host",
+                     "every host is covered: nothing goes directly unless --direct"] {
             XCTAssertTrue(run.stdoutText.contains(line + "\n"), "lacks \(line):\n\(run.stdoutText)")
         }
         XCTAssertFalse(run.stdoutText.contains("relay-token"), "header values must not be printed")
