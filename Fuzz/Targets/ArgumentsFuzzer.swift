@@ -24,7 +24,7 @@ public func argumentsFuzzer(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 
         case "crawl":
             // "-" reads seeds from standard input: a fixed line here, never the fuzzer's stdin.
             if let crawl = try CrawlCommand.parse(rest, standardInput: { Data("https://stdin.test/\n".utf8) }) {
-                fuzzCheck(crawl.relay.namesRelays && crawl.moreChains.allSatisfy(\.namesRelays), "a crawl without relays was parsed")
+                fuzzCheck(crawl.relay.usesRelays && crawl.moreChains.allSatisfy(\.namesRelays), "a crawl without relays was parsed")
                 ([crawl.relay] + crawl.moreChains).forEach(check)
                 check(crawl)
             }
@@ -40,9 +40,10 @@ public func argumentsFuzzer(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 
     return 0
 }
 
-/// A parsed command's relay options: relays or --direct, never neither; durations in range.
+/// A parsed command's relay options: relays (named or installed) or --direct, never neither; durations in range.
 private func check(_ relay: RelayOptions) {
-    fuzzCheck(relay.namesRelays != relay.direct, "relays: \(relay.namesRelays), --direct: \(relay.direct)")
+    // Relays named or installed (a profile on the fuzzing machine), or --direct: one of them.
+    fuzzCheck(relay.usesRelays != relay.direct, "relays: \(relay.usesRelays), --direct: \(relay.direct)")
     for seconds in [relay.connectTimeout, relay.maximumTime, relay.idleTimeout].compactMap({ $0 }) {
         fuzzCheck(seconds > 0 && seconds <= NumericArgument.maximumSeconds, "a duration of \(seconds) s was taken")
     }

@@ -40,6 +40,13 @@ public struct HTTPRequest: Sendable {
     /// response of another type (or of none) is not read: the transfer stops once its header
     /// has arrived, and the response comes back with an empty body and `bodySkipped` set.
     public var acceptedMediaTypes: [String]?
+    /// Whether each followed redirect carries the URL it came from as `Referer` (curl's
+    /// `--referer ";auto"`, CURLOPT_AUTOREFERER): in full, without credentials or fragment.
+    public var refersOnRedirects = false
+    /// Redirect statuses among 301, 302 and 303 after which a POST stays a POST with its body
+    /// (curl's `--post301`, `--post302`, `--post303`); 307 and 308 always keep it. Another
+    /// origin still gets the method and body only as `crossOriginRedirects` allows.
+    public var postKeptOnRedirects: Set<Int> = []
 
     public init(url: URL, method: String = "GET", headerFields: [(name: String, value: String)] = [], body: Data? = nil) {
         self.url = url

@@ -3,7 +3,8 @@ import Foundation
 /// The one redirect policy, shared by `Session` (requests that follow redirects) and the page
 /// navigator (which must see every hop): which statuses redirect, how many may be followed, when
 /// a URL seen before is a loop, and what the next request keeps. The rules are Fetch's and
-/// curl's: 303, and 301/302 after a POST, become a GET without a body; 307 and 308 keep the
+/// curl's: 303, and 301/302 after a POST, become a GET without a body (unless the request keeps
+/// its POST there, as curl's --post30x); 307 and 308 keep the
 /// method and the body, but by default (`HTTPRequest.crossOriginRedirects`) neither goes to an
 /// origin the caller did not name: such a redirect is not followed and comes back as the
 /// response (`refusedTarget` says where it led); credentials the caller set (Authorization,
@@ -55,11 +56,16 @@ package struct RedirectFollower {
         next.url = url
         let method = request.method.uppercased()
         next.method = method
-        if status == 303 || ((status == 301 || status == 302) && method == "POST") {
+        let keepsPOST = method == "POST" && request.postKeptOnRedirects.contains(status)
+        if !keepsPOST && (status == 303 || ((status == 301 || status == 302) && method == "POST")) {
             next.method = method == "HEAD" ? "HEAD" : "GET"
             next.body = nil
             next.bodyStream = nil
             next.headerFields.removeAll { bodyFields.contains($0.name.lowercased()) }
+        }
+        if request.refersOnRedirects {
+            next.referrer = request.url
+            next.referrerPolicy = .unsafeURL
         }
         if url.originKey != request.url.originKey {
             let carries = next.body != nil || next.bodyStream != nil || !(next.method == "GET" || next.method == "HEAD")

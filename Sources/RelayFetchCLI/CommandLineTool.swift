@@ -15,8 +15,9 @@ public enum CommandLineTool {
 
     Fetch web resources privately: every byte goes through the relays you name, nothing about
     browsing is written to disk, and a relayed request never falls back to a direct connection.
-    A command given no relay refuses to run unless --direct says to connect to origins directly
-    (crawl never does).
+    A command given no relay uses the installed profiles (see relayfetch profile status), and
+    without them refuses to run unless --direct says to connect to origins directly (crawl never
+    does).
 
     Commands:
       get URL        fetch one resource (like curl); see relayfetch get --help
@@ -24,8 +25,9 @@ public enum CommandLineTool {
       oauth SCENARIO.json...
                      run OAuth / OpenID Connect login flows; see relayfetch oauth --help
       crawl SEED...  crawl sites politely and resumably; see relayfetch crawl --help
-      profile check|show FILE
-                     explain a com.apple.relay.managed profile; see relayfetch profile --help
+      profile check|show FILE, profile status
+                     explain a com.apple.relay.managed profile, or the installed ones; see
+                     relayfetch profile --help
       version        print the versions of relayfetch and the libraries it uses
 
     Options:

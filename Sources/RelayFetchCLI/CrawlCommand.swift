@@ -102,7 +102,8 @@ struct CrawlCommand: Subcommand {
                                (1 s, doubling) and its hosts move to another; with every chain
                                down, URLs wait and are retried. Never a direct connection.
       --profile FILE           repeatable here: each profile is a relay chain of its own
-      A crawl needs relays. A host goes only to the chains whose domains cover it (--match-domain,
+      A crawl needs relays: given no relay option, the installed profiles (relayfetch profile
+      status) are its one chain. A host goes only to the chains whose domains cover it (--match-domain,
       --exclude-domain, a profile's domains); a host no chain covers is recorded as failed and
       never fetched. The summary, the progress line and --json give each chain's health: up or
       down, relay failures, pages carried.

@@ -40,7 +40,8 @@ extension GetCommand {
       -I, --head               send HEAD and print the response's status line and header fields
       -A, --user-agent TEXT    the User-Agent field (default relayfetch/0.1)
       -u, --user USER:PASSWORD HTTP Basic authentication (no prompt: give the password)
-      -e, --referer URL        the Referer field
+      -e, --referer URL        the Referer field; "URL;auto" (or ";auto") also sets it on each
+                               followed redirect to the URL redirected from
       -r, --range RANGES       ask for bytes RANGES only (0-499, 500-, -500, 0-1,5-9)
       --compressed             accepted as curl's: gzip, deflate, brotli and zstd answers are
                                always asked for and decoded (not on a -r request, and not inside
@@ -49,6 +50,9 @@ extension GetCommand {
       --no-location            do not follow redirects: a redirect is the answer
       --max-redirs N           fail after following N redirects (default 20; -1: no limit)
       --location-trusted       let a redirect take the method, body and credentials to another origin
+      --post301                keep a POST a POST (with its body) after a 301
+      --post302                keep a POST a POST (with its body) after a 302
+      --post303                keep a POST a POST (with its body) after a 303
       --url URL                a URL to fetch, as one given alone (handy in -K files)
       -K, --config FILE        read options from FILE in curl's config syntax (- for standard
                                input): one per line, dashes optional, "url = URL" for a URL
@@ -58,6 +62,10 @@ extension GetCommand {
                                in order): written under no name (or a temporary one) next to FILE
                                and renamed to FILE once complete, so a failed transfer leaves no
                                partial file
+      -O, --remote-name        write the body to a file in the current folder named as the URL's
+                               last path segment (as it is, no decoding; not with -o for the same
+                               URL); a URL without one (ending in /) is refused
+      --remote-name-all        -O for every URL that has no -o or -O of its own
       -C, --continue -         resume: ask for the rest of FILE (-o) with Range, validated with
                                If-Range against the strong ETag FILE was saved with (extended
                                attribute user.relayfetch.etag), else FILE's time (its
@@ -88,7 +96,8 @@ extension GetCommand {
       -S, --show-error         with -s, still print error messages
       -#, --progress-bar       show progress as a bar instead of the meter
                                (either shows only when standard error is a terminal, and the
-                               body does not go to that terminal)
+                               body does not go to that terminal; with -Z one line for all
+                               transfers: bytes, speed, transfers done and running)
       -v, --verbose            print the route, each hop's connect time and the exchange to stderr
       -h, --help               show this help
 

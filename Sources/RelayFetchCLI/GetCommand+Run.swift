@@ -33,7 +33,9 @@ extension GetCommand {
     private func fetchInTurn(session: Session, io: CommandIO) async -> [TransferReport] {
         var reports: [TransferReport] = []
         for target in targets {
-            let report = await fetch(target, session: session, io: io, emit: io.write)
+            let meter = ProgressMeter.wanted(silent: silent, verbose: verbose, bodyToStandardOutput: target.outputPath == nil)
+                ? ProgressMeter(bar: progressBar, io: io) : nil
+            let report = await fetch(target, session: session, io: io, meter: meter, emit: io.write)
             finish(report, io: io)
             reports.append(report)
         }
@@ -46,6 +48,10 @@ extension GetCommand {
         let held = Locked([Int: (output: Data, report: TransferReport?)]())
         let nextToWrite = Locked(1)
         let targets = targets
+        // curl's parallel meter: one line for all transfers.
+        let meter = ProgressMeter.wanted(silent: silent, verbose: verbose, bodyToStandardOutput: targets.contains { $0.outputPath == nil })
+            ? ParallelProgressMeter(transfers: targets.count, bar: progressBar, io: io) : nil
+        defer { meter?.finish() }
         return await withTaskGroup(of: TransferReport.self) { group in
             var reports: [TransferReport] = []
             var started = 0
@@ -54,7 +60,9 @@ extension GetCommand {
                 let target = targets[started]
                 started += 1
                 group.addTask {
-                    await fetch(target, session: session, io: io, emit: { data in held.withLock { $0[target.index, default: (Data(), nil)].output += data } })
+                    defer { meter?.partFinished() }
+                    return await fetch(target, session: session, io: io, meter: meter?.part(),
+                                       emit: { data in held.withLock { $0[target.index, default: (Data(), nil)].output += data } })
                 }
             }
             for _ in 0..<min(parallelMaximum, targets.count) { start() }
@@ -90,12 +98,12 @@ extension GetCommand {
         }
     }
 
-    /// One URL, tried again as --retry allows; never throws: the report holds the outcome.
-    func fetch(_ target: Target, session: Session, io: CommandIO, emit: @escaping @Sendable (Data) -> Void) async -> TransferReport {
+    /// One URL, tried again as --retry allows, counted on `meter`; never throws: the report
+    /// holds the outcome.
+    func fetch(_ target: Target, session: Session, io: CommandIO, meter: ProgressMeter?,
+               emit: @escaping @Sendable (Data) -> Void) async -> TransferReport {
         let started = Date()
         var report = TransferReport(index: target.index, url: target.url, method: request.effectiveMethod, outputPath: target.outputPath)
-        let meter = !parallel && ProgressMeter.wanted(silent: silent, verbose: verbose, bodyToStandardOutput: target.outputPath == nil)
-            ? ProgressMeter(bar: progressBar, io: io) : nil
         defer { meter?.finish() }
         var schedule = RetryPolicy.Schedule(retry, started: started)
         var outgoing: HTTPRequest

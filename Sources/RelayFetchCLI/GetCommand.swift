@@ -37,13 +37,18 @@ struct GetCommand: Subcommand {
         var command = GetCommand()
         command.relay.allowsDirect = true
         var positionals: [String] = []
+        // -o FILE and -O pair with the URLs in order (curl's rule); nil stands for -O.
+        var outputs: [String?] = []
+        var remoteNameAll = false
         while let argument = scanner.next() {
             if try command.relay.parse(&scanner) || command.request.parse(&scanner, standardInput: standardInput) || command.retry.parse(&scanner) {
                 continue
             }
             switch argument {
             case "-h", "--help": return nil
-            case "-o", "--output": command.outputPaths.append(try scanner.value())
+            case "-o", "--output": outputs.append(try scanner.value())
+            case "-O", "--remote-name": outputs.append(nil)
+            case "--remote-name-all": remoteNameAll = true
             case "-i", "--include": command.includeHeaders = true
             case "-f", "--fail": command.failOnHTTPError = true
             case "-v", "--verbose": command.verbose = true
@@ -77,12 +82,14 @@ struct GetCommand: Subcommand {
         }
         guard !positionals.isEmpty else { throw UsageError("get needs a URL (see relayfetch get --help)") }
         command.urls = try positionals.map(Self.validatedURL)
+        if remoteNameAll && outputs.count < command.urls.count { outputs += Array(repeating: nil, count: command.urls.count - outputs.count) }
+        if outputs.count > command.urls.count { throw UsageError("\(outputs.count) -o for \(command.urls.count) URL(s): give one -o (or -O) per URL, in order") }
+        command.outputPaths = try zip(outputs, command.urls).map { try $0 ?? RemoteFileName.name(for: $1) }
         try command.validate()
         return command
     }
 
-    private func validate() throws {
-        if outputPaths.count > urls.count { throw UsageError("\(outputPaths.count) -o for \(urls.count) URL(s): give one -o per URL, in order") }
+    private mutating func validate() throws {
         if resume && outputPaths.count < urls.count { throw UsageError("-C - resumes a file: it needs -o FILE for each URL") }
         if resume && includeHeaders { throw UsageError("-C - and -i do not go together (the headers would land inside the file)") }
         if resume && request.range != nil { throw UsageError("-C - and -r do not go together (each asks for a range)") }

@@ -62,12 +62,12 @@ struct OAuthCommand: Subcommand {
         }
         guard !files.isEmpty else { throw UsageError("oauth needs a scenario file (see relayfetch oauth --help)") }
         try relay.validate()
-        command.relay = relay
         for file in files {
             guard let data = FileManager.default.contents(atPath: file) else { throw UsageError("cannot read the scenario file \(file)") }
             command.scenarios.append((file, try OAuthScenario.load(data, file: file)))
         }
         try relay.requireRelays(for: "oauth")
+        command.relay = relay
         return command
     }
 

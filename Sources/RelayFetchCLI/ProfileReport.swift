@@ -29,7 +29,7 @@ enum ProfileReport {
         return lines.joined(separator: "\n")
     }
 
-    private static func coverage(_ payload: ManagedRelayPayload) -> String {
+    static func coverage(_ payload: ManagedRelayPayload) -> String {
         var parts: [String] = []
         if payload.matchDomains.isEmpty && payload.matchFQDNs.isEmpty { parts.append("every host") }
         if !payload.matchDomains.isEmpty { parts.append("domains " + payload.matchDomains.joined(separator: ", ")) }

@@ -49,8 +49,9 @@ struct RelayOptions {
     /// The --direct line, first among the relay options of the commands that take it.
     private static let directHelp = """
       --direct                 connect to origins without a relay (each sees your address); a
-                               command given no --relay, --profile or --ohttp-relay refuses
-                               to run without it
+                               command given no --relay, --profile or --ohttp-relay uses the
+                               installed profiles (relayfetch profile status), or refuses to
+                               run without them or --direct
 
     """
 
@@ -81,6 +82,8 @@ struct RelayOptions {
     /// Whether the command takes --direct (crawl never connects directly), and whether it was given.
     var allowsDirect = false
     private(set) var direct = false
+    /// The installed profiles `requireRelays` found for a command given no relay options.
+    private(set) var managedDefault: ManagedDefaultProfiles?
 
     /// Consumes the current option if it is a relay option; returns false otherwise.
     mutating func parse(_ scanner: inout ArgumentScanner) throws -> Bool {
@@ -185,15 +188,33 @@ struct RelayOptions {
     /// Whether these options name relays (hops, a profile or an OHTTP relay) rather than none.
     var namesRelays: Bool { !hops.isEmpty || !profilePaths.isEmpty || ohttpRelay != nil }
 
-    /// The one rule of every fetching command: it goes through the relays named, and connects
+    /// Whether a session of these options relays: relays named, or the installed profiles taken.
+    var usesRelays: Bool { namesRelays || managedDefault != nil }
+
+    /// The one rule of every fetching command: it goes through the relays named, or else through
+    /// the managed default (the administrator's and the user's installed profiles), and connects
     /// to origins without one only when --direct says so (crawl, which takes no --direct, never).
-    /// Excluded or unmatched domains still go direct: those options say so too.
-    func requireRelays(for command: String) throws {
+    /// Excluded or unmatched domains still go direct: those options and profiles say so too.
+    /// Every command calls this once after parsing; an installed profile that cannot be used is
+    /// a usage error naming its file (exit 2), never a silent fallback to no relays.
+    mutating func requireRelays(for command: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
         if direct && namesRelays { throw UsageError("--direct connects without relays: not with --relay, --profile or --ohttp-relay") }
-        guard namesRelays || direct else {
-            throw UsageError("\(command) needs relays (--relay, --profile or --ohttp-relay)"
-                             + (allowsDirect ? ", or --direct to connect to origins without one (they then see your address)" : ": it never fetches directly"))
+        guard !namesRelays && !direct else { return }
+        let installed: ManagedDefaultProfiles
+        do {
+            installed = try ManagedDefaultProfiles.load(environment: environment, signerCAFile: profileCAFile)
+        } catch {
+            throw UsageError("\(error) (see relayfetch profile status)")
         }
+        guard installed.isEmpty else {
+            if !(matchDomains.isEmpty && excludedDomains.isEmpty) {
+                throw UsageError("--match-domain and --exclude-domain apply to --relay; the installed profiles have their own domains")
+            }
+            managedDefault = installed
+            return
+        }
+        throw UsageError("\(command) needs relays (--relay, --profile or --ohttp-relay)"
+                         + (allowsDirect ? ", or --direct to connect to origins without one (they then see your address)" : ": it never fetches directly"))
     }
 
     /// One set of options per profile named (each alone, with everything else these have), or
@@ -239,6 +260,7 @@ struct RelayOptions {
             for warning in profile.warnings { warn("relayfetch: warning: \(profilePath): \(warning)") }
             configuration.proxyConfigurations += profile.proxyConfigurations
         }
+        if let managedDefault { configuration.proxyConfigurations = managedDefault.proxyConfigurations }
         configuration.directHostAddresses = directAddresses
         configuration.privacyContext = try nameResolution.privacyContext()
         if !hops.isEmpty {

@@ -23,6 +23,8 @@ struct RequestOptions {
     var userAgent: String?
     var credentials: String?
     var referer: String?
+    var autoReferer = false
+    var postKeptOnRedirects: Set<Int> = []
     var range: String?
     var locationTrusted = false
 
@@ -40,7 +42,16 @@ struct RequestOptions {
         case "-G", "--get": dataInQuery = true
         case "-H", "--header": headers.append(try RelayOptions.headerField(try scanner.value()))
         case "-A", "--user-agent": userAgent = try Self.oneLine(try scanner.value(), option: option)
-        case "-e", "--referer": referer = try Self.oneLine(try scanner.value(), option: option)
+        case "-e", "--referer":
+            // curl's "URL;auto" (or ";auto" alone): URL on the first request, then each
+            // followed redirect names the URL it came from.
+            var text = try Self.oneLine(try scanner.value(), option: option)
+            autoReferer = text.hasSuffix(";auto")
+            if autoReferer { text.removeLast(";auto".count) }
+            referer = text.isEmpty ? nil : text
+        case "--post301": postKeptOnRedirects.insert(301)
+        case "--post302": postKeptOnRedirects.insert(302)
+        case "--post303": postKeptOnRedirects.insert(303)
         case "-u", "--user":
             let text = try scanner.value()
             guard text.contains(":") else {
@@ -149,6 +160,8 @@ struct RequestOptions {
         request.url = url
         request.headerFields = fields
         request.crossOriginRedirects = locationTrusted ? .trusted : .sameOriginOnlyForMethodAndBody
+        request.refersOnRedirects = autoReferer
+        request.postKeptOnRedirects = postKeptOnRedirects
         return request
     }
 

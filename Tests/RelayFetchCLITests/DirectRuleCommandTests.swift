@@ -7,7 +7,15 @@ import RelayFetchTestSupport
 /// says so; `crawl` never goes direct. The origins' logs show the refused runs sent nothing,
 /// and the --direct runs (the control) that the same command does reach them directly.
 final class DirectRuleCommandTests: XCTestCase {
-    override func setUpWithError() throws { try TestServers.ensureRunning() }
+    /// Empty folders of their own: a profile installed on this machine would otherwise relay.
+    private var installed: InstalledProfiles!
+
+    override func setUpWithError() throws {
+        try TestServers.ensureRunning()
+        installed = try InstalledProfiles()
+    }
+
+    override func tearDown() { installed?.remove() }
 
     /// Where origin A is when reached directly (only the relays resolve its name), and the test CA.
     private let originDirectly = ["--resolve", "origin.test:443:127.0.0.21", "--cacert", TestServers.caFile]
