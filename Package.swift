@@ -34,7 +34,7 @@ let package = Package(
         .target(name: "ObliviousHTTP", dependencies: ["WireFormat", "CryptoPrimitives", "COpenSSL"]),
         // DNS messages, the per-session answer cache and a stub resolver over encrypted transports.
         .target(name: "NameResolution", dependencies: ["WireFormat", "Locking"]),
-        .target(name: "RelayFetch", dependencies: ["SystemIO", "RelayTransport", "ObliviousHTTP", "NameResolution", "Locking", "CCurl", "CPSL", "COpenSSL", "CLinux"]),
+        .target(name: "RelayFetch", dependencies: ["SystemIO", "WireFormat", "RelayTransport", "ObliviousHTTP", "NameResolution", "Locking", "CCurl", "CPSL", "COpenSSL", "CLinux"]),
         .target(name: "RelayProfiles", dependencies: ["RelayFetch", "SystemIO", "CryptoPrimitives", "COpenSSL"]),
         // The page, in four layers: the DOM (libxml2), style on it, loading it, saving it.
         .target(name: "HTMLDOM", dependencies: ["CLibXML2"]),

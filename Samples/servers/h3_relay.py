@@ -219,10 +219,11 @@ def say(message):
 class Relay:
     """What one relay (A or B) is: its token, source address, log, packet sizes and when it sends GOAWAY."""
 
-    def __init__(self, name, token, source, log_path, max_packet, tunnel_max_packet, goaway_after=0):
+    def __init__(self, name, token, source, log_path, max_packet, tunnel_max_packet, goaway_after=0, hold_credit=False):
         self.name, self.token, self.source = name, token, source
         self.max_packet, self.tunnel_max_packet = max_packet, tunnel_max_packet
         self.goaway_after = goaway_after
+        self.hold_credit = hold_credit
         self.log_file = open(log_path, "a", buffering=1, encoding="utf-8")
         self.protocols = set()
 
@@ -252,6 +253,23 @@ class TcpTunnel:
         self.target_done = False  # EOF read and END_STREAM sent
         self.closed = False
         self.task = None
+        self.draining = None  # waits for the target to take the backlog (--hold-credit)
+
+    def backlogged(self):
+        """More of the client's bytes wait for the target than TCP_SEND_BACKLOG."""
+        if self.writer is None:
+            return len(self.pending) > TCP_SEND_BACKLOG
+        return self.writer.transport.get_write_buffer_size() > TCP_SEND_BACKLOG
+
+    async def _credit_when_drained(self):
+        """Once the target took the backlog, lets the held stream credit go out."""
+        try:
+            await self.writer.drain()
+        except (ConnectionError, OSError):
+            return
+        finally:
+            self.draining = None
+        self.conn.transmit()
 
     def data_from_client(self, data, ended):
         if self.closed:
@@ -260,6 +278,8 @@ class TcpTunnel:
             self.pending += data
         elif data:
             self.writer.write(data)
+            if self.conn.relay.hold_credit and self.draining is None and self.backlogged():
+                self.draining = asyncio.ensure_future(self._credit_when_drained())
         if ended:
             self.client_done = True
             if self.writer is not None:
@@ -396,6 +416,22 @@ class RelayProtocol(QuicConnectionProtocol):
         self.tunnels_answered = 0  # CONNECT requests answered 200, for --goaway-after
         self.early_datagrams = {}  # stream id -> payloads before the request was seen
         self.relay.protocols.add(self)
+        if self.relay.hold_credit:
+            self._hold_stream_credit()
+
+    def _hold_stream_credit(self):
+        """aioquic raises a stream's window as bytes arrive, however slowly the target takes
+        them: with --hold-credit no MAX_STREAM_DATA goes out while a TCP tunnel's target is
+        behind, so the client is held back as by nghttpx or squid."""
+        raise_limits = self._quic._write_stream_limits
+
+        def write_stream_limits(builder, space, stream):
+            tunnel = self.tunnels.get(stream.stream_id)
+            if isinstance(tunnel, TcpTunnel) and tunnel.backlogged():
+                return
+            raise_limits(builder, space, stream)
+
+        self._quic._write_stream_limits = write_stream_limits
 
     def datagram_received(self, data, addr):
         self.peer = addr
@@ -628,7 +664,7 @@ async def run(args):
     os.makedirs(args.state, exist_ok=True)
     relay = Relay(
         args.name, args.token, args.source, os.path.join(args.state, "access.log"),
-        args.max_packet, args.tunnel_max_packet, args.goaway_after,
+        args.max_packet, args.tunnel_max_packet, args.goaway_after, args.hold_credit,
     )
     configuration = QuicConfiguration(
         is_client=False,
@@ -719,6 +755,8 @@ def main():
     parser.add_argument("--idle-timeout", type=float, default=60.0, help="QUIC idle timeout, seconds")
     parser.add_argument("--goaway-after", type=int, default=0,
                         help="send GOAWAY on a connection after N tunnels on it (default 0: never)")
+    parser.add_argument("--hold-credit", action="store_true",
+                        help="give no stream credit while a TCP target is behind (back-pressure for uploads)")
     parser.add_argument("--self-test", action="store_true", help="check the codecs and exit")
     args = parser.parse_args()
     if args.self_test:

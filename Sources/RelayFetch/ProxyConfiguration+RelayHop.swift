@@ -84,7 +84,7 @@ extension ProxyConfiguration.RelayHop {
         var endpoint = RelayEndpoint(host: host, port: port, usesTLS: secure,
                                      trust: TLSTrust(caFile: tlsOptions.certificateAuthorityFile,
                                                      pinnedPublicKeys: tlsOptions.pinnedPublicKeySHA256.map { [UInt8]($0) },
-                                                     clientIdentity: tlsOptions.clientIdentity?.tlsIdentity),
+                                                     clientIdentity: tlsOptions.clientIdentity),
                                      headerFields: fields, relayProtocol: relayProtocol)
         guard relayProtocol == .automatic else { return endpoint }
         if let http3 = http3RelayEndpoint {

@@ -82,6 +82,9 @@ final class ConnectUDPDatagramPath: QUICDatagramPath, TransportLayerDelegate {
 
     func watchWritable(_ writable: Bool) {}
 
+    /// Capsules not flushed yet, plus the CONNECT-UDP stream's own backlog on the hop before.
+    var queuedBytes: Int { outgoing.count + tunnel.queuedBytes }
+
     func close() {
         handler = nil
         tunnel.delegate = nil

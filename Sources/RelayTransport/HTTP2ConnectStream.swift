@@ -32,6 +32,13 @@ final class HTTP2ConnectStream: ConnectStreamActor, ConnectAnswer {
 
     func resetStream() { connection.reset(self) }
 
+    /// This stream's bytes that nghttp2 has not taken (the relay's window for the stream holds
+    /// them back while its target is slow), plus everything the connection has queued below:
+    /// that queue is first in, first out, so every stream's next bytes wait behind all of it
+    /// anyway. A slow stream's own backlog counts for that stream only, so it never holds back
+    /// another tunnel's reader.
+    var queuedBytes: Int { outgoing.count + connection.queuedBytes }
+
     func setReadingPaused(_ paused: Bool) {
         connection.consume(self, count: credit.setPaused(paused))
     }

@@ -76,6 +76,8 @@ final class HTTP2RelayConnection: TransportLayerDelegate {
     }
 
     var activeStreams: Int { streams.count }
+    /// Frames handed to the layers below that have not left yet (TLS and TCP queues).
+    var queuedBytes: Int { lower.queuedBytes }
     var isUsable: Bool { !closed && !isDraining }
 
     /// A new CONNECT stream to `authority` with this hop's header fields; `connect` sends it.

@@ -46,6 +46,13 @@ final class HTTP3ConnectStream: ConnectStreamActor {
 
     func resetStream() { connection.reset(self) }
 
+    /// This stream's bytes nghttp3 has not taken yet (the relay's window for the stream holds
+    /// them back while its target is slow), plus what the QUIC connection's path has queued:
+    /// nothing for a UDP socket, the outer tunnel's backlog for QUIC inside CONNECT-UDP. Bytes
+    /// in flight count as sent, as a TCP socket's do. A slow stream's own backlog counts for
+    /// that stream only, so it never holds back another tunnel's reader.
+    var queuedBytes: Int { outgoing.unsentBytes + connection.quic.queuedBytes }
+
     func setReadingPaused(_ paused: Bool) {
         let due = credit.setPaused(paused)
         if due > 0 { connection.credit(self, count: due) }

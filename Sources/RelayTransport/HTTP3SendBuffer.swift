@@ -12,19 +12,24 @@ final class HTTP3SendBuffer {
     deinit { for chunk in chunks { chunk.deallocate() } }
 
     var hasUnsent: Bool { handedOut < chunks.count }
+    /// Bytes appended and not handed out yet: what waits for the relay's flow control.
+    private(set) var unsentBytes = 0
 
     func append(_ bytes: [UInt8]) {
         guard !bytes.isEmpty else { return }
         let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 1)
         chunk.copyBytes(from: bytes)
         chunks.append(chunk)
+        unsentBytes += bytes.count
     }
 
     /// Up to `limit` chunks not handed out yet; from now on they count as handed out.
     func handOut(limit: Int) -> [UnsafeRawBufferPointer] {
         let end = min(chunks.count, handedOut + limit)
-        defer { handedOut = end }
-        return chunks[handedOut..<end].map { UnsafeRawBufferPointer($0) }
+        let taken = chunks[handedOut..<end].map { UnsafeRawBufferPointer($0) }
+        handedOut = end
+        unsentBytes -= taken.reduce(0) { $0 + $1.count }
+        return taken
     }
 
     /// The relay acknowledged the next `count` bytes handed out: free what is done.

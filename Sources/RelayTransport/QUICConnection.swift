@@ -34,6 +34,7 @@ final class QUICConnection {
     /// True while ngtcp2 runs (and may call back): writes wait until it returns.
     private var processing = false
     var isProcessing: Bool { processing }
+    var queuedBytes: Int { (blockedPacket?.count ?? 0) + socket.queuedBytes }
     private var writeRequested = false
     /// An application error code to close with once ngtcp2 returns; no packets go out meanwhile.
     private var closeRequested: UInt64?

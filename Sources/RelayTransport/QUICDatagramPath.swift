@@ -23,6 +23,9 @@ protocol QUICDatagramPath: AnyObject {
     func flush() throws(SystemError) -> Bool
     /// Asks for (or stops asking for) a writable event.
     func watchWritable(_ writable: Bool)
+    /// Bytes of packets queued and not yet gone below the path (0 for a UDP socket, whose
+    /// kernel buffer is the network's).
+    var queuedBytes: Int { get }
     /// Why the path failed, when the layer below it did (a relay's error rather than errno).
     var failure: RelayError? { get }
     func close()
@@ -31,4 +34,5 @@ protocol QUICDatagramPath: AnyObject {
 extension QUICSocket: QUICDatagramPath {
     var needsRelayAddress: Bool { true }
     var failure: RelayError? { nil }
+    var queuedBytes: Int { 0 }
 }

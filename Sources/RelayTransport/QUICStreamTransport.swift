@@ -22,6 +22,8 @@ protocol QUICStreamTransport: AnyObject {
     func stopWriting(stream id: Int64, applicationError code: UInt64)
     /// Sends what is pending (when the stack returns, if it is running).
     func flush()
+    /// Packets written but not yet taken by the path below (a CONNECT-UDP tunnel's backlog).
+    var queuedBytes: Int { get }
     /// Ends the connection with CONNECTION_CLOSE carrying `code`; the application is not told.
     func close(applicationError code: UInt64)
 }

@@ -72,7 +72,7 @@ final class QUICTLSSession {
         }
     }
 
-    private func use(_ identity: TLSIdentity) throws(TLSSetupError) {
+    private func use(_ identity: TLSClientIdentity) throws(TLSSetupError) {
         var certificate = identity.certificateDER, key = identity.privateKeyDER
         let rc = certificate.withUnsafeMutableBufferPointer { certificateBytes in
             key.withUnsafeMutableBufferPointer { keyBytes in

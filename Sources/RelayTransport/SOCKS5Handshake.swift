@@ -1,3 +1,5 @@
+import WireFormat
+
 /// The client side of a SOCKS5 CONNECT (RFC 1928), with username/password authentication
 /// (RFC 1929) when there are credentials, as a `TunnelHandshake` without any I/O: `start()` gives
 /// the greeting, each `receive(_:)` takes what the server sent and says what to send next, to
@@ -40,7 +42,8 @@ struct SOCKS5Handshake: TunnelHandshake {
         } else {
             request += [0x03] + (try counted(target.host, "the target name \(target.host)"))
         }
-        self.request = request + [UInt8(target.port >> 8), UInt8(target.port & 0xFF)]
+        request.appendBigEndian(target.port)
+        self.request = request
         if let credentials {
             authentication = [0x01] + (try counted(credentials.username, "the username")) + (try counted(credentials.password, "the password"))
         } else {

@@ -10,26 +10,15 @@ package struct TLSTrust: Sendable, Hashable {
     /// chain is not consulted.
     package var pinnedPublicKeys: [[UInt8]]
     /// A client certificate and key to authenticate us to the peer, if it asks.
-    package var clientIdentity: TLSIdentity?
+    package var clientIdentity: TLSClientIdentity?
 
-    package init(caFile: String? = nil, pinnedPublicKeys: [[UInt8]] = [], clientIdentity: TLSIdentity? = nil) {
+    package init(caFile: String? = nil, pinnedPublicKeys: [[UInt8]] = [], clientIdentity: TLSClientIdentity? = nil) {
         self.caFile = caFile
         self.pinnedPublicKeys = pinnedPublicKeys
         self.clientIdentity = clientIdentity
     }
 
     package static let system = TLSTrust()
-}
-
-/// A TLS client certificate (DER) and its private key (DER, PKCS#8 or traditional), held in
-/// memory only.
-package struct TLSIdentity: Sendable, Hashable {
-    package var certificateDER: [UInt8]
-    package var privateKeyDER: [UInt8]
-    package init(certificateDER: [UInt8], privateKeyDER: [UInt8]) {
-        self.certificateDER = certificateDER
-        self.privateKeyDER = privateKeyDER
-    }
 }
 
 /// Owns one OpenSSL `SSL_CTX`: TLS 1.2+, trust as `TLSTrustPolicy` says.
@@ -61,7 +50,7 @@ final class TLSContext {
 
     deinit { SSL_CTX_free(pointer) }
 
-    private static func use(_ identity: TLSIdentity, in ctx: OpaquePointer) throws(TLSSetupError) {
+    private static func use(_ identity: TLSClientIdentity, in ctx: OpaquePointer) throws(TLSSetupError) {
         let certificateOK = identity.certificateDER.withUnsafeBufferPointer {
             SSL_CTX_use_certificate_ASN1(ctx, Int32($0.count), $0.baseAddress) == 1
         }

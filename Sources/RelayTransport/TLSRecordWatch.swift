@@ -1,3 +1,5 @@
+import WireFormat
+
 /// Watches the TLS records an origin sends through a tunnel (without decrypting them) to tell a
 /// clean end from a cut one: a stream that stops inside a record, or whose last record is not
 /// shaped like a close_notify alert, was truncated by whoever closed the tunnel. libcurl 7.88
@@ -42,12 +44,20 @@ struct TLSRecordWatch {
                 if header.count == 2 { mode = .tls }
             }
             if header.count == 5 {
-                lastType = header[0]
-                lastLength = Int(header[3]) << 8 | Int(header[4])
+                guard let record = try? Self.recordHeader(header) else { mode = .other; return }
+                (lastType, lastLength) = record
                 remainingInRecord = lastLength
                 header.removeAll(keepingCapacity: true)
             }
         }
+    }
+
+    /// A record header's content type and length (RFC 8446 §5.1: type, legacy version, length).
+    private static func recordHeader(_ header: [UInt8]) throws(WireFormatError) -> (type: UInt8, length: Int) {
+        var fields = WireReader(header)
+        let type = try fields.u8()
+        _ = try fields.take(2)
+        return (type, Int(try fields.u16()))
     }
 
     var verdict: Verdict {

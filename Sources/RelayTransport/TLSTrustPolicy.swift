@@ -15,7 +15,7 @@ package struct TLSTrustPolicy: Sendable, Equatable {
     package let anchors: Anchors?
     /// SHA-256 digests of the acceptable SubjectPublicKeyInfo DER encodings; empty: any key.
     package let pins: [[UInt8]]
-    package let clientIdentity: TLSIdentity?
+    package let clientIdentity: TLSClientIdentity?
 
     package init(_ trust: TLSTrust) {
         pins = trust.pinnedPublicKeys

@@ -51,6 +51,9 @@ final class MemoryQUIC: QUICStreamTransport {
 
     // MARK: QUICStreamTransport
 
+    /// Packets go straight to the peer: nothing waits below.
+    var queuedBytes: Int { 0 }
+
     func connect(_ completion: @escaping (Result<Void, RelayError>) -> Void) {
         do throws(RelayError) {
             try application?.quicHandshakeCompleted()
