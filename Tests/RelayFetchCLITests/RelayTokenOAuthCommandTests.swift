@@ -89,6 +89,7 @@ final class RelayTokenOAuthCommandTests: XCTestCase {
         XCTAssertEqual(run.status, 0, run.stderr)
         let decisions = try front.decisions().filter { $0.kind != "OPEN" }
         XCTAssertEqual(decisions.map(\.kind), ["REFUSED", "VERIFIED"], "\(decisions)")
+        guard decisions.count == 2 else { return }
         let (refused, verified) = (decisions[0].token, decisions[1].token)
         XCTAssertNotEqual(refused, verified, "the refused token was sent again")
         XCTAssertTrue(try issuedByProvider(refused), "the first token is not the provider's")
@@ -149,5 +150,46 @@ final class RelayTokenOAuthCommandTests: XCTestCase {
             XCTAssertEqual(run.status, 2, "\(arguments): \(run.stderr)")
             XCTAssertTrue(run.stderr.contains(expected), "\(arguments): \(run.stderr)")
         }
+    }
+
+    /// A profile's relay with `RelayTokenOAuthScenario` (a path relative to the profile) gets its
+    /// token as `--relay-token-oauth` would.
+    func testProfileKeyGivesTheRelayItsToken() async throws {
+        let front = try TokenRelayFront()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("relay-token-profile-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.copyItem(atPath: try TokenRelayFront.scenarioFile(), toPath: folder.appendingPathComponent("token.json").path)
+        let profile = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+            <plist version="1.0"><dict>
+            <key>PayloadContent</key><array><dict>
+            <key>PayloadIdentifier</key><string>com.example.relay.idp-token</string>
+            <key>PayloadType</key><string>com.apple.relay.managed</string>
+            <key>PayloadUUID</key><string>7D1E0A52-0000-4000-8000-0000000027A1</string>
+            <key>PayloadVersion</key><integer>1</integer>
+            <key>Relays</key><array><dict>
+            <key>HTTP2RelayURL</key><string>\(front.url.absoluteString)</string>
+            <key>RawPublicKeys</key><array><data>\(try TestServers.relayPublicKeyDER().base64EncodedString())</data></array>
+            <key>RelayTokenOAuthScenario</key><string>token.json</string>
+            </dict></array>
+            </dict></array>
+            <key>PayloadIdentifier</key><string>com.example.idp-token</string>
+            <key>PayloadType</key><string>Configuration</string>
+            <key>PayloadUUID</key><string>7D1E0A52-0000-4000-8000-0000000027A0</string>
+            <key>PayloadVersion</key><integer>1</integer>
+            </dict></plist>
+            """
+        let path = folder.appendingPathComponent("idp-token.mobileconfig").path
+        try Data(profile.utf8).write(to: URL(fileURLWithPath: path))
+        let marker = TestServers.marker("idptokenprofile")
+        let run = await CommandRun.run(["get", "https://origin.test/index.html?\(marker)", "--profile", path, "--cacert", TestServers.caFile])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let verified = try front.decisions().filter { $0.kind == "VERIFIED" }
+        XCTAssertEqual(verified.map(\.authority), ["origin.test:443"])
+        XCTAssertTrue(try issuedByProvider(try XCTUnwrap(verified.first?.token)))
+        let origin = try TestServers.waitForLogLines(TestServers.originALog, containing: marker, skipping: 0)
+        XCTAssertEqual(origin.values(OriginLogField.remoteAddress), ["127.0.0.12"])
     }
 }
