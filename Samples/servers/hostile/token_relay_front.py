@@ -44,17 +44,6 @@ refusals = {"left": args.refuse_valid}
 lock = threading.Lock()
 
 
-def pump(source, sink):
-    try:
-        while True:
-            data = source.recv(65536)
-            if not data:
-                break
-            sink.sendall(data)
-    except OSError:
-        pass
-
-
 def introspect(token):
     """The IdP's RFC 7662 answer for token, fetched through the upstream relay."""
     url = urllib.parse.urlsplit(args.introspect)
@@ -129,18 +118,9 @@ def handle(client, address):
         upstream.sendall(rest)
     if upstream_rest:
         client.sendall(upstream_rest)
-    threading.Thread(target=forward_then_close, args=(client, upstream), daemon=True).start()
-    pump(upstream, client)
+    # splice ends both sides together: squid logs a tunnel only once it is closed.
+    common.splice(client, upstream)
     upstream.close()
-
-
-def forward_then_close(client, upstream):
-    # The client's end closes the relay's: squid logs a tunnel only once it is closed.
-    pump(client, upstream)
-    try:
-        upstream.shutdown(socket.SHUT_RDWR)
-    except OSError:
-        pass
 
 
 common.serve(args, handle, common.server_tls_context(args, ["http/1.1"]))
