@@ -192,4 +192,35 @@ final class RelayTokenOAuthCommandTests: XCTestCase {
         let origin = try TestServers.waitForLogLines(TestServers.originALog, containing: marker, skipping: 0)
         XCTAssertEqual(origin.values(OriginLogField.remoteAddress), ["127.0.0.12"])
     }
+
+    /// A crawl that outlives its tokens: each page is on a host of its own (a new tunnel, so a
+    /// new CONNECT with the token of the moment), one after the other, on an origin that takes
+    /// 150 ms a page; tokens live a second. The relay sees several tokens, all the provider's,
+    /// and refuses none.
+    func testLongCrawlRenewsItsToken() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("relay-token-crawl-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let origin = try HostileServer(script: "static_origin.py", arguments: ["--root", root.path, "--delay-ms", "150"])
+        let pages = 12
+        for page in 1...pages {
+            let link = page < pages ? "<a href=\"https://h\(page + 1).origin.test:\(origin.port)/p\(page + 1).html\">next</a>" : ""
+            try Data("<!doctype html><title>p\(page)</title>\(link)".utf8).write(to: root.appendingPathComponent("p\(page).html"))
+        }
+        let front = try TokenRelayFront()
+        let scenario = try TokenRelayFront.scenarioFile(maximumTokenLifetime: 1)
+        let run = await CommandRun.run(["crawl", "https://h1.origin.test:\(origin.port)/p1.html", "--same-domain", "--ignore-robots",
+                                        "--no-sitemaps"] + (try frontArguments(front, scenario: scenario)))
+        XCTAssertEqual(run.status, 0, run.stderr)
+
+        let fetched = try origin.events().filter { $0.hasPrefix("REQUEST\t") }.map { $0.components(separatedBy: "\t") }
+        XCTAssertEqual(Set(fetched.map { $0[5] }), Set((1...pages).map { "/p\($0).html" }), "the crawl did not fetch every page")
+        XCTAssertEqual(Set(fetched.map { $0[3] }), ["127.0.0.12"], "the origin saw another address than the relay's")
+        let decisions = try front.decisions().filter { $0.kind != "OPEN" }
+        XCTAssertEqual(Set(decisions.map(\.kind)), ["VERIFIED"], "the relay refused a token: \(decisions)")
+        XCTAssertEqual(Set(decisions.map(\.authority)), Set((1...pages).map { "h\($0).origin.test:\(origin.port)" }))
+        let tokens = Set(decisions.map(\.token))
+        XCTAssertGreaterThanOrEqual(tokens.count, 2, "no token was renewed during the crawl")
+        for token in tokens { XCTAssertTrue(try issuedByProvider(token), "a token the provider did not issue") }
+    }
 }
