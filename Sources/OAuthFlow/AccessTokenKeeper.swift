@@ -20,6 +20,8 @@ public actor AccessTokenKeeper {
     private let now: @Sendable () -> Date
     private var kept: Kept?
     private var pending: Task<Kept, any Error>?
+    /// Told of each token fetched, in words without the token (`-v`).
+    private var observer: (@Sendable (String) -> Void)?
 
     /// `scenario` must pass `OAuthScenario.requireAccessTokenGrant`; `sessionConfiguration`
     /// says how the provider is reached (its relays, its trust).
@@ -41,10 +43,22 @@ public actor AccessTokenKeeper {
         }
         pending = task
         defer { pending = nil }
+        let started = now()
         let fresh = try await task.value
         kept = fresh
+        if let observer {
+            let renewal = fresh.renewAt.timeIntervalSince(now())
+            observer("access token from \(scenario.issuer ?? scenario.endpoints?.token ?? "the provider") (\(scenario.grant ?? "")) in "
+                     + String(format: "%.3f s", now().timeIntervalSince(started))
+                     + (renewal.isFinite ? String(format: ", renewed in %.0f s", renewal) : ", kept until refused")
+                     + (rejected != nil ? ", replacing one the relay refused" : ""))
+        }
         return fresh.token
     }
+
+    /// Has `observer` told of each token fetched from now on (when, how long it took, when it
+    /// will be renewed; never the token).
+    public func onFetch(_ observer: @escaping @Sendable (String) -> Void) { self.observer = observer }
 
     /// Runs the grant (or the refresh grant) once.
     private static func fetch(_ scenario: OAuthScenario, through configuration: Session.Configuration, refreshToken: String?,

@@ -51,4 +51,14 @@ extension RelayOptions {
             }
         }
     }
+
+    /// For `-v`: a line for each token a hop's keeper fetches, naming the hop.
+    func reportTokenFetches(of session: Session, io: CommandIO) async {
+        for proxy in session.configuration.proxyConfigurations {
+            for (index, hop) in proxy.relayHops.enumerated() {
+                guard let keeper = hop.relayTokenSource?.provider as? AccessTokenKeeper else { continue }
+                await keeper.onFetch { io.log("* hop \(index + 1): \($0)") }
+            }
+        }
+    }
 }

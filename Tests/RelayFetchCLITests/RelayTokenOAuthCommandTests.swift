@@ -27,8 +27,9 @@ final class RelayTokenOAuthCommandTests: XCTestCase {
         let scenario = try TokenRelayFront.scenarioFile()
         let marker = TestServers.marker("idptoken")
         let relayBBefore = try TestServers.logLines(TestServers.relayBLog, containing: "origin.test:443").count
-        let run = await CommandRun.run(["get", "https://origin.test/index.html?\(marker)"] + (try frontArguments(front, scenario: scenario)))
+        let run = await CommandRun.run(["get", "-v", "https://origin.test/index.html?\(marker)"] + (try frontArguments(front, scenario: scenario)))
         XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(run.stderr.contains("* hop 1: access token from https://idp.test/o (client_credentials) in "), run.stderr)
 
         let decisions = try front.decisions()
         let verified = decisions.filter { $0.kind == "VERIFIED" }
@@ -37,6 +38,7 @@ final class RelayTokenOAuthCommandTests: XCTestCase {
         XCTAssertEqual(verified.first?.peer, "127.0.0.1")
         let token = try XCTUnwrap(verified.first?.token)
         XCTAssertTrue(try issuedByProvider(token), "the provider did not issue the token the front verified")
+        XCTAssertFalse(run.stderr.contains(token), "-v printed the token")
         // The provider was reached through the front (asked without a token), so it saw relay B.
         let open = decisions.filter { $0.kind == "OPEN" }
         XCTAssertFalse(open.isEmpty, "the token request did not go through the front: \(decisions)")
