@@ -47,4 +47,46 @@ final class RelayTokenProviderTests: XCTestCase {
     func testHTTP3ConnectGetsAFreshTokenAfterA407() async throws {
         try await fetchWithStaleToken(url: TestServers.http2RelayAURL, relayProtocol: .http3)
     }
+
+    private struct ProviderDown: Error, CustomStringConvertible {
+        var description: String { "the identity provider is down" }
+    }
+
+    /// Never a token: the provider fails, or hands out one the relay always refuses.
+    private actor Unusable: RelayTokenProvider {
+        let fails: Bool
+        private(set) var questions = 0
+        init(fails: Bool) { self.fails = fails }
+
+        func relayToken(replacing rejected: String?) async throws -> String {
+            questions += 1
+            if fails { throw ProviderDown() }
+            return "never-accepted-\(questions)"
+        }
+    }
+
+    /// Both failures are `FetchError`s naming hop 1, with causes callers can compare; the relay
+    /// that keeps refusing is asked twice (one retry), and no origin sees the request.
+    func testNoUsableTokenIsATypedErrorNamingTheHop() async throws {
+        for fails in [true, false] {
+            let provider = Unusable(fails: fails)
+            var hop = TestServers.relayHop(token: nil, url: TestServers.http2RelayAURL, relayProtocol: .http2)
+            hop.relayTokenSource = RelayTokenSource(provider)
+            let session = try Session(configuration: TestServers.configuration(hops: [hop]))
+            let marker = TestServers.marker("token-unusable")
+            do {
+                _ = try await session.data(from: URL(string: "https://origin.test/index.html?\(marker)")!)
+                XCTFail("fetched without a usable token")
+            } catch let error as FetchError {
+                let failure = try XCTUnwrap(error.relayError, "\(error)")
+                XCTAssertEqual(failure.hop.index, 1)
+                XCTAssertEqual(failure.cause, fails ? .tokenUnavailable("the identity provider is down")
+                                                    : .tokenRefused(status: 407, reason: "Proxy Authentication Required"), "\(failure)")
+            }
+            session.invalidate()
+            let questions = await provider.questions
+            XCTAssertEqual(questions, fails ? 1 : 2)
+            XCTAssertEqual(try TestServers.logLines(TestServers.originALog, containing: marker), [])
+        }
+    }
 }
