@@ -50,4 +50,35 @@ final class AccessTokenKeeperEndToEndTests: XCTestCase {
         XCTAssertEqual(AccessTokenKeeper.renewalDelay(expiresIn: 600, cap: 2), 1.8, accuracy: 1e-9)
         XCTAssertEqual(AccessTokenKeeper.renewalDelay(expiresIn: nil, cap: nil), .infinity)
     }
+
+    /// The device grant for a person (alice approves in the runner's second session), through
+    /// the front: the token opens a tunnel; a refused one is replaced by a new one.
+    func testDeviceGrantTokenOpensATunnelAndIsReplacedWhenRefused() async throws {
+        let front = try TokenRelayFront()
+        let json = """
+            {"name": "relay token for alice", "issuer": "\(IdentityProvider.issuer)", "grant": "device_code",
+             "deviceAuthorizationEndpoint": "\(IdentityProvider.origin)/o/device-authorization/",
+             "client": {"id": "\(IdentityProvider.deviceClientID)"}, "scopes": ["openid"],
+             "login": {"username": "\(IdentityProvider.username)", "password": "\(IdentityProvider.password)"}}
+            """
+        let scenario = try OAuthScenario.load(Data(json.utf8), file: "device.json")
+        try scenario.requireAccessTokenGrant(file: "device.json")
+        var hop = ProxyConfiguration.RelayHop(http2RelayEndpoint: front.url,
+                                              tlsOptions: .init(pinnedPublicKeySHA256: [try TestServers.relayPublicKeySHA256()]))
+        hop.relayProtocol = .http1
+        let keeper = AccessTokenKeeper(scenario: scenario, sessionConfiguration: TestServers.configuration(hops: [hop]))
+        hop.relayTokenSource = RelayTokenSource(keeper)
+        let session = try Session(configuration: TestServers.configuration(hops: [hop]))
+        defer { session.invalidate() }
+        let (_, response) = try await session.data(from: URL(string: "https://origin.test/index.html")!)
+        XCTAssertEqual(response.statusCode, 200)
+        let verified = try front.decisions().filter { $0.kind == "VERIFIED" }
+        XCTAssertEqual(verified.map(\.detail), [IdentityProvider.username], "the token's subject is alice")
+        let first = try XCTUnwrap(verified.first?.token)
+        let second = try await keeper.accessToken(replacing: first)
+        XCTAssertNotEqual(second, first)
+        for token in [first, second] {
+            XCTAssertTrue(try IdentityProvider.secrets().contains { $0.name == "access_token" && $0.value == token })
+        }
+    }
 }
