@@ -73,12 +73,17 @@ public struct OAuthScenario: Decodable, Sendable {
     /// Also call userinfo (and check its sub against the ID token's).
     public var userinfo: Bool?
     public var expect: Expect?
+    /// For a kept access token (`AccessTokenKeeper`, a relay's token): the longest it is used,
+    /// in seconds, when that is shorter than the provider's `expires_in` (a relay that links
+    /// the tunnels of one token links fewer).
+    public var maximumTokenLifetime: Double?
 
     /// Values that came from the environment or are passwords and secrets: never to be printed.
     public private(set) var secrets: [String] = []
 
     private enum CodingKeys: String, CodingKey {
         case name, issuer, providerOrigins, endpoints, client, startURL, redirectURI, scopes, grant, deviceAuthorizationEndpoint, pkce, login, refresh, userinfo, expect
+        case maximumTokenLifetime
     }
 
     /// Reads a scenario; throws `OAuthScenarioError` naming the file and the JSON path.
@@ -98,6 +103,19 @@ public struct OAuthScenario: Decodable, Sendable {
         scenario.secrets = substituted + [scenario.client?.secret, scenario.login?.password].compactMap { $0 }
         try scenario.validate(file: file)
         return scenario
+    }
+
+    /// Throws unless this scenario can give an access token with no person at a browser: the
+    /// client credentials or the device grant (for `AccessTokenKeeper`), and a positive
+    /// `maximumTokenLifetime` if any. `file` names the scenario in the error.
+    public func requireAccessTokenGrant(file: String) throws(OAuthScenarioError) {
+        guard startURL == nil, ["client_credentials", "device_code"].contains(grant ?? "authorization_code") else {
+            throw OAuthScenarioError(file: file, path: "$.grant",
+                                     reason: "must be client_credentials or device_code for an access token kept without a browser")
+        }
+        if let lifetime = maximumTokenLifetime, !(lifetime.isFinite && lifetime > 0) {
+            throw OAuthScenarioError(file: file, path: "$.maximumTokenLifetime", reason: "must be a positive number of seconds")
+        }
     }
 
     /// `providerOrigins` as URLs (each checked by `load`).

@@ -145,7 +145,7 @@ public enum OAuthScenarioRunner {
         }
     }
 
-    private static func provider(_ scenario: OAuthScenario) -> OAuthClient.Provider {
+    static func provider(_ scenario: OAuthScenario) -> OAuthClient.Provider {
         if let issuer = scenario.issuer { return .issuer(issuer) }
         let endpoints = scenario.endpoints!
         return .endpoints(ProviderMetadata(issuer: endpoints.issuer, authorizationEndpoint: endpoints.authorization.flatMap(URL.init(string:)),
@@ -153,7 +153,7 @@ public enum OAuthScenarioRunner {
                                            jwksURI: endpoints.jwks.flatMap(URL.init(string:))))
     }
 
-    private static func clientConfiguration(_ scenario: OAuthScenario) throws -> OAuthClientConfiguration {
+    static func clientConfiguration(_ scenario: OAuthScenario) throws -> OAuthClientConfiguration {
         let client = scenario.client!
         let secret = client.secret ?? ""
         let authentication: OAuthClientConfiguration.Authentication
@@ -170,7 +170,7 @@ public enum OAuthScenarioRunner {
                                         scopes: scenario.scopes ?? ["openid"])
     }
 
-    private static func driver(_ scenario: OAuthScenario) -> LoginDriver {
+    static func driver(_ scenario: OAuthScenario) -> LoginDriver {
         let login = scenario.login!
         var driver = LoginDriver(username: login.username, password: login.password, consent: login.consent == "deny" ? .deny : .approve)
         if let approve = login.approveButton { driver.approveButton = approve }

@@ -14,9 +14,11 @@ struct CurlProxyRoute: CurlRoute {
     /// The session's opener: it counts the connections to the relay and tells `-v` of tunnels.
     let opener: TunnelOpener
 
-    /// nil unless `hops` is one hop that the chain builder would reach with HTTP/1.1 CONNECT.
+    /// nil unless `hops` is one hop that the chain builder would reach with HTTP/1.1 CONNECT,
+    /// with fixed header fields: a hop's token from an identity provider is fetched, renewed on
+    /// a 407 and retried by the chain builder, which libcurl's own proxy code cannot do.
     init?(hops: [RelayEndpoint], target: TunnelTarget, opener: TunnelOpener) {
-        guard hops.count == 1, let relay = hops.first, RelayChainBuilder.speaksHTTP1Connect(relay) else { return nil }
+        guard hops.count == 1, let relay = hops.first, relay.tokenSource == nil, RelayChainBuilder.speaksHTTP1Connect(relay) else { return nil }
         self.relay = relay
         self.target = target
         self.opener = opener

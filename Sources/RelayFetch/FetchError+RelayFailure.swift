@@ -54,6 +54,14 @@ extension FetchError.RelayFailure {
             Cause(code: .tunnelRefused(status: status, reason: reason))
         }
 
+        /// The hop's `RelayTokenProvider` gave no token (`why` as the provider said it).
+        public static func tokenUnavailable(_ why: String) -> Cause { Cause(code: .tokenUnavailable(why)) }
+
+        /// The relay refused the hop's token with `status` again after the provider replaced it.
+        public static func tokenRefused(status: Int, reason: String) -> Cause {
+            Cause(code: .tokenRefused(status: status, reason: reason))
+        }
+
         /// The status of the relay's refusal of the tunnel (403, 407, 502...), else nil.
         public var refusalStatus: Int? {
             if case .tunnelRefused(let status, _) = code { return status }

@@ -28,6 +28,11 @@ extension ProxyConfiguration {
         /// `NERelay.dnsOverHTTPSURL`: the names a session resolves for hosts it reaches directly
         /// (excluded hosts, an OHTTP relay) go to it, so the local network never sees them.
         public var dnsOverHTTPSURL: URL?
+        /// Where this hop's bearer token comes from when an identity provider issues it: sent as
+        /// the hop's `Proxy-Authorization: Bearer ...` (replacing one in
+        /// `additionalHTTPHeaderFields`) on its CONNECT only, asked for before each tunnel, and
+        /// asked for a fresh one once when the hop answers 407. Not in Apple's API.
+        public var relayTokenSource: RelayTokenSource?
 
         public init(http3RelayEndpoint: URL?, http2RelayEndpoint: URL? = nil, tlsOptions: TLSOptions = TLSOptions(),
                     additionalHTTPHeaderFields: [String: String] = [:]) {
@@ -86,6 +91,7 @@ extension ProxyConfiguration.RelayHop {
                                                      pinnedPublicKeys: tlsOptions.pinnedPublicKeySHA256.map { [UInt8]($0) },
                                                      clientIdentity: tlsOptions.clientIdentity),
                                      headerFields: fields, relayProtocol: relayProtocol)
+        endpoint.tokenSource = relayTokenSource?.reference
         guard relayProtocol == .automatic else { return endpoint }
         if let http3 = http3RelayEndpoint {
             let (quicHost, quicPort, quicScheme) = try Self.parts(of: http3, index: index)
@@ -113,7 +119,7 @@ extension ProxyConfiguration.RelayHop {
         let credentials = parts?.user.map { RelayCredentials(username: $0, password: parts?.password ?? "") }
         let endpoint = RelayEndpoint(host: host, port: port, usesTLS: false, relayProtocol: .socks5, credentials: credentials)
         let problem = relayProtocol != .automatic && relayProtocol != .socks5 ? "is spoken to in SOCKS5, not \(relayProtocol.rawValue)"
-            : !additionalHTTPHeaderFields.isEmpty ? "has no header fields"
+            : !additionalHTTPHeaderFields.isEmpty || relayTokenSource != nil ? "has no header fields"
             : tlsOptions != ProxyConfiguration.TLSOptions() ? "has no TLS, so no TLS options"
             : http2RelayEndpoint != nil && http3RelayEndpoint != nil ? "has no HTTP/3 endpoint" : nil
         // Named by host and port: the URL may carry a password.

@@ -17,6 +17,7 @@ extension GetCommand {
             let hosts = Set(urls.compactMap(\.host)).sorted().joined(separator: ", ")
             io.log(relays.isEmpty ? "* route: direct (--direct)" : "* route: " + (relays + [hosts]).joined(separator: " -> "))
             session.onTunnelOpen { reports in reports.forEach { io.log("* \($0)") } }
+            await relay.reportTokenFetches(of: session, io: io)
         }
         let reports = parallel ? await fetchInParallel(session: session, io: io) : await fetchInTurn(session: session, io: io)
         return reports.map(\.exitCode).max() ?? 0

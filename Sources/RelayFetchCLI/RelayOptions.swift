@@ -1,4 +1,5 @@
 import Foundation
+import OAuthFlow
 import RelayFetch
 import RelayProfiles
 
@@ -15,6 +16,11 @@ struct RelayOptions {
                                (SOCKS5: the relay resolves the target's name); repeat for a chain,
                                first = nearest the client
       --relay-header 'N: v'    header sent to the preceding --relay only (e.g. Proxy-Authorization)
+      --relay-token-oauth FILE
+                               the preceding --relay's bearer token, from an identity provider:
+                               FILE is an oauth scenario (grant client_credentials or device_code);
+                               fetched through the chain up to that relay (asked without it),
+                               renewed before it expires and once on a 407
       --relay-cacert FILE      PEM CA file to verify the preceding --relay's certificate
       --relay-pin sha256//B64  trust the preceding --relay by its public key (SHA-256 of the SPKI,
                                base64, as curl's --pinnedpubkey); repeatable
@@ -55,9 +61,11 @@ struct RelayOptions {
 
     """
 
-    private struct PendingHop {
+    struct PendingHop {
         var url: URL
         var headers: [String: String] = [:]
+        /// --relay-token-oauth: the scenario of the identity provider that issues its token.
+        var tokenScenario: OAuthScenario?
         var caFile: String?
         var pins: [Data] = []
         var relayProtocol: RelayProtocol = .automatic
@@ -105,6 +113,11 @@ struct RelayOptions {
             let hop = try hopIndex(for: "--relay-header")
             let (name, value) = try Self.headerField(text)
             hops[hop].headers[name] = value
+        case "--relay-token-oauth":
+            let path = try scanner.value()
+            let hop = try hopIndex(for: "--relay-token-oauth")
+            try Self.requireReadable(path, option: "--relay-token-oauth")
+            hops[hop].tokenScenario = try Self.tokenScenario(path, option: "--relay-token-oauth")
         case "--relay-cacert":
             let path = try scanner.value()
             let hop = try hopIndex(for: "--relay-cacert")
@@ -255,10 +268,13 @@ struct RelayOptions {
     /// its warnings through `warn`.
     func sessionConfiguration(warn: (String) -> Void = { _ in }) async throws -> Session.Configuration {
         var configuration = Session.Configuration.ephemeral
+        // Per proxy configuration, the token scenario of each hop (by 0-based index) that has one.
+        var tokenScenarios: [[Int: OAuthScenario]] = []
         for profilePath in profilePaths {
             let profile = try ManagedRelayProfileReader.read(contentsOf: URL(fileURLWithPath: profilePath), signerCAFile: profileCAFile)
             for warning in profile.warnings { warn("relayfetch: warning: \(profilePath): \(warning)") }
             configuration.proxyConfigurations += profile.proxyConfigurations
+            tokenScenarios += try profile.relayPayloads.map { try Self.tokenScenarios(of: $0, profilePath: profilePath) }
         }
         if let managedDefault { configuration.proxyConfigurations = managedDefault.proxyConfigurations }
         configuration.directHostAddresses = directAddresses
@@ -274,11 +290,13 @@ struct RelayOptions {
             proxy.matchDomains = matchDomains
             proxy.excludedDomains = excludedDomains
             configuration.proxyConfigurations = [proxy]
+            tokenScenarios = [Dictionary(uniqueKeysWithValues: hops.enumerated().compactMap { index, hop in hop.tokenScenario.map { (index, $0) } })]
         }
         configuration.originCertificateAuthorityFile = originCAFile
         if let connectTimeout { configuration.connectTimeout = connectTimeout }
         if let maximumTime { configuration.requestTimeout = maximumTime }
         if let idleTimeout { configuration.idleTimeout = idleTimeout }
+        Self.attachTokenKeepers(tokenScenarios, to: &configuration)
         if let ohttpRelay, let ohttpKeys {
             // The --relay chain (if any) now carries the POSTs to the OHTTP relay, and the key fetch.
             let chain = configuration.proxyConfigurations.first?.relayHops ?? []

@@ -59,6 +59,10 @@ public struct ManagedRelay: Sendable {
     public let identity: ClientIdentity?
     /// `DNSOverHTTPSURL`: a DoH resolver reached through this relay.
     public let dnsOverHTTPSURL: URL?
+    /// `RelayTokenOAuthScenario` (relayfetch's own key): the path of the OAuth scenario whose
+    /// access token is this relay's bearer token, as `--relay-token-oauth` takes it (relative to
+    /// the profile's folder). The command that loads the profile gives the hop its token source.
+    public let relayTokenScenario: String?
 
     public var relayHop: ProxyConfiguration.RelayHop {
         var options = ProxyConfiguration.TLSOptions(pinnedPublicKeySHA256: pinnedPublicKeySHA256)

@@ -73,7 +73,8 @@ enum PayloadParsers {
         }
         let doh = try node.child("DNSOverHTTPSURL").map { item throws(ProfileError) in try relayURL(item).url }
         return ManagedRelay(http3RelayURL: http3, http2RelayURL: http2?.url, http2RelayTemplate: http2?.template,
-                            additionalHTTPHeaderFields: headers, pinnedPublicKeySHA256: pins, identity: identity, dnsOverHTTPSURL: doh)
+                            additionalHTTPHeaderFields: headers, pinnedPublicKeySHA256: pins, identity: identity, dnsOverHTTPSURL: doh,
+                            relayTokenScenario: try node.child("RelayTokenOAuthScenario")?.string())
     }
 
     /// A relay URL: https, with a host; or an RFC 9298 URI template over one.

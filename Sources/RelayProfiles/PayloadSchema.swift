@@ -51,6 +51,8 @@ enum PayloadSchema {
     static let relay: [String: PlistType] = [
         "HTTP3RelayURL": .string, "HTTP2RelayURL": .string, "AdditionalHTTPHeaderFields": .dictionary,
         "PayloadCertificateUUID": .string, "RawPublicKeys": .array, "DNSOverHTTPSURL": .string,
+        // Not Apple's: relayfetch's OAuth scenario file for this relay's token (--relay-token-oauth).
+        "RelayTokenOAuthScenario": .string,
     ]
     static let pkcs12 = commonPayload.merging([
         "PayloadContent": .data, "Password": .string, "PayloadCertificateFileName": .string,

@@ -42,9 +42,39 @@ package final class RelayChainBuilder {
 
     /// Builds a tunnel to `target` through `hops`; `completion` is called once on the loop with the
     /// top layer, connected, or the error of the hop that failed (or timed out).
+    /// Hops with a token source get its current token first (`HopTokenStage`); a 407 from such
+    /// a hop gets it a new token and the chain is built once more, and a second 407 from it is
+    /// `tokenRefused`. The chain is never built without a hop's token.
     package func build(hops: [RelayEndpoint], to target: TunnelTarget, connectTimeout: Double,
                       completion: @escaping (Result<(TransportLayer, [HopReport]), RelayError>) -> Void) {
         precondition(!hops.isEmpty, "a relayed tunnel needs at least one hop")
+        guard hops.contains(where: { $0.tokenSource != nil }) else {
+            return buildChain(hops: hops, to: target, connectTimeout: connectTimeout, completion: completion)
+        }
+        build(hops: hops, rejected: [:], to: target, connectTimeout: connectTimeout, completion: completion)
+    }
+
+    private func build(hops: [RelayEndpoint], rejected: [Int: String], to target: TunnelTarget, connectTimeout: Double,
+                       completion: @escaping (Result<(TransportLayer, [HopReport]), RelayError>) -> Void) {
+        HopTokenStage.fill(hops, rejected: rejected, loop: loop) { [self] filled in
+            guard case .success(let (withTokens, tokens)) = filled else {
+                if case .failure(let error) = filled { completion(.failure(error)) }
+                return
+            }
+            buildChain(hops: withTokens, to: target, connectTimeout: connectTimeout) { [self] result in
+                guard case .failure(let error) = result, case .tunnelRefused(407, let reason) = error.cause,
+                      let token = tokens[error.hop.index] else { return completion(result) }
+                guard rejected.isEmpty else {
+                    let cause: RelayError.Cause = rejected[error.hop.index] != nil ? .tokenRefused(status: 407, reason: reason) : error.cause
+                    return completion(.failure(RelayError(hop: error.hop, cause: cause)))
+                }
+                build(hops: hops, rejected: [error.hop.index: token], to: target, connectTimeout: connectTimeout, completion: completion)
+            }
+        }
+    }
+
+    private func buildChain(hops: [RelayEndpoint], to target: TunnelTarget, connectTimeout: Double,
+                            completion: @escaping (Result<(TransportLayer, [HopReport]), RelayError>) -> Void) {
         let attempt = ChainAttempt(hops: hops, started: EventLoop.nowNanos())
         for index in 1...hops.count { context.connector(forHop: index, of: attempt.hops).prepare(hop: index, attempt: attempt) }
         let timer = loop.schedule(after: connectTimeout) {

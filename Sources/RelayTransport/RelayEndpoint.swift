@@ -15,6 +15,9 @@ package struct RelayEndpoint: Sendable, Hashable {
     /// cannot connect, as `RelayHop(http3RelayEndpoint:http2RelayEndpoint:)` promises. Never a
     /// direct connection.
     package var fallback: RelayFallback?
+    /// Where this hop's bearer token comes from, when it has one (sent as its
+    /// `Proxy-Authorization` on its CONNECT only, refreshed once on a 407); nil: none.
+    package var tokenSource: HopTokenReference?
 
     package init(host: String, port: UInt16, usesTLS: Bool = true, trust: TLSTrust = .system, headerFields: [HeaderField] = [],
                 relayProtocol: RelayProtocol = .automatic, credentials: RelayCredentials? = nil) {

@@ -48,6 +48,10 @@ package struct RelayError: Error, Sendable, CustomStringConvertible {
         case socksAuthenticationFailed(status: Int)
         /// The SOCKS5 server answered the CONNECT with a failure reply (RFC 1928 §6).
         case socksRefused(SOCKS5Reply)
+        /// The hop's token source (its identity provider) gave no token: why, without secrets.
+        case tokenUnavailable(String)
+        /// The relay refused the hop's token again after it was replaced by a fresh one.
+        case tokenRefused(status: Int, reason: String)
     }
 
     package let hop: HopDescription
@@ -89,6 +93,9 @@ extension RelayError.Cause: CustomStringConvertible {
         case .socksAuthenticationFailed(let status):
             return "the SOCKS5 server rejected the username and password (RFC 1929 status \(status))"
         case .socksRefused(let reply): return "the SOCKS5 server refused the connection: \(reply)"
+        case .tokenUnavailable(let why): return "no relay token from the identity provider: \(why)"
+        case .tokenRefused(let status, let reason):
+            return "relay refused the identity provider's token again after a fresh one was fetched: \(status) \(reason)"
         }
     }
 }

@@ -18,13 +18,14 @@ public final class HostileServer {
     private let lifeline = Pipe()
 
     /// Starts `Samples/servers/hostile/<script>` with `arguments` after the common ones and
-    /// waits (up to 10 s) for its READY line.
-    public init(script: String, host: String = "127.0.0.21", arguments: [String] = []) throws {
+    /// waits (up to 10 s) for its READY line. `certificate` ("relay" or "origin") overrides the
+    /// choice by address, for a server on another address that clients trust by its pinned key.
+    public init(script: String, host: String = "127.0.0.21", certificate: String? = nil, arguments: [String] = []) throws {
         try TestServers.ensureRunning()
         self.host = host
         let isRelayAddress = host == "127.0.0.11" || host == "127.0.0.12"
         let pki = TestServers.directory.appendingPathComponent("pki")
-        let certificate = isRelayAddress ? "relay" : "origin"
+        let certificate = certificate ?? (isRelayAddress ? "relay" : "origin")
         log = FileManager.default.temporaryDirectory.appendingPathComponent("hostile-\(UUID().uuidString).log")
         guard FileManager.default.createFile(atPath: log.path, contents: nil) else {
             throw TestServerError(description: "cannot create the hostile server's log \(log.path)")
