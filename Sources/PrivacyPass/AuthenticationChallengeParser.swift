@@ -30,7 +30,7 @@ package struct AuthenticationChallenge: Hashable, Sendable {
                 try scanner.expectListSeparator()
                 continue
             }
-            guard scanner.peek != UInt8(ascii: "=") else { throw PrivacyPassError.malformedChallenge("a parameter comes before any scheme") }
+            guard scanner.peek != UInt8(ascii: "=") else { throw PrivacyPassError.malformedChallenge("a parameter comes before any scheme or after a token68") }
             scanner.offset = afterName
             var challenge = AuthenticationChallenge(scheme: String(decoding: name, as: UTF8.self).lowercased(), token68: nil, parameters: [:])
             let spaces = scanner.take(while: isWhitespace)
