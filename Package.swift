@@ -59,7 +59,7 @@ let package = Package(
         .testTarget(name: "RelayFetchTests", dependencies: ["RelayFetch", "RelayTransport", "RelayFetchTestSupport", "Locking"]),
         .testTarget(name: "ObliviousHTTPTests", dependencies: ["ObliviousHTTP"], exclude: ["Vectors"]),
         .testTarget(name: "WireFormatTests", dependencies: ["WireFormat"]),
-        .testTarget(name: "PrivacyPassTests", dependencies: ["PrivacyPass", "RelayFetchTestSupport"], exclude: ["Vectors"]),
+        .testTarget(name: "PrivacyPassTests", dependencies: ["PrivacyPass", "RelayFetch", "RelayFetchTestSupport"], exclude: ["Vectors"]),
         .testTarget(name: "NameResolutionTests", dependencies: ["NameResolution", "Locking"]),
         .testTarget(name: "HTMLDOMTests", dependencies: ["HTMLDOM", "CSSStyle", "RelayFetchTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "CSSStyleTests", dependencies: ["CSSStyle", "HTMLDOM"]),
