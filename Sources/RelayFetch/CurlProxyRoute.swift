@@ -16,7 +16,8 @@ struct CurlProxyRoute: CurlRoute {
 
     /// nil unless `hops` is one hop that the chain builder would reach with HTTP/1.1 CONNECT.
     init?(hops: [RelayEndpoint], target: TunnelTarget, opener: TunnelOpener) {
-        guard hops.count == 1, let relay = hops.first, RelayChainBuilder.speaksHTTP1Connect(relay) else { return nil }
+        // A session that answers 407 challenges needs its own CONNECT (libcurl's would just fail).
+        guard hops.count == 1, let relay = hops.first, RelayChainBuilder.speaksHTTP1Connect(relay), !opener.answersProxyChallenges else { return nil }
         self.relay = relay
         self.target = target
         self.opener = opener

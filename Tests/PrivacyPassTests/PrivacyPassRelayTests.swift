@@ -76,4 +76,25 @@ final class PrivacyPassRelayTests: XCTestCase {
         XCTAssertEqual(events.filter { $0.hasPrefix("REFUSED\t") }, ["REFUSED\torigin.test:443\tdouble-spend"])
         XCTAssertEqual(events.filter { $0.hasPrefix("UPSTREAM\t") }, ["UPSTREAM\torigin.test:443\t200"])
     }
+
+    /// A RelayFetch session whose relay demands Privacy Pass: no token configured, the session's
+    /// responder answers the 407 with a token issued through relay B, and the page arrives.
+    func testASessionFetchesThroughTheFrontByAnsweringItsChallenge() async throws {
+        let servers = try PrivacyPassServers()
+        let marker = TestServers.marker("privacy-pass-session")
+        var configuration = TestServers.configuration(hops: [ProxyConfiguration.RelayHop(http2RelayEndpoint: servers.frontURL)])
+        configuration.proxyChallengeResponder = servers.responder
+        let session = try Session(configuration: configuration)
+        let (body, response) = try await session.data(from: URL(string: "https://origin.test/index.html?\(marker)")!)
+        session.invalidate()
+        XCTAssertEqual(response.statusCode, 200)
+        XCTAssertTrue(String(decoding: body, as: UTF8.self).contains("relayfetch sample site"))
+        let originLines = try TestServers.waitForLogLines(TestServers.originALog, containing: marker, skipping: 0)
+        XCTAssertEqual(originLines.first?[OriginLogField.remoteAddress.rawValue], "127.0.0.12")
+        XCTAssertEqual(servers.challenges.withLock { $0.count }, 1)
+        XCTAssertEqual(try servers.issuer.events().filter { $0.hasPrefix("ISSUED\t") }, ["ISSUED\t127.0.0.12\t-"])
+        let events = try servers.front.events()
+        XCTAssertEqual(events.filter { $0.hasPrefix("REDEEMED\torigin.test:443\t") }.count, 1)
+        XCTAssertEqual(events.filter { $0.hasPrefix("UPSTREAM\t") }, ["UPSTREAM\torigin.test:443\t200"])
+    }
 }

@@ -13,30 +13,12 @@ final class RelayChallengeAnswerTests: XCTestCase {
     override func setUpWithError() throws { try TestServers.ensureRunning() }
 
     func testEachTunnelAnswersItsOwnChallengeWithAFreshToken() throws {
-        let issuer = try HostileServer(script: "privacy_pass_issuer.py", host: "127.0.3.2")
-        defer { issuer.stop() }
-        let front = try HostileServer(script: "privacy_pass_relay.py", host: "127.0.3.1",
-                                      arguments: ["--issuer", "http://127.0.3.2:\(issuer.port)", "--upstream", "127.0.0.12:3128",
-                                                  "--upstream-token", TestServers.relayBToken])
-        defer { front.stop() }
-        let issuerOrigin = "127.0.3.2:\(issuer.port)"
-        let challenges = Locked<[ProxyChallenge]>([])
-        let responder: ProxyChallengeResponder = { challenge, answer in
-            challenges.withLock { $0.append(challenge) }
-            DispatchQueue.global().async {
-                let credential = try? PrivateTokenAnswer.credential(headerValues: challenge.proxyAuthenticate) { request in
-                    let response = try LoopbackHTTP.throughRelayB(to: issuerOrigin, method: "POST", path: "/token-request",
-                                                                  fields: ["Content-Type": TokenRequest.mediaType], body: request.serialized())
-                    guard response.status == 200 else { throw LoopbackHTTP.Failure(description: "issuer answered \(response.status)") }
-                    return response.body
-                }
-                answer(credential)
-            }
-        }
+        let servers = try PrivacyPassServers()
+        let issuer = servers.issuer, front = servers.front, responder = servers.responder
         let relay = RelayEndpoint(host: "127.0.3.1", port: front.port, usesTLS: false)
         XCTAssertEqual(try tunnel(through: relay, responder: responder), .success, "first tunnel")
         XCTAssertEqual(try tunnel(through: relay, responder: responder), .success, "second tunnel")
-        XCTAssertEqual(challenges.withLock { $0.map(\.hop) }, [1, 1], "one challenge answered per tunnel, at hop 1")
+        XCTAssertEqual(servers.challenges.withLock { $0.map(\.hop) }, [1, 1], "one challenge answered per tunnel, at hop 1")
         XCTAssertEqual(try tunnel(through: relay, responder: nil), .refused(407), "no responder: the 407 fails the tunnel")
         XCTAssertEqual(try tunnel(through: relay, responder: { _, answer in answer(nil) }), .refused(407), "no answer: the same")
 
