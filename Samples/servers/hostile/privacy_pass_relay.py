@@ -86,22 +86,6 @@ def check(credentials):
     return None
 
 
-def pump(source, sink):
-    try:
-        while True:
-            data = source.recv(65536)
-            if not data:
-                break
-            sink.sendall(data)
-    except OSError:
-        pass
-    finally:
-        try:
-            sink.shutdown(socket.SHUT_WR)
-        except OSError:
-            pass
-
-
 def handle(client, address):
     head, rest = common.read_head(client)
     if head is None:
@@ -136,8 +120,7 @@ def handle(client, address):
         client.sendall(early)
     if rest:
         upstream.sendall(rest)
-    threading.Thread(target=pump, args=(client, upstream), daemon=True).start()
-    pump(upstream, client)
+    common.splice(client, upstream)
     upstream.close()
 
 
