@@ -32,6 +32,8 @@ let package = Package(
         .target(name: "CryptoPrimitives", dependencies: ["COpenSSL"]),
         .target(name: "RelayTransport", dependencies: ["SystemIO", "WireFormat", "CryptoPrimitives", "CLinux", "COpenSSL", "CNghttp2", "CNgtcp2", "CNghttp3"]),
         .target(name: "ObliviousHTTP", dependencies: ["WireFormat", "CryptoPrimitives", "COpenSSL"]),
+        // Privacy Pass: PrivateToken challenges (RFC 9577), Blind RSA and VOPRF issuance (RFC 9578).
+        .target(name: "PrivacyPass", dependencies: ["COpenSSL", "CryptoPrimitives", "WireFormat"]),
         // DNS messages, the per-session answer cache and a stub resolver over encrypted transports.
         .target(name: "NameResolution", dependencies: ["WireFormat", "Locking"]),
         .target(name: "RelayFetch", dependencies: ["SystemIO", "WireFormat", "RelayTransport", "ObliviousHTTP", "NameResolution", "Locking", "CCurl", "CPSL", "COpenSSL", "CLinux"]),
@@ -57,6 +59,8 @@ let package = Package(
         .testTarget(name: "RelayFetchTests", dependencies: ["RelayFetch", "RelayTransport", "RelayFetchTestSupport", "Locking"]),
         .testTarget(name: "ObliviousHTTPTests", dependencies: ["ObliviousHTTP"], exclude: ["Vectors"]),
         .testTarget(name: "WireFormatTests", dependencies: ["WireFormat"]),
+        .testTarget(name: "PrivacyPassTests", dependencies: ["PrivacyPass", "RelayFetch", "RelayTransport", "RelayFetchTestSupport", "Locking"],
+                    exclude: ["Vectors"]),
         .testTarget(name: "NameResolutionTests", dependencies: ["NameResolution", "Locking"]),
         .testTarget(name: "HTMLDOMTests", dependencies: ["HTMLDOM", "CSSStyle", "RelayFetchTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "CSSStyleTests", dependencies: ["CSSStyle", "HTMLDOM"]),

@@ -37,6 +37,7 @@ declare -A sources=(
     [sitemap]="SitemapFuzzer.swift"
     [oauth-response]="OAuthResponseFuzzer.swift"
     [arguments]="ArgumentsFuzzer.swift"
+    [private-token-challenge]="PrivateTokenChallengeFuzzer.swift"
 )
 # Modules a target needs beyond the libraries every target links.
 declare -A extra_modules=([arguments]="RelayFetchCLI")
@@ -47,7 +48,7 @@ declare -A extra_modules=([arguments]="RelayFetchCLI")
 declare -A options=([profile]="-detect_leaks=0" [arguments]="-dict=$repo/Fuzz/arguments.dict")
 declare -A asan_options=([profile]="detect_leaks=0")  # nor at exit
 all_targets=(connect-response socks5-handshake capsule bhttp ohttp-keys cookie html-urls css-urls profile offline-path dns-message style-cascade
-             header-fields robots crawl-links sitemap oauth-response arguments)
+             header-fields robots crawl-links sitemap oauth-response arguments private-token-challenge)
 
 usage() { sed -n '2,14s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 limit=(-max_total_time=30)
@@ -71,7 +72,7 @@ start=$(date +%s)
 flags=(-Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing)
 mkdir -p "$out"
 echo "fuzz: building the modules into $out"
-for module in RelayProfiles Crawler OAuthFlow RelayFetchCLI; do  # together they need every library module
+for module in RelayProfiles Crawler OAuthFlow RelayFetchCLI PrivacyPass; do  # together they need every library module
     if ! swift build --build-path "$out" -c release --target "$module" "${flags[@]}" >"$out/build.log" 2>&1; then
         cat "$out/build.log" >&2
         echo "fuzz: building $module failed" >&2
@@ -85,7 +86,7 @@ module_objects() {
     for source in Sources/"$1"/*.swift; do objects+=("$out/release/$1.build/$(basename "$source").o"); done
 }
 objects=()
-for module in Locking SystemIO CryptoPrimitives WireFormat ObliviousHTTP NameResolution RelayTransport RelayFetch RelayProfiles HTMLDOM CSSStyle HeadlessPage OfflineCopy WebArchive OAuthFlow Crawler; do
+for module in Locking SystemIO CryptoPrimitives WireFormat ObliviousHTTP PrivacyPass NameResolution RelayTransport RelayFetch RelayProfiles HTMLDOM CSSStyle HeadlessPage OfflineCopy WebArchive OAuthFlow Crawler; do
     module_objects "$module"
 done
 includes=(-I "$out/release/Modules" -Xcc -I/usr/include/libxml2 -Xcc -I/usr/include/postgresql)

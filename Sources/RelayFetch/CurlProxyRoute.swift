@@ -15,10 +15,14 @@ struct CurlProxyRoute: CurlRoute {
     let opener: TunnelOpener
 
     /// nil unless `hops` is one hop that the chain builder would reach with HTTP/1.1 CONNECT,
-    /// with fixed header fields: a hop's token from an identity provider is fetched, renewed on
-    /// a 407 and retried by the chain builder, which libcurl's own proxy code cannot do.
+    /// with fixed header fields and no challenges to answer: a hop's token from an identity
+    /// provider, or a Privacy Pass token, is fetched on a 407 and retried by the chain builder,
+    /// which libcurl's own proxy code cannot do.
     init?(hops: [RelayEndpoint], target: TunnelTarget, opener: TunnelOpener) {
-        guard hops.count == 1, let relay = hops.first, relay.tokenSource == nil, RelayChainBuilder.speaksHTTP1Connect(relay) else { return nil }
+        // A hop's IdP token, or a session that answers 407 challenges, needs our own CONNECT
+        // (libcurl's would just fail on the 407).
+        guard hops.count == 1, let relay = hops.first, relay.tokenSource == nil, RelayChainBuilder.speaksHTTP1Connect(relay),
+              !opener.answersProxyChallenges else { return nil }
         self.relay = relay
         self.target = target
         self.opener = opener

@@ -1,4 +1,5 @@
 import Foundation
+import RelayTransport
 
 extension Session {
     /// How a session fetches: which relays, which store, which trust and limits.
@@ -47,6 +48,9 @@ extension Session {
         /// How the names relayfetch resolves itself are resolved (encrypted DNS); nil: the system
         /// resolver. Relayed names are never resolved locally either way.
         public var privacyContext: PrivacyContext?
+        /// Answers an HTTP/1.1 relay's 407 with a fresh credential (a Privacy Pass token) for one
+        /// retry of that tunnel; nil: a 407 fails the fetch. Package access until the per-hop API.
+        package var proxyChallengeResponder: ProxyChallengeResponder?
 
         public init(proxyConfigurations: [ProxyConfiguration] = [], dataStore: WebsiteDataStore? = nil) {
             self.proxyConfigurations = proxyConfigurations

@@ -35,7 +35,8 @@ public final class Session: Sendable {
         var nameResolver: SessionNameResolver?
         do {
             opener = try TunnelOpener(connectTimeout: configuration.connectTimeout, idleTimeout: configuration.relayIdleTimeout,
-                                       http3HeadStart: configuration.http3FallbackDelay) { loop throws(FetchError) in
+                                       http3HeadStart: configuration.http3FallbackDelay,
+                                       proxyChallengeResponder: configuration.proxyChallengeResponder) { loop throws(FetchError) in
                 nameResolver = try Self.makeNameResolver(configuration, engine: engine, loop: loop)
                 return nameResolver
             }

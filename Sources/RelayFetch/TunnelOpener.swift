@@ -18,6 +18,8 @@ final class TunnelOpener: @unchecked Sendable {
     /// The loopback port libcurl connects to.
     private(set) var listenerPort: UInt16
     private let builder: RelayChainBuilder
+    /// True when a relay's 407 is answered in the chain (so libcurl's own proxy cannot carry it).
+    let answersProxyChallenges: Bool
     private let connectTimeout: Double
     private var listener: LoopbackTunnelListener?
     /// Pending and ended tunnels, route names and counts, for any thread.
@@ -28,7 +30,7 @@ final class TunnelOpener: @unchecked Sendable {
     var onTunnelOpen: (@Sendable ([HopReport]) -> Void)?
 
     /// `makeResolver` gives the resolver for relay host names (nil: the system's); it may use the loop.
-    init(connectTimeout: Double, idleTimeout: Double, http3HeadStart: Double,
+    init(connectTimeout: Double, idleTimeout: Double, http3HeadStart: Double, proxyChallengeResponder: ProxyChallengeResponder? = nil,
          makeResolver: (EventLoop) throws(FetchError) -> HostResolver?) throws(FetchError) {
         let loop = EventLoop(name: "relayfetch.transport")
         self.loop = loop
@@ -40,6 +42,8 @@ final class TunnelOpener: @unchecked Sendable {
             throw error
         }
         builder = RelayChainBuilder(loop: loop, idleTimeout: idleTimeout, http3HeadStart: http3HeadStart, resolver: resolver)
+        builder.proxyChallengeResponder = proxyChallengeResponder
+        answersProxyChallenges = proxyChallengeResponder != nil
         self.connectTimeout = connectTimeout
         listenerPort = 0
         var made: Result<LoopbackTunnelListener, SystemError>?

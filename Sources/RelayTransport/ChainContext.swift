@@ -13,6 +13,8 @@ final class ChainContext {
     let http3HeadStart: Double
     /// Resolves relay host names in place of the system resolver (nil: getaddrinfo).
     let resolver: HostResolver?
+    /// Answers an HTTP/1.1 relay's 407 with a fresh credential for one retry (nil: a 407 fails).
+    var proxyChallengeResponder: ProxyChallengeResponder?
     private var contexts: [TLSTrust: TLSContext] = [:]
 
     init(loop: EventLoop, idleTimeout: Double, http3HeadStart: Double, resolver: HostResolver?) {

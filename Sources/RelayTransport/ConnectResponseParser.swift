@@ -20,6 +20,8 @@ struct ConnectResponseParser {
     private var searchedUpTo = 0
     /// The final answer's `Alt-Svc` field, once established.
     private(set) var altSvc: String?
+    /// A 407's `Proxy-Authenticate` values, in order: the challenges a responder may answer.
+    private(set) var proxyAuthenticate: [String] = []
 
     mutating func feed(_ bytes: [UInt8]) -> Verdict {
         buffer.append(contentsOf: bytes)
@@ -47,6 +49,10 @@ struct ConnectResponseParser {
                 altSvc = head.split(separator: "\r\n").dropFirst().first { $0.lowercased().hasPrefix("alt-svc:") }
                     .map { String($0.dropFirst("alt-svc:".count)).trimmingCharacters(in: .whitespaces) }
                 return .established(status: status, leftover: rest)
+            }
+            if status == 407 {
+                proxyAuthenticate = head.split(separator: "\r\n").dropFirst().filter { $0.lowercased().hasPrefix("proxy-authenticate:") }
+                    .map { String($0.dropFirst("proxy-authenticate:".count)).trimmingCharacters(in: .whitespaces) }
             }
             return .refused(status: status, reason: reason)
         }

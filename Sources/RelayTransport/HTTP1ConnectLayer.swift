@@ -15,6 +15,8 @@ struct HTTP1ConnectHandshake: TunnelHandshake {
 
     /// The answer's `Alt-Svc` field, once it has arrived.
     var altSvc: String? { parser.altSvc }
+    /// A 407's `Proxy-Authenticate` values (empty for any other answer).
+    var proxyAuthenticate: [String] { parser.proxyAuthenticate }
 
     func start() -> [UInt8] { head }
 

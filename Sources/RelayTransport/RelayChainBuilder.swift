@@ -37,6 +37,12 @@ package final class RelayChainBuilder {
     /// and benchmarks.
     package var connectionsOpened: [Int: Int] { context.pool.connectionsOpened }
 
+    /// Answers HTTP/1.1 relays' 407 challenges (Privacy Pass tokens): see `ProxyChallengeResponder`.
+    package var proxyChallengeResponder: ProxyChallengeResponder? {
+        get { context.proxyChallengeResponder }
+        set { context.proxyChallengeResponder = newValue }
+    }
+
     /// Closes every pooled relay connection (tunnels on them fail).
     package func closeAll() { context.closeAll() }
 
