@@ -1,11 +1,17 @@
 import Foundation
+import HTTPCore
 import RelayTransport
+// The header type of the public API, and what a bad field throws.
+@_exported import struct HTTPCore.HTTPFields
+@_exported import struct HTTPCore.HTTPFieldError
+@_exported import enum HTTPCore.ReferrerPolicy
 
 /// A request to send: method, URL, header fields and an optional body.
 public struct HTTPRequest: Sendable {
     public var method: String
     public var url: URL
-    public var headerFields: [(name: String, value: String)]
+    /// Checked when the request enters a session (`HTTPFieldError`).
+    public var headerFields: HTTPFields
     public var body: Data?
     /// A body read while it is sent, instead of `body` (curl's `-T`): any size, never whole in
     /// memory (except through Oblivious HTTP, whose one sealed message holds it, up to the
@@ -41,7 +47,7 @@ public struct HTTPRequest: Sendable {
     /// has arrived, and the response comes back with an empty body and `bodySkipped` set.
     public var acceptedMediaTypes: [String]?
 
-    public init(url: URL, method: String = "GET", headerFields: [(name: String, value: String)] = [], body: Data? = nil) {
+    public init(url: URL, method: String = "GET", headerFields: HTTPFields = [], body: Data? = nil) {
         self.url = url
         self.method = method
         self.headerFields = headerFields
@@ -78,7 +84,7 @@ public struct HTTPResponse: Sendable {
     public let statusCode: Int
     /// "HTTP/1.1" or "HTTP/2".
     public let httpVersion: String
-    public let headerFields: [(name: String, value: String)]
+    public let headerFields: HTTPFields
     /// The URL after redirects.
     public let url: URL
     /// The relay hops that carried the final exchange (empty for a direct one).
@@ -95,9 +101,9 @@ public struct HTTPResponse: Sendable {
     /// Redirects followed to reach this response.
     public var redirectCount = 0
 
-    /// The first value of `name`, compared case-insensitively.
+    /// The first value of `name`, compared case-insensitively (`headerFields[name]` combines them all).
     public func value(forHeaderField name: String) -> String? {
-        headerFields.first { $0.name.equalsIgnoringASCIICase(name) }?.value
+        headerFields.values(for: name).first
     }
 }
 
