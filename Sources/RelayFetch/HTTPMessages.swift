@@ -72,10 +72,7 @@ extension HTTPRequest {
     /// it is a 2xx response and `acceptedMediaTypes` names neither its type nor `type/*`.
     func wantsBody(status: Int, contentType: String?) -> Bool {
         guard let accepted = acceptedMediaTypes, (200..<300).contains(status) else { return true }
-        guard let contentType else { return false }
-        let mediaType = contentType.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
-        let wildcard = (mediaType.split(separator: "/").first.map(String.init) ?? "") + "/*"
-        return accepted.contains { $0.lowercased() == mediaType || $0.lowercased() == wildcard }
+        return ContentType(contentType).matches(any: accepted)
     }
 }
 
@@ -105,6 +102,9 @@ public struct HTTPResponse: Sendable {
     public func value(forHeaderField name: String) -> String? {
         headerFields.values(for: name).first
     }
+
+    /// The Content-Type field's media type and charset.
+    package var contentType: ContentType { ContentType(value(forHeaderField: "Content-Type")) }
 }
 
 /// One hop of a tunnel an exchange opened: which relay, how it was spoken to, and how long after
