@@ -1,4 +1,5 @@
 import Foundation
+import HTTPCore
 import RelayFetch
 
 /// robots.txt per origin, fetched through the relay chain carrying that host (so through the
@@ -49,7 +50,8 @@ actor RobotsCache {
     /// What the rules for `url`'s origin allow now, fetched with the session `session` makes
     /// (asked only then). Throws the `FetchError` of a relay that failed.
     func rules(for url: URL, session: @escaping @Sendable () -> Session) async throws -> Answer {
-        guard let origin = Self.origin(of: url) else { return .rules(.disallowAll, isNew: false) }
+        // The serialized origin: https://host and https://host:443 share one entry.
+        guard let origin = url.serializedOrigin else { return .rules(.disallowAll, isNew: false) }
         let current = entries.value(for: origin)
         switch current {
         case .known(let rules): return .rules(rules, isNew: false)
@@ -123,10 +125,5 @@ actor RobotsCache {
             }
         }
         return .rules(.allowAll)  // more than five redirects: robots.txt is unavailable (RFC 9309 2.3.1.2)
-    }
-
-    static func origin(of url: URL) -> String? {
-        guard let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased() else { return nil }
-        return "\(scheme)://\(host)" + (url.port.map { ":\($0)" } ?? "")
     }
 }

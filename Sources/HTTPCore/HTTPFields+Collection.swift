@@ -21,10 +21,19 @@ extension HTTPFields: ExpressibleByDictionaryLiteral {
     public init(dictionaryLiteral elements: (String, String)...) { fields = elements.map { ($0.0, $0.1) } }
 }
 
-extension HTTPFields: Equatable {
+extension HTTPFields: Hashable {
     /// Same fields in the same order; names compared ASCII-case-insensitively, values exactly.
     public static func == (lhs: HTTPFields, rhs: HTTPFields) -> Bool {
         lhs.count == rhs.count && zip(lhs.fields, rhs.fields).allSatisfy { $0.name.equalsIgnoringASCIICase($1.name) && $0.value == $1.value }
+    }
+
+    /// Names hashed in lower case, as `==` compares them (a relay endpoint, fields included, keys its pool).
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(fields.count)
+        for field in fields {
+            hasher.combine(field.name.lowercased())
+            hasher.combine(field.value)
+        }
     }
 }
 

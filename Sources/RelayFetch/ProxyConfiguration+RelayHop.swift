@@ -82,10 +82,10 @@ extension ProxyConfiguration.RelayHop {
         }
         let secure = scheme == "https"
         // Checked here: they are written into this hop's CONNECT as they are.
-        do { _ = try HTTPFields(validating: additionalHTTPHeaderFields.map { ($0.key, $0.value) }) } catch {
+        let fields: HTTPFields
+        do { fields = try HTTPFields(validating: additionalHTTPHeaderFields.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }) } catch {
             throw FetchError(.invalidRelay(index: index, reason: error.description))
         }
-        let fields = additionalHTTPHeaderFields.sorted { $0.key < $1.key }.map { HeaderField(name: $0.key, value: $0.value) }
         var endpoint = RelayEndpoint(host: host, port: port, usesTLS: secure,
                                      trust: TLSTrust(caFile: tlsOptions.certificateAuthorityFile,
                                                      pinnedPublicKeys: tlsOptions.pinnedPublicKeySHA256.map { [UInt8]($0) },

@@ -235,6 +235,6 @@ public final class Session: Sendable {
         let carrier: any CurlRoute = chain.isEmpty ? DirectRoute()
             : Routes.through(try endpoints(chain), to: TunnelTarget(host: relay.host, port: relay.port), opener: opener)
         return ObliviousRoute(relayURL: relayURL, keyConfig: try OHTTPKeyConfigRef.parse(oblivious.gatewayKeyConfig),
-                              relayHeaderFields: HTTPFields(relay.headerFields.map { ($0.name, $0.value) }), carrier: carrier)
+                              relayHeaderFields: relay.headerFields, carrier: carrier)
     }
 }

@@ -63,6 +63,7 @@ final class HTTPFieldsTests: XCTestCase {
         XCTAssertEqual(fields, [("accept", "*/*")], "equality ignores the case of names")
         XCTAssertNotEqual(fields, [("Accept", "*/* ")], "but not of values")
         XCTAssertEqual(HTTPFields(), [])
+        XCTAssertEqual(Set<HTTPFields>([[("Accept", "*/*")], [("ACCEPT", "*/*")], [("Accept", "text/html")]]).count, 2, "hashing agrees with ==")
     }
 
     /// A CR or LF in a value would end the field and start another (request smuggling, a forged
