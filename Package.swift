@@ -30,23 +30,26 @@ let package = Package(
         // Byte reader and writer for binary wire formats (big-endian integers, QUIC varints).
         .target(name: "WireFormat"),
         .target(name: "CryptoPrimitives", dependencies: ["COpenSSL"]),
-        .target(name: "RelayTransport", dependencies: ["SystemIO", "WireFormat", "CryptoPrimitives", "CLinux", "COpenSSL", "CNghttp2", "CNgtcp2", "CNghttp3"]),
+        // HTTP semantics shared by every layer above: header fields, origins, status lines,
+        // response heads, content types, the referrer policy.
+        .target(name: "HTTPCore"),
+        .target(name: "RelayTransport", dependencies: ["HTTPCore", "SystemIO", "WireFormat", "CryptoPrimitives", "CLinux", "COpenSSL", "CNghttp2", "CNgtcp2", "CNghttp3"]),
         .target(name: "ObliviousHTTP", dependencies: ["WireFormat", "CryptoPrimitives", "COpenSSL"]),
         // Privacy Pass: PrivateToken challenges (RFC 9577), Blind RSA and VOPRF issuance (RFC 9578).
         .target(name: "PrivacyPass", dependencies: ["COpenSSL", "CryptoPrimitives", "WireFormat"]),
         // DNS messages, the per-session answer cache and a stub resolver over encrypted transports.
         .target(name: "NameResolution", dependencies: ["WireFormat", "Locking"]),
-        .target(name: "RelayFetch", dependencies: ["SystemIO", "WireFormat", "RelayTransport", "ObliviousHTTP", "NameResolution", "Locking", "CCurl", "CPSL", "COpenSSL", "CLinux"]),
+        .target(name: "RelayFetch", dependencies: ["HTTPCore", "SystemIO", "WireFormat", "RelayTransport", "ObliviousHTTP", "NameResolution", "Locking", "CCurl", "CPSL", "COpenSSL", "CLinux"]),
         .target(name: "RelayProfiles", dependencies: ["RelayFetch", "SystemIO", "CryptoPrimitives", "COpenSSL"]),
         // The page, in four layers: the DOM (libxml2), style on it, loading it, saving it.
         .target(name: "HTMLDOM", dependencies: ["CLibXML2"]),
         .target(name: "CSSStyle", dependencies: ["HTMLDOM", "CLibXML2"]),
-        .target(name: "HeadlessPage", dependencies: ["HTMLDOM", "CSSStyle", "RelayFetch", "SystemIO", "Locking", "CLibXML2"]),
+        .target(name: "HeadlessPage", dependencies: ["HTTPCore", "HTMLDOM", "CSSStyle", "RelayFetch", "SystemIO", "Locking", "CLibXML2"]),
         .target(name: "OfflineCopy", dependencies: ["HeadlessPage", "CSSStyle", "HTMLDOM", "RelayFetch", "SystemIO"]),
-        .target(name: "WebArchive", dependencies: ["HeadlessPage", "CryptoPrimitives"]),
-        .target(name: "OAuthFlow", dependencies: ["HeadlessPage", "RelayFetch", "CryptoPrimitives", "COpenSSL"]),
-        .target(name: "Crawler", dependencies: ["SystemIO", "CryptoPrimitives", "RelayFetch", "HeadlessPage", "WebArchive", "Locking", "CSQLite", "CPostgreSQL", "CZlib"]),
-        .target(name: "RelayFetchCLI", dependencies: ["RelayFetch", "RelayProfiles", "HeadlessPage", "OfflineCopy", "WebArchive", "OAuthFlow", "Crawler", "Locking",
+        .target(name: "WebArchive", dependencies: ["HTTPCore", "HeadlessPage", "CryptoPrimitives"]),
+        .target(name: "OAuthFlow", dependencies: ["HTTPCore", "HeadlessPage", "RelayFetch", "CryptoPrimitives", "COpenSSL"]),
+        .target(name: "Crawler", dependencies: ["HTTPCore", "SystemIO", "CryptoPrimitives", "RelayFetch", "HeadlessPage", "WebArchive", "Locking", "CSQLite", "CPostgreSQL", "CZlib"]),
+        .target(name: "RelayFetchCLI", dependencies: ["HTTPCore", "RelayFetch", "RelayProfiles", "HeadlessPage", "OfflineCopy", "WebArchive", "OAuthFlow", "Crawler", "Locking",
                                                   "COpenSSL", "CBuildInfo"]),
         .executableTarget(name: "relayfetch", dependencies: ["RelayFetchCLI", "CLinux"]),
         // Benchmarks against peers measured in the same run (Benchmarks/run.sh); not a test.
@@ -61,6 +64,7 @@ let package = Package(
         .testTarget(name: "WireFormatTests", dependencies: ["WireFormat"]),
         .testTarget(name: "PrivacyPassTests", dependencies: ["PrivacyPass", "RelayFetch", "RelayTransport", "RelayFetchTestSupport", "Locking"],
                     exclude: ["Vectors"]),
+        .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore"]),
         .testTarget(name: "NameResolutionTests", dependencies: ["NameResolution", "Locking"]),
         .testTarget(name: "HTMLDOMTests", dependencies: ["HTMLDOM", "CSSStyle", "RelayFetchTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "CSSStyleTests", dependencies: ["CSSStyle", "HTMLDOM"]),

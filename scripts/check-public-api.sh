@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Checks that RelayFetch's public top-level declarations, and the RelayTransport types its public
-# declarations name, are the ones listed in scripts/RelayFetch-public-api.txt (and in README,
-# "Public API of RelayFetch"), as `swift package dump-symbol-graph` sees them (a few seconds after
-# a build). Run by scripts/test.sh; after a deliberate change of the API, rerun with --update and
+# Checks that RelayFetch's public top-level declarations, and the RelayTransport and HTTPCore types
+# its public declarations name without re-exporting them, are the ones listed in
+# scripts/RelayFetch-public-api.txt (and in README, "Public API of RelayFetch"), as `swift package
+# dump-symbol-graph` sees them (a few seconds after a build). Run by scripts/test.sh; after a deliberate change of the API, rerun with --update and
 # update README's list too. Also checks that ARCHITECTURE.md names every module and route type.
 set -euo pipefail
 
@@ -16,21 +16,24 @@ swift package dump-symbol-graph --minimum-access-level public >.build/symbolgrap
 graph=$(sed -n 's/^Files written to //p' .build/symbolgraph.log)/RelayFetch.symbols.json
 [[ -f $graph ]] || { echo "check-public-api: no symbol graph at $graph" >&2; exit 1; }
 
-# One line per top-level public symbol: its kind and name (members are left out), a transport
-# declaration that RelayFetch re-exports (`@_exported import enum RelayTransport.X`) counting as
-# its own; then one line per other RelayTransport type that a public declaration names (callers
-# would import RelayTransport for it).
+# One line per top-level public symbol: its kind and name (members are left out), a transport or
+# HTTP core declaration that RelayFetch re-exports (`@_exported import enum RelayTransport.X`,
+# `@_exported import struct HTTPCore.HTTPFields`) counting as its own; then one line per other
+# RelayTransport or HTTPCore type that a public declaration names (callers would import that
+# module for it).
 actual=$(python3 - "$graph" Sources/RelayFetch <<'PY'
 import json, pathlib, re, sys
 graph = json.load(open(sys.argv[1]))
 exported = {m.group(2): m.group(1) for f in pathlib.Path(sys.argv[2]).glob("*.swift")
-            for m in re.finditer(r"^@_exported import (\w+) RelayTransport\.(\w+)$", f.read_text(), re.M)}
+            for m in re.finditer(r"^@_exported import (\w+) (?:RelayTransport|HTTPCore)\.(\w+)$", f.read_text(), re.M)}
 names = {f"{s['kind']['identifier'].removeprefix('swift.')} {s['pathComponents'][0]}"
          for s in graph["symbols"] if len(s["pathComponents"]) == 1}
 names |= {f"{kind} {name}" for name, kind in exported.items()}
-transport = {f"uses RelayTransport.{f['spelling']}"
+lower = {"s:14RelayTransport": "RelayTransport", "s:8HTTPCore": "HTTPCore"}
+transport = {f"uses {module}.{f['spelling']}"
              for s in graph["symbols"] for f in s.get("declarationFragments", [])
-             if f.get("preciseIdentifier", "").startswith("s:14RelayTransport") and f["spelling"] not in exported}
+             for prefix, module in lower.items()
+             if f.get("preciseIdentifier", "").startswith(prefix) and f["spelling"] not in exported}
 print("\n".join(sorted(names) + sorted(transport)))
 PY
 )

@@ -57,8 +57,8 @@ public struct CrawlRequisite: Sendable, Codable {
 /// A crawled page as handed to outputs: its record, and for archives the exchange itself.
 public struct CrawledPage: Sendable {
     public var record: CrawlRecord
-    public var requestHeaderFields: [(name: String, value: String)] = []
-    public var responseHeaderFields: [(name: String, value: String)] = []
+    public var requestHeaderFields: HTTPFields = []
+    public var responseHeaderFields: HTTPFields = []
     /// The body, when `CrawlConfiguration.keepBodies` is set.
     public var body: Data?
     /// The requisites' exchanges (bodies too when `keepBodies` is set), for archives.

@@ -1,5 +1,6 @@
 import Foundation
 import HeadlessPage
+import HTTPCore
 
 /// The links a crawler follows from an HTML page: `a` and `area` hrefs, frames and iframes, and
 /// the canonical link, as written, with the document's base URL to resolve them against (and
@@ -10,7 +11,7 @@ enum LinkExtractor {
     /// The page's links, its base URL (the document's URL unless a base href changes it), and
     /// its metas named in `metaNames` (lower case).
     static func links(in body: Data, url: URL, contentType: String?, metaNames: Set<String> = []) -> HTMLLinks {
-        let charset = charset(of: contentType)
+        let charset = ContentType(contentType).charset
         let asciiCompatible = charset.map { !$0.contains("16") && !$0.contains("32") } ?? true
         let scanned = asciiCompatible ? body.withUnsafeBytes { HTMLLinkScanner.scan($0, metaNames: metaNames) } : nil
         var page = scanned ?? parsed(body, url: url, charset: charset, metaNames: metaNames)
@@ -66,7 +67,7 @@ enum LinkExtractor {
 
     /// Whether a response may be a sitemap: XML or gzip by type, or a name ending in .xml or .xml.gz.
     static func mayBeSitemap(_ contentType: String?, url: URL) -> Bool {
-        return sitemapTypes.contains(mediaType(contentType))
+        return sitemapTypes.contains(ContentType(contentType).mediaType ?? "")
             || url.path.hasSuffix(".xml") || url.path.hasSuffix(".xml.gz")
     }
 
@@ -76,24 +77,7 @@ enum LinkExtractor {
     /// Whether a Content-Type names HTML (or none was given and the crawler must guess).
     static func isHTML(_ contentType: String?) -> Bool {
         guard contentType != nil else { return true }
-        let type = mediaType(contentType)
+        let type = ContentType(contentType).mediaType
         return type == "text/html" || type == "application/xhtml+xml"
-    }
-
-    /// The media type of a Content-Type value, in lower case ("" for none).
-    static func mediaType(_ contentType: String?) -> String {
-        guard let contentType else { return "" }
-        let type = contentType.utf8.prefix { $0 != UInt8(ascii: ";") }.drop { $0 == 0x20 || $0 == 0x09 }
-        let end = type.lastIndex { $0 != 0x20 && $0 != 0x09 }.map(type.index(after:)) ?? type.startIndex
-        return String(decoding: type[..<end], as: UTF8.self).lowercased()
-    }
-
-    private static func charset(of contentType: String?) -> String? {
-        guard let contentType else { return nil }
-        for parameter in contentType.split(separator: ";").dropFirst() {
-            let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-            if pair.count == 2, pair[0].lowercased() == "charset" { return pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }
-        }
-        return nil
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPCore
 import RelayFetch
 
 /// robots.txt per origin, fetched through the relay chain carrying that host (so through the

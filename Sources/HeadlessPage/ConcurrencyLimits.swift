@@ -1,3 +1,4 @@
+import HTTPCore
 import Foundation
 
 /// Counting semaphores: one overall, one per origin.

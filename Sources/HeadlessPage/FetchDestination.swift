@@ -1,3 +1,4 @@
+import HTTPCore
 import Foundation
 import RelayFetch
 
@@ -49,8 +50,8 @@ struct FetchDestination {
 
     /// `Accept`, `Sec-Fetch-Dest/Mode/Site` (and `Sec-Fetch-User` for a user's navigation), and
     /// `Origin` for CORS requests, for a request to `url` made by a document of `initiator`.
-    func headerFields(for url: URL, initiator: URL?) -> [(name: String, value: String)] {
-        var fields: [(name: String, value: String)] = [("Accept", accept)]
+    func headerFields(for url: URL, initiator: URL?) -> HTTPFields {
+        var fields: HTTPFields = [("Accept", accept)]
         if destination == "document" { fields.append(("Upgrade-Insecure-Requests", "1")) }
         fields += [("Sec-Fetch-Site", Self.site(of: url, from: initiator)), ("Sec-Fetch-Mode", mode), ("Sec-Fetch-Dest", destination)]
         if destination == "document" { fields.append(("Sec-Fetch-User", "?1")) }

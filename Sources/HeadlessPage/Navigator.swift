@@ -1,3 +1,4 @@
+import HTTPCore
 import Foundation
 import RelayFetch
 import HTMLDOM
@@ -69,7 +70,7 @@ public final class Navigator: Sendable {
             // intercept anyway is the policy's to report.
             if let refused = redirects.refusedTarget, policy.shouldIntercept(refused) { return .intercepted(refused) }
             main.record(response: response, body: body, request: sent, keepBody: true)
-            let document = HTMLDocument(data: body, url: response.url, charset: ContentType(response).charset)
+            let document = HTMLDocument(data: body, url: response.url, charset: response.contentType.charset)
                 ?? HTMLDocument(data: Data("<html></html>".utf8), url: response.url)!
             return .page(Page(url: response.url, statusCode: response.statusCode, headerFields: response.headerFields,
                               document: document, main: main, resources: [], startedAt: started,

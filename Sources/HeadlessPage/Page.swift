@@ -12,8 +12,8 @@ public struct PageResource: Sendable {
     public var httpVersion: String?
     public var mimeType: String?
     public var size: Int = 0
-    public var requestHeaderFields: [(name: String, value: String)] = []
-    public var responseHeaderFields: [(name: String, value: String)] = []
+    public var requestHeaderFields: HTTPFields = []
+    public var responseHeaderFields: HTTPFields = []
     public var startedAt: Date
     /// Seconds from start to the last byte.
     public var duration: Double = 0
@@ -35,7 +35,7 @@ public struct Page: Sendable {
     /// The URL after redirects (and meta refreshes).
     public let url: URL
     public let statusCode: Int
-    public let headerFields: [(name: String, value: String)]
+    public let headerFields: HTTPFields
     public let document: HTMLDocument
     /// The page's own exchange.
     public let main: PageResource

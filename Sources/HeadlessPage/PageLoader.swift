@@ -1,4 +1,5 @@
 import Foundation
+import HTTPCore
 import RelayFetch
 import HTMLDOM
 import CSSStyle
@@ -165,7 +166,7 @@ public final class PageLoader: Sendable {
     }
 
     func parse(_ data: Data, response: HTTPResponse) throws -> HTMLDocument {
-        guard let document = HTMLDocument(data: data, url: response.url, charset: ContentType(response).charset) else {
+        guard let document = HTMLDocument(data: data, url: response.url, charset: response.contentType.charset) else {
             throw FetchError(.transfer("\(response.url.absoluteString) could not be parsed as HTML"))
         }
         return document
@@ -176,7 +177,7 @@ extension PageResource {
     mutating func record(response: HTTPResponse, body: Data, request: HTTPRequest, keepBody: Bool) {
         statusCode = response.statusCode
         httpVersion = response.httpVersion
-        mimeType = ContentType(response).mimeType
+        mimeType = response.contentType.mediaType
         size = body.count
         requestHeaderFields = request.headerFields
         responseHeaderFields = response.headerFields
@@ -185,20 +186,6 @@ extension PageResource {
         relayChain = response.relayHops
         relayHopTimings = response.relayHopTimings
         if keepBody { self.body = body }
-    }
-}
-
-/// The parts of a Content-Type header a loader needs.
-struct ContentType {
-    let mimeType: String?
-    let charset: String?
-
-    init(_ response: HTTPResponse) {
-        let value = response.value(forHeaderField: "Content-Type") ?? ""
-        let parts = value.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
-        mimeType = parts.first.flatMap { $0.isEmpty ? nil : $0.lowercased() }
-        charset = parts.dropFirst().first { $0.lowercased().hasPrefix("charset=") }
-            .map { String($0.dropFirst(8)).trimmingCharacters(in: CharacterSet(charactersIn: "\"'")) }
     }
 }
 

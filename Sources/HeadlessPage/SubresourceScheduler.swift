@@ -1,4 +1,5 @@
 import Foundation
+import HTTPCore
 import RelayFetch
 import Locking
 import HTMLDOM
@@ -250,7 +251,7 @@ final class SubresourceScheduler: Sendable {
         var request = original
         request.maximumBodySize = request.maximumBodySize ?? loader.session.configuration.maximumResponseSize
         let (stream, response) = try await loader.session.bytes(for: request)
-        let type = ContentType(response).mimeType ?? ""
+        let type = response.contentType.mediaType ?? ""
         let parsed = type.contains("html") || type == "text/css"
         var memory = Data()
         var spooled: SpooledBody?
@@ -277,7 +278,7 @@ final class SubresourceScheduler: Sendable {
     /// What a loaded style sheet or frame needs in turn, within the depth limits.
     private func followUps(of job: SubresourceJob, body: Data, response: HTTPResponse) -> [SubresourceJob] {
         guard (200..<300).contains(response.statusCode) else { return [] }
-        let type = ContentType(response).mimeType ?? ""
+        let type = response.contentType.mediaType ?? ""
         let isStyleSheet = job.reference.kind == .stylesheet || type == "text/css"
         if case .browser = loader.scanMode, isStyleSheet {
             let text = styleText(of: body)

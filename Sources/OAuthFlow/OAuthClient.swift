@@ -137,7 +137,7 @@ public final class OAuthClient: Sendable {
                         FormEntry("client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"),
                         FormEntry("client_assertion", try Self.clientAssertion(key, clientID: configuration.clientID, audience: endpoint))]
         }
-        var request = HTTPRequest(url: endpoint, method: "POST", headerFields: headers.map { (name: $0.0, value: $0.1) },
+        var request = HTTPRequest(url: endpoint, method: "POST", headerFields: HTTPFields(headers.map { (name: $0.0, value: $0.1) }),
                                   body: Data(FormBodyEncoder.urlEncoded(entries).utf8))
         request.followsRedirects = false
         let (body, response) = try await session.data(for: request, recorder: recorder)

@@ -1,3 +1,4 @@
+import HTTPCore
 /// The size rules of one response body, as curl's `--max-filesize` has them: a declared length
 /// over the limit fails before any byte; a 206 is judged by where its range ends (the size of
 /// the file it completes), and the bytes before its range count toward the limit too; the

@@ -1,3 +1,4 @@
+import HTTPCore
 import Foundation
 import RelayTransport
 internal import CCurl
@@ -118,8 +119,9 @@ struct CurlProxyRoute: CurlRoute {
     func takeHeaderLine(_ line: String, of transfer: CurlTransfer) -> Bool {
         guard !transfer.requestStarted else { return false }
         if line.hasPrefix("HTTP/") {
-            let parts = line.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: " ", maxSplits: 2)
-            transfer.connectAnswer = (parts.count > 1 ? Int(parts[1]) ?? 0 : 0, parts.count > 2 ? String(parts[2]) : "")
+            // A status line libcurl accepted but ours does not read (a code past 599): status 0, a refusal.
+            let answer = StatusLine(line)
+            transfer.connectAnswer = (answer?.status ?? 0, answer?.reason ?? "")
         } else if line == "\r\n" || line == "\n", let answer = transfer.connectAnswer, (200..<300).contains(answer.status) {
             let report = HopReport(hop: hop, connectedAfter: IdleClock.now() - transfer.started, reusedConnection: false)
             transfer.proxyHopReports = [report]

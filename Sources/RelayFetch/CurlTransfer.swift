@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import HTTPCore
 import Glibc
 #endif
 import Foundation

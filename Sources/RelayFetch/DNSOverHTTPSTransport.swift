@@ -1,3 +1,4 @@
+import HTTPCore
 import Foundation
 import NameResolution
 
@@ -18,7 +19,7 @@ struct DNSOverHTTPSTransport: DNSTransport {
 
     func exchange(_ query: [UInt8]) async throws -> [UInt8] {
         var request: HTTPRequest
-        let accept = ("Accept", "application/dns-message")
+        let accept: HTTPFields.Field = ("Accept", "application/dns-message")
         if usesPOST {
             request = HTTPRequest(url: url, method: "POST", headerFields: [accept, ("Content-Type", "application/dns-message")], body: Data(query))
         } else {

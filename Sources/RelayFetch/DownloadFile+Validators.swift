@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import HTTPCore
 import Glibc
 #endif
 internal import CLinux
@@ -16,7 +17,7 @@ extension DownloadFile {
     /// fields. If-Range is the stored strong ETag when there is one, else the file's time (the
     /// Last-Modified it was saved with): a changed resource comes back whole, not spliced. nil
     /// when there is no file or it is empty.
-    public static func resumption(of url: URL) -> (offset: Int, headerFields: [(name: String, value: String)])? {
+    public static func resumption(of url: URL) -> (offset: Int, headerFields: HTTPFields)? {
         guard let (size, modified) = existing(url), size > 0 else { return nil }
         let validator = storedEntityTag(of: url) ?? HTTPDate.format(modified)
         return (size, [("Range", "bytes=\(size)-"), ("If-Range", validator)])

@@ -1,3 +1,4 @@
+import HTTPCore
 import Foundation
 import Locking
 
@@ -22,7 +23,7 @@ final class HTTPCache: Sendable {
         case miss
         case fresh(Entry)
         /// Stale: send these conditional header fields and, on 304, reuse the entry.
-        case revalidate(Entry, [(name: String, value: String)])
+        case revalidate(Entry, HTTPFields)
     }
 
     private let contents = Locked(Contents())
@@ -42,7 +43,7 @@ final class HTTPCache: Sendable {
     func lookup(_ request: HTTPRequest) -> Lookup {
         guard Self.isCacheable(request), let entry = contents.withLock({ $0.entries[request.url.absoluteString] }) else { return .miss }
         if let freshFor = entry.freshFor, now().timeIntervalSince(entry.storedAt) < freshFor { return .fresh(entry) }
-        var conditions: [(name: String, value: String)] = []
+        var conditions: HTTPFields = []
         if let etag = entry.etag { conditions.append(("If-None-Match", etag)) }
         if let lastModified = entry.lastModified { conditions.append(("If-Modified-Since", lastModified)) }
         return conditions.isEmpty ? .miss : .revalidate(entry, conditions)
@@ -72,7 +73,7 @@ final class HTTPCache: Sendable {
     func refresh(_ entry: Entry, with notModified: HTTPResponse, for request: HTTPRequest) -> Entry {
         var fields = entry.response.headerFields
         for field in notModified.headerFields where !["content-length", "content-encoding"].contains(field.name.lowercased()) {
-            fields.removeAll { $0.name.caseInsensitiveCompare(field.name) == .orderedSame }
+            fields.removeAll(named: field.name)
             fields.append(field)
         }
         var response = HTTPResponse(statusCode: entry.response.statusCode, httpVersion: notModified.httpVersion, headerFields: fields,

@@ -1,11 +1,17 @@
 import Foundation
+import HTTPCore
 import RelayTransport
+// The header type of the public API, and what a bad field throws.
+@_exported import struct HTTPCore.HTTPFields
+@_exported import struct HTTPCore.HTTPFieldError
+@_exported import enum HTTPCore.ReferrerPolicy
 
 /// A request to send: method, URL, header fields and an optional body.
 public struct HTTPRequest: Sendable {
     public var method: String
     public var url: URL
-    public var headerFields: [(name: String, value: String)]
+    /// Checked when the request enters a session (`HTTPFieldError`).
+    public var headerFields: HTTPFields
     public var body: Data?
     /// A body read while it is sent, instead of `body` (curl's `-T`): any size, never whole in
     /// memory (except through Oblivious HTTP, whose one sealed message holds it, up to the
@@ -48,7 +54,7 @@ public struct HTTPRequest: Sendable {
     /// origin still gets the method and body only as `crossOriginRedirects` allows.
     public var postKeptOnRedirects: Set<Int> = []
 
-    public init(url: URL, method: String = "GET", headerFields: [(name: String, value: String)] = [], body: Data? = nil) {
+    public init(url: URL, method: String = "GET", headerFields: HTTPFields = [], body: Data? = nil) {
         self.url = url
         self.method = method
         self.headerFields = headerFields
@@ -73,10 +79,7 @@ extension HTTPRequest {
     /// it is a 2xx response and `acceptedMediaTypes` names neither its type nor `type/*`.
     func wantsBody(status: Int, contentType: String?) -> Bool {
         guard let accepted = acceptedMediaTypes, (200..<300).contains(status) else { return true }
-        guard let contentType else { return false }
-        let mediaType = contentType.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
-        let wildcard = (mediaType.split(separator: "/").first.map(String.init) ?? "") + "/*"
-        return accepted.contains { $0.lowercased() == mediaType || $0.lowercased() == wildcard }
+        return ContentType(contentType).matches(any: accepted)
     }
 }
 
@@ -85,7 +88,7 @@ public struct HTTPResponse: Sendable {
     public let statusCode: Int
     /// "HTTP/1.1" or "HTTP/2".
     public let httpVersion: String
-    public let headerFields: [(name: String, value: String)]
+    public let headerFields: HTTPFields
     /// The URL after redirects.
     public let url: URL
     /// The relay hops that carried the final exchange (empty for a direct one).
@@ -102,10 +105,13 @@ public struct HTTPResponse: Sendable {
     /// Redirects followed to reach this response.
     public var redirectCount = 0
 
-    /// The first value of `name`, compared case-insensitively.
+    /// The first value of `name`, compared case-insensitively (`headerFields[name]` combines them all).
     public func value(forHeaderField name: String) -> String? {
-        headerFields.first { $0.name.equalsIgnoringASCIICase(name) }?.value
+        headerFields.values(for: name).first
     }
+
+    /// The Content-Type field's media type and charset.
+    package var contentType: ContentType { ContentType(value(forHeaderField: "Content-Type")) }
 }
 
 /// One hop of a tunnel an exchange opened: which relay, how it was spoken to, and how long after

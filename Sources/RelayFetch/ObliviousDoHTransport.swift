@@ -1,3 +1,4 @@
+import HTTPCore
 import Foundation
 import Locking
 import NameResolution
@@ -77,7 +78,7 @@ final class ObliviousDoHTransport: DNSTransport, Sendable {
         let host = target.port.map { "\(targetHost):\($0)" } ?? targetHost
         components.queryItems = (components.queryItems ?? []) + [URLQueryItem(name: "targethost", value: host), URLQueryItem(name: "targetpath", value: path)]
         guard let url = components.url else { throw FetchError(.nameResolution("bad ODoH relay URL \(relay.absoluteString)")) }
-        var fields: [(name: String, value: String)] = [("Accept", method == "POST" ? ObliviousDoH.mediaType : "application/oblivious-dns-configs")]
+        var fields: HTTPFields = [("Accept", method == "POST" ? ObliviousDoH.mediaType : "application/oblivious-dns-configs")]
         if body != nil { fields.append(("Content-Type", ObliviousDoH.mediaType)) }
         var request = HTTPRequest(url: url, method: method, headerFields: fields, body: body)
         request.httpShouldHandleCookies = false

@@ -1,3 +1,4 @@
+import HTTPCore
 import Foundation
 import ObliviousHTTP
 
@@ -62,7 +63,7 @@ enum ObliviousExchange {
             throw FetchError(.oblivious("the gateway's response failed: \(error)"))
         }
         var response = HTTPResponse(statusCode: inner.status, httpVersion: "OHTTP",
-                                    headerFields: inner.headerFields.map { (name: $0.name, value: $0.stringValue ?? "") },
+                                    headerFields: HTTPFields(inner.headerFields.map { (name: $0.name, value: $0.stringValue ?? "") }),
                                     url: request.url, relayHops: route.hopNames)
         response.timings = relayResponse.timings
         return (inner.content, response)

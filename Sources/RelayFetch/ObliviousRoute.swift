@@ -1,3 +1,4 @@
+import HTTPCore
 import Foundation
 
 /// Oblivious HTTP (RFC 9458): the request is encapsulated to the gateway's key and POSTed to
@@ -7,7 +8,7 @@ struct ObliviousRoute: Route {
     let relayURL: URL
     let keyConfig: OHTTPKeyConfigRef
     /// The relay's own header fields, on the POST to it only.
-    let relayHeaderFields: [(name: String, value: String)]
+    let relayHeaderFields: HTTPFields
     let carrier: any CurlRoute
 
     var hopNames: [String] { carrier.hopNames + ["ohttp:" + relayURL.absoluteString] }

@@ -1,3 +1,4 @@
+import HTTPCore
 import Foundation
 import RelayTransport
 
@@ -85,7 +86,11 @@ extension ProxyConfiguration.RelayHop {
             throw FetchError(.invalidRelay(index: index, reason: "SOCKS5 needs a socks5:// endpoint URL, not \(url.absoluteString)"))
         }
         let secure = scheme == "https"
-        let fields = additionalHTTPHeaderFields.sorted { $0.key < $1.key }.map { HeaderField(name: $0.key, value: $0.value) }
+        // Checked here: they are written into this hop's CONNECT as they are.
+        let fields: HTTPFields
+        do { fields = try HTTPFields(validating: additionalHTTPHeaderFields.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }) } catch {
+            throw FetchError(.invalidRelay(index: index, reason: error.description))
+        }
         var endpoint = RelayEndpoint(host: host, port: port, usesTLS: secure,
                                      trust: TLSTrust(caFile: tlsOptions.certificateAuthorityFile,
                                                      pinnedPublicKeys: tlsOptions.pinnedPublicKeySHA256.map { [UInt8]($0) },

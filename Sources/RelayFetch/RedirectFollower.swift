@@ -1,3 +1,4 @@
+import HTTPCore
 import Foundation
 
 /// The one redirect policy, shared by `Session` (requests that follow redirects) and the page

@@ -10,7 +10,7 @@ extension Session {
     /// with capitals is taken in lower case, as by `data(for:)`.
     /// Throws what `data(for:)` throws up to the response head; later errors come from the body.
     public func bytes(for request: HTTPRequest) async throws -> (ResponseBody, HTTPResponse) {
-        var current = Self.entering(request)
+        var current = try Self.entering(request)
         var chain = RedirectChain(current, configuration: configuration)
         while true {
             let (body, response) = try await chain.within { try await streamingExchange(chain.timed(current), timeLimit: chain.timeLimit) }
@@ -22,7 +22,7 @@ extension Session {
             // A redirect's own body is small, if any: read it (so the connection can be reused)
             // unless it turns out large, then cut it.
             _ = try? await body.collect(upTo: 64 << 10)
-            current = Self.entering(next)
+            current = try Self.entering(next)
         }
     }
 

@@ -1,3 +1,4 @@
+import HTTPCore
 import Foundation
 import Locking
 import RelayTransport
@@ -105,8 +106,9 @@ public final class Session: Sendable {
     /// Sends `request`, following redirects as configured. `onBodyChunk` receives the final
     /// response's URL and body piece by piece while it arrives (for streaming parsers), on
     /// another thread. A host with capitals is taken in lower case (so is the response's URL).
+    /// Throws `HTTPFieldError` before anything is sent when a header field could inject another.
     public func data(for request: HTTPRequest, onBodyChunk: (@Sendable (URL, Data) -> Void)? = nil) async throws -> (Data, HTTPResponse) {
-        var current = Self.entering(request)
+        var current = try Self.entering(request)
         var chain = RedirectChain(current, configuration: configuration)
         while true {
             let (body, response) = try await chain.within { try await exchange(chain.timed(current), onBodyChunk: onBodyChunk) }
@@ -115,13 +117,16 @@ public final class Session: Sendable {
                 response.redirectCount = chain.followed
                 return (body, response)
             }
-            current = Self.entering(next)
+            current = try Self.entering(next)
         }
     }
 
     /// `request` as it enters the session, first or after a redirect: its host in lower case,
-    /// the one spelling routing, domain matching, pinning, resolution and the relays see.
-    static func entering(_ request: HTTPRequest) -> HTTPRequest {
+    /// the one spelling routing, domain matching, pinning, resolution and the relays see, and
+    /// its header fields checked: libcurl would send a CR LF in a value as it is, a field of
+    /// the caller's choosing (or, from a page's form, of a site's).
+    static func entering(_ request: HTTPRequest) throws(HTTPFieldError) -> HTTPRequest {
+        try request.headerFields.validate()
         var request = request
         request.url = request.url.withLowercasedHost
         return request
@@ -231,6 +236,6 @@ public final class Session: Sendable {
         let carrier: any CurlRoute = chain.isEmpty ? DirectRoute()
             : Routes.through(try endpoints(chain), to: TunnelTarget(host: relay.host, port: relay.port), opener: opener)
         return ObliviousRoute(relayURL: relayURL, keyConfig: try OHTTPKeyConfigRef.parse(oblivious.gatewayKeyConfig),
-                              relayHeaderFields: relay.headerFields.map { ($0.name, $0.value) }, carrier: carrier)
+                              relayHeaderFields: relay.headerFields, carrier: carrier)
     }
 }

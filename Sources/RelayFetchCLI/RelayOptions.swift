@@ -1,3 +1,4 @@
+import HTTPCore
 import Foundation
 import OAuthFlow
 import RelayFetch
@@ -353,13 +354,9 @@ struct RelayOptions {
         }
         let name = String(text[..<colon]).trimmingCharacters(in: .whitespaces)
         let value = String(text[text.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
-        let token = CharacterSet(charactersIn: "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
-        guard !name.isEmpty, name.unicodeScalars.allSatisfy(token.contains) else {
-            throw UsageError("header name \"\(name)\" is not a valid field name")
-        }
-        guard !value.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else {
-            throw UsageError("header \(name) has a line break in its value")
-        }
+        // The library checks the same again where a request enters a session; here the message
+        // names the option.
+        do { _ = try HTTPFields(validating: [(name, value)]) } catch { throw UsageError("-H: \(error)") }
         return (name, value)
     }
 

@@ -1,3 +1,4 @@
+import HTTPCore
 import Foundation
 import RelayFetch
 
@@ -16,7 +17,7 @@ struct RequestOptions {
 
     var method: String?
     var head = false
-    var headers: [(name: String, value: String)] = []
+    var headers: HTTPFields = []
     var body = Body.none
     /// `-G`: the -d data goes into the URL's query of a GET instead.
     var dataInQuery = false

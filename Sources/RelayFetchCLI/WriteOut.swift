@@ -1,3 +1,4 @@
+import HTTPCore
 import Foundation
 
 /// `-w`/`--write-out`: text with curl's `%{variable}`s (TransferReport.variables, plus

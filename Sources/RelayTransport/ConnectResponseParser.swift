@@ -1,3 +1,5 @@
+import HTTPCore
+
 /// Parses a relay's answer to an HTTP/1.1 CONNECT (RFC 9110 §9.3.6): bytes in, a verdict out.
 /// No I/O, so it is tested on its own.
 struct ConnectResponseParser {
@@ -35,11 +37,11 @@ struct ConnectResponseParser {
             let head = String(decoding: buffer[0..<end], as: UTF8.self)
             let rest = Array(buffer[(end + 4)...])
             let statusLine = head.split(separator: "\r\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-            let parts = statusLine.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
-            guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), let status = Self.statusCode(parts[1]) else {
+            // The shared parser (three digits, 100...599), then CONNECT's own rule: an HTTP/1.x answer.
+            guard let parsed = StatusLine(statusLine), parsed.version.hasPrefix("HTTP/1.") else {
                 return .malformed("bad status line \"\(statusLine.prefix(80))\"")
             }
-            let reason = parts.count > 2 ? String(parts[2]) : ""
+            let (status, reason) = (parsed.status, parsed.reason)
             if (100..<200).contains(status) {
                 buffer = rest  // interim response: skip it and wait for the final one
                 searchedUpTo = 0
@@ -56,14 +58,6 @@ struct ConnectResponseParser {
             }
             return .refused(status: status, reason: reason)
         }
-    }
-
-    /// Exactly three digits in 100...599 (RFC 9110 §15); `Int` alone would take "+20" or "-99",
-    /// and 600...999 are not HTTP status codes.
-    private static func statusCode(_ text: Substring) -> Int? {
-        guard text.utf8.count == 3, text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
-              let status = Int(text), (100...599).contains(status) else { return nil }
-        return status
     }
 
     private static func endOfHead(in bytes: [UInt8], from start: Int) -> Int? {

@@ -1,3 +1,5 @@
+import HTTPCore
+
 /// One relay as the transport sees it: where it is, how to trust it, what to tell it.
 package struct RelayEndpoint: Sendable, Hashable {
     package var host: String
@@ -5,8 +7,8 @@ package struct RelayEndpoint: Sendable, Hashable {
     /// TLS to the relay itself (an https:// relay URL); false for a plain http:// relay.
     package var usesTLS: Bool
     package var trust: TLSTrust
-    /// Header fields sent to this relay only, on each CONNECT.
-    package var headerFields: [HeaderField]
+    /// Header fields sent to this relay only, on each CONNECT (checked where the hop is configured).
+    package var headerFields: HTTPFields
     /// How to speak to the relay (which connector reaches it).
     package var relayProtocol: RelayProtocol
     /// The username and password of a hop that authenticates with them (SOCKS5); nil: none.
@@ -19,7 +21,7 @@ package struct RelayEndpoint: Sendable, Hashable {
     /// `Proxy-Authorization` on its CONNECT only, refreshed once on a 407); nil: none.
     package var tokenSource: HopTokenReference?
 
-    package init(host: String, port: UInt16, usesTLS: Bool = true, trust: TLSTrust = .system, headerFields: [HeaderField] = [],
+    package init(host: String, port: UInt16, usesTLS: Bool = true, trust: TLSTrust = .system, headerFields: HTTPFields = [],
                 relayProtocol: RelayProtocol = .automatic, credentials: RelayCredentials? = nil) {
         self.host = host
         self.port = port
@@ -82,16 +84,6 @@ package struct RelayCredentials: Sendable, Hashable {
     package init(username: String, password: String) {
         self.username = username
         self.password = password
-    }
-}
-
-/// A header field name and value, in order.
-package struct HeaderField: Sendable, Hashable {
-    package var name: String
-    package var value: String
-    package init(name: String, value: String) {
-        self.name = name
-        self.value = value
     }
 }
 

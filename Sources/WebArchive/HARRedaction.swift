@@ -1,4 +1,5 @@
 import Foundation
+import HTTPCore
 
 /// What a HAR writer blanks so that the file can be shared (Chromium's DevTools exports HAR
 /// "sanitized" the same way unless asked for sensitive data): the values of credential headers;
@@ -32,7 +33,7 @@ struct HARRedaction {
     mutating func json(_ value: Any) -> Any { enabled ? credentials.json(value) : value }
 
     /// HAR's `headers` array for `fields`.
-    mutating func headers(_ fields: [(name: String, value: String)]) -> [[String: String]] {
+    mutating func headers(_ fields: HTTPFields) -> [[String: String]] {
         fields.map { field in
             guard enabled else { return ["name": field.name, "value": field.value] }
             let name = field.name.lowercased()

@@ -79,7 +79,7 @@ final class CookieJarTests: XCTestCase {
 
 final class HTTPCacheTests: XCTestCase {
     private func response(_ fields: [(String, String)], status: Int = 200) -> HTTPResponse {
-        HTTPResponse(statusCode: status, httpVersion: "HTTP/2", headerFields: fields.map { (name: $0.0, value: $0.1) },
+        HTTPResponse(statusCode: status, httpVersion: "HTTP/2", headerFields: HTTPFields(fields.map { (name: $0.0, value: $0.1) }),
                      url: URL(string: "https://x.test/a")!, relayHops: [])
     }
 

@@ -224,7 +224,7 @@ final class HTTP3ConnectStreamTests: XCTestCase {
 
     func testConnectUDPIsAnExtendedConnectTheRelayAccepts() throws {
         let harness = try Harness(hop: hop, server: NGHTTP3TestServer(connectProtocol: true))
-        let relay = RelayEndpoint(host: "relay.test", port: 443, headerFields: [HeaderField(name: "Proxy-Authorization", value: "Bearer t")])
+        let relay = RelayEndpoint(host: "relay.test", port: 443, headerFields: [("Proxy-Authorization", "Bearer t")])
         let tunnel = Tunnel(harness.connection.makeUDPStream(relay: relay, target: TunnelTarget(host: "relay2.test", port: 443), nextHop: nextHop))
         harness.quic.flush()
         XCTAssertEqual(harness.server.fields(0), [":method: CONNECT", ":protocol: connect-udp", ":scheme: https", ":authority: relay.test:443",

@@ -28,7 +28,7 @@ final class HTTP3RelayFailureTests: XCTestCase {
 
     func testAnHTTP3HopBehindAnHTTP2HopIsUnsupported() throws {
         let relayA = RelayEndpoint(host: "127.0.0.11", port: 4433, trust: TLSTrust(caFile: TestServers.caFile),
-                                   headerFields: [HeaderField(name: "Proxy-Authorization", value: TestServers.relayToken)],
+                                   headerFields: [("Proxy-Authorization", TestServers.relayToken)],
                                    relayProtocol: .http2)
         let session = HTTP3TestChain()
         defer { session.end() }

@@ -15,7 +15,7 @@ final class HTTP3RelayTests: XCTestCase {
     static func relay(token: String? = TestServers.relayToken, host: String = "127.0.0.11",
                       trust: TLSTrust = TLSTrust(caFile: TestServers.caFile)) -> RelayEndpoint {
         RelayEndpoint(host: host, port: 4433, trust: trust,
-                      headerFields: token.map { [HeaderField(name: "Proxy-Authorization", value: $0)] } ?? [],
+                      headerFields: token.map { [("Proxy-Authorization", $0)] } ?? [],
                       relayProtocol: .http3)
     }
 
@@ -118,7 +118,7 @@ final class HTTP3RelayTests: XCTestCase {
 
     func testAnHTTP2RelayBehindTheHTTP3Hop() throws {
         let relayB = RelayEndpoint(host: "127.0.0.12", port: 4433, trust: TLSTrust(caFile: TestServers.caFile),
-                                   headerFields: [HeaderField(name: "Proxy-Authorization", value: TestServers.relayBToken)],
+                                   headerFields: [("Proxy-Authorization", TestServers.relayBToken)],
                                    relayProtocol: .http2)
         let session = HTTP3TestChain()
         defer { session.end() }

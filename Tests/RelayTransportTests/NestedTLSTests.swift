@@ -12,7 +12,7 @@ final class NestedTLSTests: XCTestCase {
         let loop = EventLoop()
         defer { loop.shutdown() }
         let relay = RelayEndpoint(host: "127.0.0.11", port: 3129, trust: TLSTrust(caFile: TestServers.caFile),
-                                  headerFields: [HeaderField(name: "Proxy-Authorization", value: TestServers.relayToken)])
+                                  headerFields: [("Proxy-Authorization", TestServers.relayToken)])
         let marker = TestServers.marker("nested")
         let done = expectation(description: "response")
         let collector = Collector()

@@ -12,7 +12,7 @@ final class RelayConnectionPoolTests: XCTestCase {
         let loop = EventLoop()
         defer { loop.shutdown() }
         let relay = RelayEndpoint(host: "127.0.0.11", port: 4433, trust: TLSTrust(caFile: TestServers.caFile),
-                                  headerFields: [HeaderField(name: "Proxy-Authorization", value: TestServers.relayToken)],
+                                  headerFields: [("Proxy-Authorization", TestServers.relayToken)],
                                   relayProtocol: .http2)
         var builder: RelayChainBuilder!
         loop.execute { builder = RelayChainBuilder(loop: loop, idleTimeout: 0.3) }

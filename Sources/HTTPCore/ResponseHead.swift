@@ -2,32 +2,32 @@ import Foundation
 
 /// Reading an HTTP/1.x-style response head as libcurl hands it over, one line at a time (it
 /// gives HTTP/2 heads in the same form): the status line, then `Name: value` lines. No I/O.
-enum ResponseHead {
-    /// The status code and protocol of a status line ("HTTP/2 200", "HTTP/1.1 204 No Content").
-    static func statusLine(_ line: String?) -> (version: String, status: Int) {
-        let parts = line?.split(separator: " ", maxSplits: 2) ?? []
-        let version = parts.first.map { $0.hasPrefix("HTTP/2") ? "HTTP/2" : String($0) } ?? "HTTP/1.1"
-        return (version, parts.count > 1 ? Int(parts[1]) ?? 0 : 0)
+package enum ResponseHead {
+    /// The status code and protocol of a status line ("HTTP/2 200", "HTTP/1.1 204 No Content");
+    /// HTTP/1.1 and 0 when there is none or it is malformed (`StatusLine`).
+    package static func statusLine(_ line: String?) -> (version: String, status: Int) {
+        guard let line, let parsed = StatusLine(line) else { return ("HTTP/1.1", 0) }
+        return (parsed.version, parsed.status)
     }
 
     /// Whether a status line is a 2xx one.
-    static func isSuccess(_ line: String?) -> Bool { (200..<300).contains(statusLine(line).status) }
+    package static func isSuccess(_ line: String?) -> Bool { line.flatMap { StatusLine($0) }?.isSuccess ?? false }
 
     /// "Name: value" lines after the status line, names and values trimmed of spaces, tabs and
     /// line ends. Works on the UTF-8 bytes: Foundation's trimming costs several times more, for
     /// every field of every response.
-    static func fields(_ lines: [String]) -> [(name: String, value: String)] {
-        lines.dropFirst().compactMap { line in
+    package static func fields(_ lines: [String]) -> HTTPFields {
+        HTTPFields(lines.dropFirst().compactMap { line -> HTTPFields.Field? in
             let bytes = line.utf8
             guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return nil }
             let name = trimmed(bytes[..<colon])
             return name.isEmpty ? nil : (String(decoding: name, as: UTF8.self), String(decoding: trimmed(bytes[bytes.index(after: colon)...]), as: UTF8.self))
-        }
+        })
     }
 
     /// First and last byte of a Content-Range `bytes FIRST-LAST/LENGTH` (RFC 9110 §14.4); nil
     /// for the unsatisfied form or anything malformed.
-    static func byteRange(_ text: String) -> (first: Int, last: Int)? {
+    package static func byteRange(_ text: String) -> (first: Int, last: Int)? {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         guard trimmed.lowercased().hasPrefix("bytes "), let slash = trimmed.firstIndex(of: "/") else { return nil }
         let bounds = trimmed[trimmed.index(trimmed.startIndex, offsetBy: 6)..<slash].split(separator: "-", maxSplits: 1)
@@ -42,17 +42,5 @@ enum ResponseHead {
         while let first = slice.first, isSpace(first) { slice = slice.dropFirst() }
         while let last = slice.last, isSpace(last) { slice = slice.dropLast() }
         return slice
-    }
-}
-
-extension HTTPResponse {
-    /// True for an HTTP/1.x response whose body has neither a length nor chunked framing, so
-    /// only the end of the connection ends it (RFC 9112 §6.3).
-    func bodyEndsAtConnectionClose(method: String) -> Bool {
-        guard httpVersion.hasPrefix("HTTP/1"), method.uppercased() != "HEAD",
-              !(100..<200).contains(statusCode), statusCode != 204, statusCode != 304 else { return false }
-        if value(forHeaderField: "Content-Length") != nil { return false }
-        if let coding = value(forHeaderField: "Transfer-Encoding"), coding.lowercased().contains("chunked") { return false }
-        return true
     }
 }
