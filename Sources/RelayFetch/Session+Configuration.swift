@@ -47,6 +47,8 @@ extension Session {
         /// How the names relayfetch resolves itself are resolved (encrypted DNS); nil: the system
         /// resolver. Relayed names are never resolved locally either way.
         public var privacyContext: PrivacyContext?
+        /// Whether https origins are spoken to over HTTP/3 (QUIC) or TCP (`OriginProtocol`).
+        public var originProtocol: OriginProtocol = .automatic
 
         public init(proxyConfigurations: [ProxyConfiguration] = [], dataStore: WebsiteDataStore? = nil) {
             self.proxyConfigurations = proxyConfigurations

@@ -17,7 +17,7 @@ final class TunnelOpener: @unchecked Sendable {
     let loop: EventLoop
     /// The loopback port libcurl connects to.
     private(set) var listenerPort: UInt16
-    private let builder: RelayChainBuilder
+    let builder: RelayChainBuilder
     private let connectTimeout: Double
     private var listener: LoopbackTunnelListener?
     /// Pending and ended tunnels, route names and counts, for any thread.

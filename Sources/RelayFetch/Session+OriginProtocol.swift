@@ -1,0 +1,64 @@
+import Foundation
+import Locking
+import RelayTransport
+
+extension Session.Configuration {
+    /// How origins (https only) are spoken to: HTTP/3 over QUIC, or TCP (HTTP/2 or HTTP/1.1)
+    /// through libcurl. QUIC reaches an origin straight (a host no relay covers) or inside
+    /// CONNECT-UDP through a chain of HTTP/3 relays; behind a relay that cannot carry UDP (an
+    /// HTTP/2, HTTP/1.1 or SOCKS5 hop, or an HTTP/3 hop with a TCP side) TCP is used whatever
+    /// this says. Oblivious HTTP relays are not affected.
+    public enum OriginProtocol: String, Sendable, CaseIterable {
+        /// HTTP/3 to an origin that said it offers it (`Alt-Svc: h3`) earlier in this session,
+        /// TCP otherwise. What a session learns is never kept beyond it.
+        case automatic = "auto"
+        /// HTTP/3 to every https origin a QUIC path reaches.
+        case http3 = "h3"
+        /// TCP only.
+        case tcp
+    }
+}
+
+/// The HTTP/3 endpoints origins announced with `Alt-Svc` during one session (memory only):
+/// "host:port" of the origin -> the UDP port of its `h3` alternative on the same host.
+final class OriginAltServices: Sendable {
+    private let ports = Locked<[String: UInt16]>([:])
+
+    func http3Port(host: String, port: UInt16) -> UInt16? { ports.withLock { $0["\(host):\(port)"] } }
+
+    /// Remembers (or forgets, on `clear`) the h3 alternative of `response`'s origin; only an
+    /// alternative on the origin's own host is taken (`h3=":443"`), as a name elsewhere would
+    /// need a lookup of its own.
+    func note(_ response: HTTPResponse) {
+        guard let value = response.value(forHeaderField: "Alt-Svc"), response.url.scheme?.lowercased() == "https",
+              let host = response.url.host, let port = UInt16(exactly: response.url.portOrDefault) else { return }
+        let key = "\(host):\(port)"
+        if value.trimmingCharacters(in: .whitespaces).lowercased() == "clear" { return ports.withLock { $0[key] = nil } }
+        for entry in value.split(separator: ",") {
+            let alternative = entry.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+            guard alternative.lowercased().hasPrefix("h3=\"") else { continue }
+            let authority = alternative.dropFirst(4).prefix { $0 != "\"" }
+            guard authority.hasPrefix(":"), let quicPort = UInt16(authority.dropFirst()) else { continue }
+            return ports.withLock { $0[key] = quicPort }
+        }
+    }
+}
+
+extension Session {
+    /// The HTTP/3 route to `host`:`port` through `hops` (none: direct) when the configuration
+    /// and what the session learnt call for one and a QUIC path exists; nil: TCP.
+    func http3OriginRoute(url: URL, host: String, port: UInt16, hops: [RelayEndpoint]) -> HTTP3OriginRoute? {
+        guard url.scheme?.lowercased() == "https", HTTP3OriginRoute.carriesQUIC(hops) else { return nil }
+        let quicPort: UInt16
+        switch configuration.originProtocol {
+        case .tcp: return nil
+        case .http3: quicPort = originAltServices.http3Port(host: host, port: port) ?? port
+        case .automatic:
+            guard let announced = originAltServices.http3Port(host: host, port: port) else { return nil }
+            quicPort = announced
+        }
+        let origin = RelayEndpoint(host: host, port: quicPort, usesTLS: true, trust: TLSTrust(caFile: configuration.originCertificateAuthorityFile),
+                                   relayProtocol: .http3)
+        return HTTP3OriginRoute(hops: hops, origin: origin, opener: opener)
+    }
+}
