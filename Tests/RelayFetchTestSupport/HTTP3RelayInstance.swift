@@ -17,8 +17,10 @@ public final class HTTP3RelayInstance {
 
     /// Issues the certificate and starts the relay; `token` is what it wants in proxy-authorization
     /// (without "Bearer "), `idleTimeout` its QUIC idle timeout in seconds; with `goAwayAfter`, it
-    /// sends GOAWAY on a connection after that many tunnels on it.
-    public init(host: String, token: String = "relay-token-B", idleTimeout: Double = 60, goAwayAfter: Int = 0) throws {
+    /// sends GOAWAY on a connection after that many tunnels on it; `hosts` are names (to IPv4
+    /// loopback addresses) it resolves besides the shared relays' map.
+    public init(host: String, token: String = "relay-token-B", idleTimeout: Double = 60, goAwayAfter: Int = 0,
+                hosts: [String: String] = [:]) throws {
         try TestServers.ensureRunning()
         self.host = host
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("h3relay-\(UUID().uuidString)")
@@ -29,7 +31,7 @@ public final class HTTP3RelayInstance {
         arguments = ["-u", "-B", TestServers.repository.appendingPathComponent("Samples/servers/h3_relay.py").path,
                      "--name", "T", "--source", host, "--token", token,
                      "--cert", certificate, "--key", key, "--state", folder.path, "--idle-timeout", String(idleTimeout),
-                     "--goaway-after", String(goAwayAfter)]
+                     "--goaway-after", String(goAwayAfter)] + hosts.sorted { $0.key < $1.key }.flatMap { ["--host", "\($0.key)=\($0.value)"] }
         try start()
     }
 

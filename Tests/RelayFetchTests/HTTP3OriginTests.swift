@@ -1,0 +1,196 @@
+import Foundation
+import RelayFetch
+import RelayFetchTestSupport
+import XCTest
+
+/// HTTP/3 to origins over our own QUIC, against Caddy on 127.0.5.1 (its access log tells the
+/// protocol and the peer of every request): straight to it, and end to end inside CONNECT-UDP
+/// through one and two of the aioquic HTTP/3 relays (relay A sends from 127.0.0.11, relay B from
+/// 127.0.0.12, this client from 127.0.0.1). Counts and peers come from the origin's log.
+final class HTTP3OriginTests: XCTestCase {
+    nonisolated(unsafe) private static var origin: CaddyOrigin?
+    private static let client = "127.0.0.1"
+
+    override class func setUp() {
+        super.setUp()
+        origin = try? CaddyOrigin(host: "127.0.5.1")
+    }
+
+    override class func tearDown() {
+        origin = nil
+        super.tearDown()
+    }
+
+    private func caddy() throws -> CaddyOrigin {
+        guard let origin = Self.origin else { throw TestServerError(description: "caddy did not start on 127.0.5.1 (run scripts/setup.sh)") }
+        return origin
+    }
+
+    private static let relayA = TestServers.relayHop(url: TestServers.http2RelayAURL, relayProtocol: .http3)
+    private static let relayB = TestServers.relayHop(token: TestServers.relayBToken, url: TestServers.http2RelayBURL, relayProtocol: .http3)
+
+    private func session(hops: [ProxyConfiguration.RelayHop], originProtocol: Session.Configuration.OriginProtocol = .http3) throws -> Session {
+        var configuration = TestServers.configuration(hops: hops)
+        configuration.originProtocol = originProtocol
+        return try Session(configuration: configuration)
+    }
+
+    private func about() throws -> Data {
+        try Data(contentsOf: TestServers.repository.appendingPathComponent("Samples/site/about.html"))
+    }
+
+    func testDirectQUICToAHostNoRelayCovers() async throws {
+        let origin = try caddy()
+        let marker = TestServers.marker("direct")
+        let session = try session(hops: [])
+        defer { session.invalidate() }
+        let (body, response) = try await session.data(from: URL(string: "\(origin.url)/about.html?\(marker)")!)
+        XCTAssertEqual(response.statusCode, 200)
+        XCTAssertEqual(response.httpVersion, "HTTP/3")
+        XCTAssertEqual(body, try about())
+        let logged = try origin.requests(containing: marker, expected: 1)
+        XCTAssertEqual(logged.map(\.proto), ["HTTP/3.0"])
+        XCTAssertEqual(logged.map(\.remoteIP), [Self.client])
+    }
+
+    func testThroughOneHTTP3RelayTheOriginSeesHTTP3FromTheRelay() async throws {
+        let origin = try caddy()
+        let marker = TestServers.marker("one")
+        let session = try session(hops: [Self.relayA])
+        defer { session.invalidate() }
+        let (body, response) = try await session.data(from: URL(string: "\(origin.url)/about.html?\(marker)")!)
+        XCTAssertEqual(response.httpVersion, "HTTP/3")
+        XCTAssertEqual(response.relayHops, ["127.0.0.11:4433"])
+        XCTAssertEqual(body, try about())
+        let logged = try origin.requests(containing: marker, expected: 1)
+        XCTAssertEqual(logged.map(\.proto), ["HTTP/3.0"])
+        XCTAssertEqual(logged.map(\.remoteIP), ["127.0.0.11"], "the origin must see the relay, never the client")
+    }
+
+    func testThroughTwoHTTP3RelaysTheOriginSeesTheLastRelay() async throws {
+        let origin = try caddy()
+        let marker = TestServers.marker("two")
+        let session = try session(hops: [Self.relayA, Self.relayB])
+        defer { session.invalidate() }
+        let (body, response) = try await session.data(from: URL(string: "\(origin.url)/about.html?\(marker)")!)
+        XCTAssertEqual(response.httpVersion, "HTTP/3")
+        XCTAssertEqual(body, try about())
+        let logged = try origin.requests(containing: marker, expected: 1)
+        XCTAssertEqual(logged.map(\.proto), ["HTTP/3.0"])
+        XCTAssertEqual(logged.map(\.remoteIP), ["127.0.0.12"])
+    }
+
+    /// The origin's name goes to the last relay in the CONNECT-UDP path and is resolved there:
+    /// this machine cannot resolve it at all, so the fetch works only if nothing here tried.
+    func testTheLastRelayResolvesTheOriginsName() async throws {
+        let origin = try caddy()
+        let relay = try HTTP3RelayInstance(host: "127.0.5.2", hosts: [origin.name: origin.host])
+        let marker = TestServers.marker("name")
+        let hop = TestServers.relayHop(token: TestServers.relayBToken, url: URL(string: "https://\(relay.host):\(relay.port)")!, relayProtocol: .http3)
+        let session = try session(hops: [hop])
+        defer { session.invalidate() }
+        let (body, response) = try await session.data(from: URL(string: "https://\(origin.name):\(origin.port)/about.html?\(marker)")!)
+        XCTAssertEqual(response.httpVersion, "HTTP/3")
+        XCTAssertEqual(body, try about())
+        let paths = try relay.lines().map { $0.count > 5 ? $0[5] : "" }
+        XCTAssertTrue(paths.contains("/.well-known/masque/udp/\(origin.name)/\(origin.port)/"), "the relay got the name: \(paths)")
+        let logged = try origin.requests(containing: marker, expected: 1)
+        XCTAssertEqual(logged.map(\.proto), ["HTTP/3.0"])
+        XCTAssertEqual(logged.map(\.remoteIP), [relay.host])
+    }
+
+    func testARelayThatIsDownFailsClosedWithoutDirectQUIC() async throws {
+        let origin = try caddy()
+        let marker = TestServers.marker("down")
+        let session = try session(hops: [TestServers.relayHop(url: TestServers.deadRelayURL, relayProtocol: .http3)])
+        defer { session.invalidate() }
+        do {
+            _ = try await session.data(from: URL(string: "\(origin.url)/about.html?\(marker)")!)
+            XCTFail("a fetch through a relay that is down succeeded")
+        } catch let error as FetchError {
+            XCTAssertEqual(error.relayError?.hop.index, 1, "\(error)")
+        }
+        XCTAssertEqual(try origin.requests(containing: marker, settle: 1).count, 0, "the origin was reached around the relay")
+    }
+
+    /// Many requests of one session to one origin share one QUIC connection (one CONNECT-UDP
+    /// flow: one relay port in the origin's log); another session opens its own.
+    func testRequestsMultiplexOnOneConnectionPerSessionAndSessionsDoNotShare() async throws {
+        let origin = try caddy()
+        let marker = TestServers.marker("mux")
+        let first = try session(hops: [Self.relayA]), second = try session(hops: [Self.relayA])
+        defer { first.invalidate(); second.invalidate() }
+        let url = URL(string: "\(origin.url)/about.html?\(marker)")!
+        _ = try await first.data(from: url)  // the connection is up before the burst
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<6 { group.addTask { _ = try await first.data(from: url) } }
+            try await group.waitForAll()
+        }
+        _ = try await second.data(from: url)
+        _ = try await second.data(from: url)
+        let logged = try origin.requests(containing: marker, expected: 9)
+        XCTAssertEqual(logged.count, 9)
+        XCTAssertEqual(Set(logged.map(\.proto)), ["HTTP/3.0"])
+        XCTAssertEqual(Set(logged.map(\.remoteIP)), ["127.0.0.11"])
+        let ports = logged.map(\.remotePort)
+        XCTAssertEqual(Set(ports).count, 2, "one QUIC connection per session: \(ports)")
+        XCTAssertEqual(Set(ports.prefix(7)).count, 1, "the first session's seven requests on one connection: \(ports)")
+    }
+
+    /// The pipeline above the route works as on TCP: a POST's body arrives, a redirect is
+    /// followed, the cookie it set goes back, and a streamed body arrives whole.
+    func testPostRedirectCookiesAndStreamingWorkOverHTTP3() async throws {
+        let origin = try caddy()
+        let marker = TestServers.marker("pipe")
+        let session = try session(hops: [Self.relayA])
+        defer { session.invalidate() }
+        let post = HTTPRequest(url: URL(string: "\(origin.url)/h3/echo?\(marker)")!, method: "POST",
+                               headerFields: [("Content-Type", "text/plain")], body: Data("posted-over-h3".utf8))
+        let (echo, _) = try await session.data(for: post)
+        XCTAssertEqual(String(decoding: echo, as: UTF8.self), "POST posted-over-h3 ")
+        let (page, redirected) = try await session.data(from: URL(string: "\(origin.url)/h3/cookie?\(marker)")!)
+        XCTAssertEqual(redirected.redirectCount, 1)
+        XCTAssertEqual(page, try about())
+        let (withCookie, _) = try await session.data(from: URL(string: "\(origin.url)/h3/echo?\(marker)-2")!)
+        XCTAssertEqual(String(decoding: withCookie, as: UTF8.self), "GET  h3c=yes")
+        let (body, response) = try await session.bytes(for: HTTPRequest(url: URL(string: "\(origin.url)/about.html?\(marker)-3")!))
+        XCTAssertEqual(response.httpVersion, "HTTP/3")
+        let streamed = try await body.collect()
+        XCTAssertEqual(streamed, try about())
+        // The redirect's target (/about.html) carries no marker: four lines.
+        let logged = try origin.requests(containing: marker, expected: 4)
+        XCTAssertEqual(logged.map(\.method), ["POST", "GET", "GET", "GET"])
+        XCTAssertEqual(Set(logged.map(\.proto)), ["HTTP/3.0"])
+    }
+
+    /// auto: TCP until the origin announced h3 (Alt-Svc) in this session, HTTP/3 after; a new
+    /// session starts over on TCP (nothing is remembered beyond a session).
+    func testAutoUsesHTTP3OnlyAfterTheOriginAnnouncedItInTheSession() async throws {
+        let origin = try caddy()
+        let marker = TestServers.marker("auto")
+        let url = URL(string: "\(origin.url)/about.html?\(marker)")!
+        let first = try session(hops: [], originProtocol: .automatic)
+        _ = try await first.data(from: url)
+        let (_, second) = try await first.data(from: url)
+        XCTAssertEqual(second.httpVersion, "HTTP/3")
+        first.invalidate()
+        let fresh = try session(hops: [], originProtocol: .automatic)
+        defer { fresh.invalidate() }
+        _ = try await fresh.data(from: url)
+        let logged = try origin.requests(containing: marker, expected: 3)
+        XCTAssertEqual(logged.map(\.proto), ["HTTP/2.0", "HTTP/3.0", "HTTP/2.0"])
+    }
+
+    /// tcp never speaks QUIC, even to an origin that announced h3.
+    func testTCPNeverUsesQUIC() async throws {
+        let origin = try caddy()
+        let marker = TestServers.marker("tcp")
+        let session = try session(hops: [], originProtocol: .tcp)
+        defer { session.invalidate() }
+        let url = URL(string: "\(origin.url)/about.html?\(marker)")!
+        _ = try await session.data(from: url)
+        let (_, response) = try await session.data(from: url)
+        XCTAssertEqual(response.httpVersion, "HTTP/2")
+        XCTAssertEqual(try origin.requests(containing: marker, expected: 2).map(\.proto), ["HTTP/2.0", "HTTP/2.0"])
+    }
+}
