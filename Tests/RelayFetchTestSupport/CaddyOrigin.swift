@@ -23,6 +23,8 @@ public final class CaddyOrigin {
         public let method: String
         public let uri: String
         public let headers: [String: [String]]
+        /// Whether the TLS session was resumed (a ticket from an earlier connection).
+        public let resumed: Bool
     }
 
     public init(host: String, port: UInt16 = 8561, name: String = "h3origin.test") throws {
@@ -111,7 +113,7 @@ public final class CaddyOrigin {
     /// The base URL by address.
     public var url: String { "https://\(host):\(port)" }
 
-    /// The logged requests whose URI contains `marker`; throws when the log is missing (a
+    /// The logged requests whose URI contains `marker` (all for ""); throws when the log is missing (a
     /// negative check must not pass on a log that was never written). Caddy writes each line as
     /// the request ends, so this waits up to `settle` seconds for `expected` lines.
     public func requests(containing marker: String, expected: Int = 0, settle: Double = 2) throws -> [Request] {
@@ -121,7 +123,7 @@ public final class CaddyOrigin {
                 throw TestServerError(description: "the origin's log \(log.path) is missing")
             }
             let text = try String(contentsOf: log, encoding: .utf8)
-            let found = text.split(separator: "\n").compactMap { Self.parse(String($0)) }.filter { $0.uri.contains(marker) }
+            let found = text.split(separator: "\n").compactMap { Self.parse(String($0)) }.filter { marker.isEmpty || $0.uri.contains(marker) }
             if found.count >= expected || Date() > deadline { return found }
             usleep(50_000)
         }
@@ -132,7 +134,8 @@ public final class CaddyOrigin {
               let request = object["request"] as? [String: Any] else { return nil }
         return Request(proto: request["proto"] as? String ?? "", remoteIP: request["remote_ip"] as? String ?? "",
                        remotePort: request["remote_port"] as? String ?? "", method: request["method"] as? String ?? "",
-                       uri: request["uri"] as? String ?? "", headers: request["headers"] as? [String: [String]] ?? [:])
+                       uri: request["uri"] as? String ?? "", headers: request["headers"] as? [String: [String]] ?? [:],
+                       resumed: (request["tls"] as? [String: Any])?["resumed"] as? Bool ?? false)
     }
 
     /// A leaf certificate for `name` and the IP address `address`, signed by the test CA.

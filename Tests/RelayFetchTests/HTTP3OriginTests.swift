@@ -181,6 +181,40 @@ final class HTTP3OriginTests: XCTestCase {
         XCTAssertEqual(logged.map(\.proto), ["HTTP/2.0", "HTTP/3.0", "HTTP/2.0"])
     }
 
+    /// Item 4: each session's QUIC connection starts a fresh TLS session; nothing of an earlier
+    /// session (no ticket, no 0-RTT) is offered, as Caddy's log of the second session shows.
+    func testNoTLSSessionIsResumedAcrossSessions() async throws {
+        let origin = try caddy()
+        let marker = TestServers.marker("ticket")
+        let url = URL(string: "\(origin.url)/about.html?\(marker)")!
+        for _ in 0..<2 {
+            let session = try session(hops: [])
+            _ = try await session.data(from: url)
+            session.invalidate()
+        }
+        let logged = try origin.requests(containing: marker, expected: 2)
+        XCTAssertEqual(logged.map(\.proto), ["HTTP/3.0", "HTTP/3.0"])
+        XCTAssertEqual(Set(logged.map(\.remotePort)).count, 2, "two sessions, two connections")
+        XCTAssertEqual(logged.map(\.resumed), [false, false])
+    }
+
+    /// The body's limit holds over HTTP/3 as over libcurl: a declared length over it fails
+    /// before the body, and the error says so.
+    func testTheResponseSizeLimitHoldsOverHTTP3() async throws {
+        let origin = try caddy()
+        let session = try session(hops: [Self.relayA])
+        defer { session.invalidate() }
+        var request = HTTPRequest(url: URL(string: "\(origin.url)/about.html?\(TestServers.marker("limit"))")!)
+        request.maximumBodySize = 100
+        do {
+            _ = try await session.data(for: request)
+            XCTFail("a 317-byte body passed a 100-byte limit")
+        } catch let error as FetchError {
+            guard case .responseTooLarge(let limit) = error.code else { return XCTFail("\(error)") }
+            XCTAssertEqual(limit, 100)
+        }
+    }
+
     /// tcp never speaks QUIC, even to an origin that announced h3.
     func testTCPNeverUsesQUIC() async throws {
         let origin = try caddy()
