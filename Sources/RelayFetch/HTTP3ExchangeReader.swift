@@ -18,6 +18,7 @@ final class HTTP3ExchangeReader: HTTP3ResponseSink, @unchecked Sendable {
     private let idleTimeout: Double
     private let timeLimit: Double
     private let reportedTimeLimit: Double?
+    private let headStart: Double?
     /// Set once the exchange started (on the loop).
     var exchange: HTTP3OriginExchange?
     private var pending: [UInt8]?
@@ -32,10 +33,13 @@ final class HTTP3ExchangeReader: HTTP3ResponseSink, @unchecked Sendable {
     private(set) var bodySkipped = false
 
     /// `reportedTimeLimit`: the request's whole time limit, told when the time left runs out
-    /// mid-body (a streamed body); nil: the time left.
+    /// mid-body (a streamed body); nil: the time left. `headStart`: with a TCP route to fall
+    /// back to, how long QUIC may take to carry the request before it goes over TCP instead
+    /// (`HTTP3NotUp`); nil: no fallback.
     init(request: HTTPRequest, hopNames: [String], loop: EventLoop, limit: BodyLimit, configuration: Session.Configuration, buffer: BodyBuffer,
-         reportedTimeLimit: Double?) {
+         reportedTimeLimit: Double?, headStart: Double?) {
         self.reportedTimeLimit = reportedTimeLimit
+        self.headStart = headStart
         self.request = request
         self.hopNames = hopNames
         self.loop = loop
@@ -50,6 +54,12 @@ final class HTTP3ExchangeReader: HTTP3ResponseSink, @unchecked Sendable {
     /// Arms the timers (on the loop, once the exchange started).
     func armTimers() {
         guard !finished else { return }
+        if let headStart {
+            // QUIC had its head start: a request not on a connection yet goes over TCP instead.
+            _ = loop.schedule(after: headStart) { [self] in
+                if !finished, exchange?.withdrawIfNotSent() == true { complete(.failure(HTTP3NotUp(failure: nil))) }
+            }
+        }
         if timeLimit.isFinite {
             deadlineTimer = loop.schedule(after: max(0.001, timeLimit)) { [self] in fail(FetchError(.timedOut(reportedTimeLimit ?? timeLimit))) }
         }
@@ -123,6 +133,8 @@ final class HTTP3ExchangeReader: HTTP3ResponseSink, @unchecked Sendable {
         case .success:
             if pending != nil { outcome = .success(()) } else { complete(.success(())) }
         case .failure(let error):
+            // No QUIC connection carried the request: with a fallback, it goes over TCP.
+            if headStart != nil, exchange?.requestSent != true { return complete(.failure(HTTP3NotUp(failure: fetchError(error)))) }
             complete(.failure(fetchError(error)))
         }
     }
@@ -182,4 +194,10 @@ final class HTTP3ExchangeReader: HTTP3ResponseSink, @unchecked Sendable {
         timings.total = timings.wait + timings.receive
         return timings
     }
+}
+
+/// The request never went out over QUIC: the connection failed (`failure`) or was not up
+/// within the head start (nil); the route sends it over TCP instead.
+struct HTTP3NotUp: Error {
+    let failure: FetchError?
 }

@@ -11,7 +11,13 @@ struct HTTP3OriginRoute: Route {
     let hops: [RelayEndpoint]
     /// The origin's QUIC endpoint (host as in the URL, its UDP port) and how its certificate is trusted.
     let origin: RelayEndpoint
+    /// The origin's port in its URL (TCP), which its Alt-Svc memory is keyed by.
+    let originPort: UInt16
     let opener: TunnelOpener
+    /// `auto`: the TCP route this exchange takes when QUIC is not up within `headStart` or fails
+    /// before the request went out; nil (`h3`): QUIC or nothing.
+    var fallback: (any Route)?
+    var headStart: Double = 0.3
 
     var hopNames: [String] { hops.map(\.authority) }
 
@@ -24,7 +30,14 @@ struct HTTP3OriginRoute: Route {
     func exchange(_ request: HTTPRequest, in session: Session, onBodyChunk: (@Sendable (URL, Data) -> Void)?) async throws -> (Data, HTTPResponse) {
         let limit = BodyLimit(maximum: request.maximumBodySize ?? session.configuration.maximumResponseSize)
         let reader = try await start(request, in: session, limit: limit, reportedTimeLimit: nil)
-        var response = try await reader.buffer.waitForResponse()
+        var response: HTTPResponse
+        do {
+            response = try await reader.buffer.waitForResponse()
+        } catch let notUp as HTTP3NotUp {
+            guard let fallback else { throw notUp.failure ?? FetchError(.transfer("HTTP/3 was not up")) }
+            remember(notUp, in: session)
+            return try await fallback.exchange(request, in: session, onBodyChunk: onBodyChunk)
+        }
         let headArrived = Date()
         let waited = response.timings.wait
         let body = ResponseBody(buffer: reader.buffer)
@@ -44,9 +57,22 @@ struct HTTP3OriginRoute: Route {
         let request = session.prepared(original)
         let limit = BodyLimit(maximum: request.maximumBodySize ?? .max)
         let reader = try await start(request, in: session, limit: limit, reportedTimeLimit: timeLimit)
-        let response = try await reader.buffer.waitForResponse()
+        let response: HTTPResponse
+        do {
+            response = try await reader.buffer.waitForResponse()
+        } catch let notUp as HTTP3NotUp {
+            guard let fallback else { throw notUp.failure ?? FetchError(.transfer("HTTP/3 was not up")) }
+            remember(notUp, in: session)
+            return try await fallback.streamingExchange(original, in: session, timeLimit: timeLimit)
+        }
         session.keepCookies(of: response, for: request)
         return (ResponseBody(buffer: reader.buffer), response)
+    }
+
+    /// QUIC that failed outright is not tried again for this origin in this session; one that
+    /// was only slower than the head start may still come up (the pool keeps setting it up).
+    private func remember(_ notUp: HTTP3NotUp, in session: Session) {
+        if notUp.failure != nil { session.originAltServices.preferTCP(host: origin.host, port: originPort) }
     }
 
     /// Starts the exchange on the transport's loop; its response comes through the reader's buffer.
@@ -55,7 +81,7 @@ struct HTTP3OriginRoute: Route {
         let buffer = BodyBuffer()
         let loop = opener.loop
         let reader = HTTP3ExchangeReader(request: request, hopNames: hopNames, loop: loop, limit: limit, configuration: session.configuration,
-                                         buffer: buffer, reportedTimeLimit: reportedTimeLimit)
+                                         buffer: buffer, reportedTimeLimit: reportedTimeLimit, headStart: fallback == nil ? nil : headStart)
         // Weak: the reader is held by the exchange's sink on the loop until it ends.
         buffer.resumeProducer = { [weak reader] in _ = loop.execute { reader?.readerResumed() } }
         buffer.cancelProducer = { [weak reader] in _ = loop.execute { reader?.readerCancelled() } }

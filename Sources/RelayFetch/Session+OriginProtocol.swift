@@ -23,8 +23,15 @@ extension Session.Configuration {
 /// "host:port" of the origin -> the UDP port of its `h3` alternative on the same host.
 final class OriginAltServices: Sendable {
     private let ports = Locked<[String: UInt16]>([:])
+    /// Origins whose QUIC failed outright this session: TCP from then on, whatever they announce.
+    private let tcpPreferred = Locked<Set<String>>([])
 
-    func http3Port(host: String, port: UInt16) -> UInt16? { ports.withLock { $0["\(host):\(port)"] } }
+    func http3Port(host: String, port: UInt16) -> UInt16? {
+        let key = "\(host):\(port)"
+        return tcpPreferred.withLock { $0.contains(key) } ? nil : ports.withLock { $0[key] }
+    }
+
+    func preferTCP(host: String, port: UInt16) { _ = tcpPreferred.withLock { $0.insert("\(host):\(port)") } }
 
     /// Remembers (or forgets, on `clear`) the h3 alternative of `response`'s origin; only an
     /// alternative on the origin's own host is taken (`h3=":443"`), as a name elsewhere would
@@ -47,7 +54,9 @@ final class OriginAltServices: Sendable {
 extension Session {
     /// The HTTP/3 route to `host`:`port` through `hops` (none: direct) when the configuration
     /// and what the session learnt call for one and a QUIC path exists; nil: TCP.
-    func http3OriginRoute(url: URL, host: String, port: UInt16, hops: [RelayEndpoint]) -> HTTP3OriginRoute? {
+    /// `tcp` is the route TCP would take: with `auto`, the exchange falls back to it when QUIC
+    /// is not up within `http3FallbackDelay` or fails before the request went out.
+    func http3OriginRoute(url: URL, host: String, port: UInt16, hops: [RelayEndpoint], tcp: @autoclosure () -> any Route) -> HTTP3OriginRoute? {
         guard url.scheme?.lowercased() == "https", HTTP3OriginRoute.carriesQUIC(hops) else { return nil }
         let quicPort: UInt16
         switch configuration.originProtocol {
@@ -59,6 +68,11 @@ extension Session {
         }
         let origin = RelayEndpoint(host: host, port: quicPort, usesTLS: true, trust: TLSTrust(caFile: configuration.originCertificateAuthorityFile),
                                    relayProtocol: .http3)
-        return HTTP3OriginRoute(hops: hops, origin: origin, opener: opener)
+        var route = HTTP3OriginRoute(hops: hops, origin: origin, originPort: port, opener: opener)
+        if configuration.originProtocol == .automatic {
+            route.fallback = tcp()
+            route.headStart = configuration.http3FallbackDelay
+        }
+        return route
     }
 }

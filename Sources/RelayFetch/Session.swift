@@ -207,7 +207,7 @@ public final class Session: Sendable {
         let bareHost = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
         guard let proxy = configuration.proxyConfigurations.first(where: { $0.covers(host: bareHost) }) else {
             guard configuration.allowsDirectConnections else { throw FetchError(.notRelayed(host: bareHost)) }
-            return http3OriginRoute(url: url, host: bareHost, port: port, hops: []) ?? DirectRoute()
+            return http3OriginRoute(url: url, host: bareHost, port: port, hops: [], tcp: DirectRoute()) ?? DirectRoute()
         }
         if let oblivious = proxy.obliviousHTTP {
             return try obliviousRoute(oblivious, chain: proxy.relayHops)
@@ -215,9 +215,11 @@ public final class Session: Sendable {
         guard !proxy.relayHops.isEmpty else {
             throw FetchError(.invalidRelay(index: 0, reason: "a relay configuration covers \(bareHost) but has no hops"))
         }
-        let hops = try endpoints(proxy.relayHops)
-        if let quic = http3OriginRoute(url: url, host: bareHost, port: port, hops: hops) { return quic }
-        return Routes.through(hops, to: TunnelTarget(host: bareHost, port: port), opener: opener)
+        let hops = try endpoints(proxy.relayHops), target = TunnelTarget(host: bareHost, port: port)
+        if let quic = http3OriginRoute(url: url, host: bareHost, port: port, hops: hops, tcp: Routes.through(hops, to: target, opener: opener)) {
+            return quic
+        }
+        return Routes.through(hops, to: target, opener: opener)
     }
 
     func endpoints(_ hops: [ProxyConfiguration.RelayHop]) throws(FetchError) -> [RelayEndpoint] {

@@ -45,6 +45,18 @@ package final class HTTP3OriginExchange {
         cancelled = true
         stream?.cancel()
     }
+
+    /// True once the request went to a connection (it may have reached the origin).
+    package var requestSent: Bool { stream != nil }
+
+    /// Gives the request up if it has not gone to a connection yet (the connection is still
+    /// being set up), so it can go another way without reaching the origin twice; the
+    /// connection's set-up goes on for later requests. False when it was already sent.
+    package func withdrawIfNotSent() -> Bool {
+        guard stream == nil else { return false }
+        cancelled = true
+        return true
+    }
 }
 
 extension RelayChainBuilder {

@@ -3,8 +3,9 @@ import Foundation
 /// Caddy (Debian `caddy`, scripts/setup.sh), a real HTTP/3 origin, started for one test class
 /// on an address of its own: it serves Samples/site over HTTP/1.1, HTTP/2 and HTTP/3 (same
 /// port, TCP and UDP; its TCP answers announce `Alt-Svc: h3`) with a certificate the test CA
-/// issues for `name` and the address. `/h3/echo` answers "METHOD BODY COOKIE" and `/h3/cookie`
-/// sets a cookie and redirects to /about.html. Its JSON access log records each request's
+/// issues for `name` and the address. `/h3/echo` answers "METHOD BODY COOKIE", `/h3/cookie`
+/// sets a cookie and redirects to /about.html, and `/h3/badalt` announces HTTP/3 on UDP port 9,
+/// where nothing listens. Its JSON access log records each request's
 /// protocol and peer (`requests()`, which fails when the log is missing).
 public final class CaddyOrigin {
     public let host: String
@@ -55,6 +56,10 @@ public final class CaddyOrigin {
         	root * \(site)
         	route /h3/echo {
         		respond "{http.request.method} {http.request.body} {http.request.header.Cookie}" 200
+        	}
+        	route /h3/badalt {
+        		header Alt-Svc "h3=\\":9\\""
+        		respond "moved" 200
         	}
         	route /h3/cookie {
         		header Set-Cookie "h3c=yes; Path=/"

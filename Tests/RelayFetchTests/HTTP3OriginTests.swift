@@ -215,6 +215,40 @@ final class HTTP3OriginTests: XCTestCase {
         }
     }
 
+    /// auto, QUIC failing outright (the announced port refuses): the request goes over TCP at
+    /// once, and the origin stays on TCP for the rest of the session.
+    func testAutoFallsBackToTCPWhenTheOriginsQUICFails() async throws {
+        let origin = try caddy()
+        let marker = TestServers.marker("fail")
+        let session = try session(hops: [], originProtocol: .automatic)
+        defer { session.invalidate() }
+        _ = try await session.data(from: URL(string: "\(origin.url)/h3/badalt?\(marker)")!)
+        let started = Date()
+        let (body, response) = try await session.data(from: URL(string: "\(origin.url)/about.html?\(marker)")!)
+        XCTAssertEqual(body, try about())
+        XCTAssertEqual(response.httpVersion, "HTTP/2")
+        XCTAssertLessThan(Date().timeIntervalSince(started), 2)
+        let (_, third) = try await session.data(from: URL(string: "\(origin.url)/about.html?\(marker)")!)
+        XCTAssertEqual(third.httpVersion, "HTTP/2")
+        XCTAssertEqual(try origin.requests(containing: marker, expected: 3).map(\.proto), ["HTTP/2.0", "HTTP/2.0", "HTTP/2.0"])
+    }
+
+    /// auto through a relay, QUIC to the origin not up within the head start: the request goes
+    /// through the relay over TCP, and the origin sees it once, from the relay.
+    func testAutoThroughARelayGoesOverTCPWhenQUICIsNotUp() async throws {
+        let origin = try caddy()
+        let marker = TestServers.marker("slow")
+        let session = try session(hops: [Self.relayA], originProtocol: .automatic)
+        defer { session.invalidate() }
+        _ = try await session.data(from: URL(string: "\(origin.url)/h3/badalt?\(marker)")!)
+        let (body, response) = try await session.data(from: URL(string: "\(origin.url)/about.html?\(marker)")!)
+        XCTAssertEqual(body, try about())
+        XCTAssertEqual(response.httpVersion, "HTTP/2")
+        let logged = try origin.requests(containing: marker, expected: 2)
+        XCTAssertEqual(logged.map(\.proto), ["HTTP/2.0", "HTTP/2.0"])
+        XCTAssertEqual(Set(logged.map(\.remoteIP)), ["127.0.0.11"])
+    }
+
     /// tcp never speaks QUIC, even to an origin that announced h3.
     func testTCPNeverUsesQUIC() async throws {
         let origin = try caddy()
