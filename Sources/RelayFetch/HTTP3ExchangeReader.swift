@@ -181,6 +181,7 @@ final class HTTP3ExchangeReader: HTTP3ResponseSink, @unchecked Sendable {
         if let idleTimer { loop.cancelTimer(idleTimer) }
         if let deadlineTimer { loop.cancelTimer(deadlineTimer) }
         pending = nil
+        exchange = nil  // it holds the stream, which holds this reader: the cycle ends here
         buffer.finish(result)
     }
 

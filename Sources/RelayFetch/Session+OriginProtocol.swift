@@ -58,6 +58,10 @@ extension Session {
     /// is not up within `http3FallbackDelay` or fails before the request went out.
     func http3OriginRoute(url: URL, host: String, port: UInt16, hops: [RelayEndpoint], tcp: @autoclosure () -> any Route) -> HTTP3OriginRoute? {
         guard url.scheme?.lowercased() == "https", HTTP3OriginRoute.carriesQUIC(hops) else { return nil }
+        // Direct QUIC resolves the host with the transport's resolver (the privacy context's, else
+        // the system's): a host libcurl would reach by a pinned address or the relay's own DoH
+        // resolver stays on TCP, so QUIC never asks a resolver the session does not use.
+        if hops.isEmpty, directNameResolver != nil || configuration.directHostAddress(host: host, port: Int(port)) != nil { return nil }
         let quicPort: UInt16
         switch configuration.originProtocol {
         case .tcp: return nil
