@@ -70,8 +70,9 @@ final class HTTP3ExchangeReader: HTTP3ResponseSink, @unchecked Sendable {
         guard idleTimeout.isFinite, !finished else { return }
         idleTimer = loop.schedule(after: min(1, idleTimeout)) { [self] in
             idleTimer = nil
-            // Silence while the reader holds the stream paused is not the origin's.
-            if pending != nil { lastActivity = IdleClock.now() }
+            // Silence while the reader holds the stream paused is not the origin's, nor is it
+            // before the request went out (the connect timeout covers that), as with libcurl.
+            if pending != nil || exchange?.requestSent == false { lastActivity = IdleClock.now() }
             if IdleClock.now() - lastActivity > idleTimeout {
                 return fail(FetchError(.idleTimeout(seconds: idleTimeout, peer: origin, route: hopNames, stalled: nil)))
             }

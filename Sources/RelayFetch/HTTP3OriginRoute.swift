@@ -28,6 +28,9 @@ struct HTTP3OriginRoute: Route {
     }
 
     func exchange(_ request: HTTPRequest, in session: Session, onBodyChunk: (@Sendable (URL, Data) -> Void)?) async throws -> (Data, HTTPResponse) {
+        // A streamed upload (any size, read as the origin takes it) stays on TCP where it may:
+        // over HTTP/3 the body would be read whole first.
+        if request.bodyStream != nil, let fallback { return try await fallback.exchange(request, in: session, onBodyChunk: onBodyChunk) }
         let limit = BodyLimit(maximum: request.maximumBodySize ?? session.configuration.maximumResponseSize)
         let reader = try await start(request, in: session, limit: limit, reportedTimeLimit: nil)
         var response: HTTPResponse
@@ -54,6 +57,7 @@ struct HTTP3OriginRoute: Route {
     }
 
     func streamingExchange(_ original: HTTPRequest, in session: Session, timeLimit: Double) async throws -> (ResponseBody, HTTPResponse) {
+        if original.bodyStream != nil, let fallback { return try await fallback.streamingExchange(original, in: session, timeLimit: timeLimit) }
         let request = session.prepared(original)
         let limit = BodyLimit(maximum: request.maximumBodySize ?? .max)
         let reader = try await start(request, in: session, limit: limit, reportedTimeLimit: timeLimit)
@@ -96,7 +100,10 @@ struct HTTP3OriginRoute: Route {
 
     /// Header fields that are the connection's business in HTTP/1.1 and are not sent over HTTP/3
     /// (RFC 9114 §4.2); Host becomes :authority.
-    private static let connectionFields: Set<String> = ["connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "host", "te"]
+    /// Accept-Encoding goes too: libcurl decodes what it asks for, this route decodes nothing,
+    /// so the origin is left to send the identity form.
+    private static let connectionFields: Set<String> = ["connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "host", "te",
+                                                        "accept-encoding"]
 
     /// `request` as an HTTP/3 request: pseudo-header values, header fields as libcurl would send
     /// them (User-Agent and Accept unless the request has its own) and the whole content.

@@ -249,6 +249,26 @@ final class HTTP3OriginTests: XCTestCase {
         XCTAssertEqual(Set(logged.map(\.remoteIP)), ["127.0.0.11"])
     }
 
+    /// A streamed upload stays on TCP under auto (over HTTP/3 it would be read whole first);
+    /// forced to h3 it goes over HTTP/3, read whole, and arrives intact.
+    func testStreamedUploadsStayOnTCPUnderAutoAndArriveOverHTTP3WhenForced() async throws {
+        let origin = try caddy()
+        let marker = TestServers.marker("upload")
+        let url = URL(string: "\(origin.url)/h3/echo?\(marker)")!
+        for originProtocol in [Session.Configuration.OriginProtocol.automatic, .http3] {
+            let session = try session(hops: [Self.relayA], originProtocol: originProtocol)
+            defer { session.invalidate() }
+            _ = try await session.data(from: URL(string: "\(origin.url)/about.html?\(marker)-announce")!)
+            var upload = HTTPRequest(url: url, method: "POST")
+            upload.bodyStream = try RequestBodyStream([.data(Data("streamed-".utf8)), .data(Data("body".utf8))])
+            let (echo, response) = try await session.data(for: upload)
+            XCTAssertEqual(String(decoding: echo, as: UTF8.self), "POST streamed-body ")
+            XCTAssertEqual(response.httpVersion, originProtocol == .http3 ? "HTTP/3" : "HTTP/2")
+        }
+        let posts = try origin.requests(containing: marker, expected: 4).filter { $0.method == "POST" }
+        XCTAssertEqual(posts.map(\.proto), ["HTTP/2.0", "HTTP/3.0"])
+    }
+
     /// tcp never speaks QUIC, even to an origin that announced h3.
     func testTCPNeverUsesQUIC() async throws {
         let origin = try caddy()
