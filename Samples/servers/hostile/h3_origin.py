@@ -8,6 +8,9 @@ input closes. Each request is logged to --log as `REQUEST <path> <peer address>`
             (RESET_STREAM with H3_INTERNAL_ERROR, 0x102)
   /stall    answers 200 and 10 bytes of a 1000-byte body, then sends nothing more
   /goaway   sends GOAWAY naming this request's stream, leaving the request unanswered
+  /bulk/N   answers 200 with N bytes, all handed to QUIC at once; every 0.25 s until they are
+            all out it logs `SENT <bytes on the wire so far>` (the stream's highest offset sent:
+            what the client's flow control let through)
   anything  answers 200 "ok"
 """
 
@@ -54,6 +57,13 @@ class OriginProtocol(QuicConnectionProtocol):
         if path == "/goaway":
             self._quic.send_stream_data(self.http._local_control_stream_id,
                                         encode_frame(FrameType.GOAWAY, encode_uint_var(stream_id)))
+        elif path.startswith("/bulk/") and path[6:].isdigit():
+            size = int(path[6:])
+            self.http.send_headers(stream_id, [(b":status", b"200"), (b"content-length", str(size).encode())])
+            chunk = b"b" * (256 << 10)
+            for offset in range(0, size, len(chunk)):
+                self.http.send_data(stream_id, chunk[: min(len(chunk), size - offset)], end_stream=offset + len(chunk) >= size)
+            self.report_sent(stream_id, size)
         elif path in ("/reset", "/stall"):
             self.http.send_headers(stream_id, head)
             self.http.send_data(stream_id, b"x" * 10, end_stream=False)
@@ -64,6 +74,14 @@ class OriginProtocol(QuicConnectionProtocol):
             self.http.send_headers(stream_id, [(b":status", b"200"), (b"content-length", b"2")])
             self.http.send_data(stream_id, b"ok", end_stream=True)
         self.transmit()
+
+    def report_sent(self, stream_id, size):
+        stream = self._quic._streams.get(stream_id)
+        sent = stream.sender.highest_offset if stream else size
+        self.log.write(f"SENT {sent}\n")
+        self.log.flush()
+        if stream and sent < size:
+            asyncio.get_running_loop().call_later(0.25, self.report_sent, stream_id, size)
 
 
 async def main():
