@@ -4,7 +4,8 @@ import RelayFetchTestSupport
 
 /// The system-call checks with HTTP/3 to the origin (`--origin-protocol h3`): the client's QUIC
 /// to the origin runs inside CONNECT-UDP, so the only packets leave for the first relay, and the
-/// origin's name, which only the last relay can resolve, is never looked up here.
+/// origin's name, which only the last relay can resolve, is never looked up here; nothing is
+/// written to disk.
 extension ProcessLevelPrivacyTests {
     func testHTTP3OriginThroughTwoHTTP3RelaysSendsOnlyToTheFirstAndResolvesNothing() throws {
         let origin = try CaddyOrigin(host: "127.0.5.5")
@@ -18,6 +19,7 @@ extension ProcessLevelPrivacyTests {
                                                   "--cacert", TestServers.caFile, "--origin-protocol", "h3"] + hops)
         XCTAssertEqual(status, 0, output)
         assertDialledOnly([.init(kind: .udp, address: "127.0.0.11:4433")], in: trace)
+        XCTAssertEqual(trace.fileWrites.filter { !$0.contains("\"/dev/null\"") }, [], "the fetch touched the disk")
         let logged = try origin.requests(containing: marker, expected: 1)
         XCTAssertEqual(logged.map(\.proto), ["HTTP/3.0"])
         XCTAssertEqual(logged.map(\.remoteIP), [relay.host], "the origin saw the last relay")

@@ -65,6 +65,9 @@ final class HTTP3OriginTests: XCTestCase {
         let logged = try origin.requests(containing: marker, expected: 1)
         XCTAssertEqual(logged.map(\.proto), ["HTTP/3.0"])
         XCTAssertEqual(logged.map(\.remoteIP), ["127.0.0.11"], "the origin must see the relay, never the client")
+        let names = Set(logged.first?.headers.keys.map { $0.lowercased() } ?? [])
+        XCTAssertFalse(names.isEmpty, "the log records the request's header fields")
+        XCTAssertFalse(names.contains("proxy-authorization"), "the hop's header went to the origin: \(names)")
     }
 
     func testThroughTwoHTTP3RelaysTheOriginSeesTheLastRelay() async throws {
