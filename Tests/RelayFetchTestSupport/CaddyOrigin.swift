@@ -39,7 +39,7 @@ public final class CaddyOrigin {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         log = folder.appendingPathComponent("access.log")
         let certificate = folder.appendingPathComponent("cert.pem").path, key = folder.appendingPathComponent("key.pem").path
-        try Self.issueCertificate(name: name, address: host, certificate: certificate, key: key, in: folder)
+        try TestServers.issueCertificate(commonName: name, subjectAltName: "DNS:\(name),IP:\(host)", certificate: certificate, key: key, in: folder)
         let site = TestServers.repository.appendingPathComponent("Samples/site").path
         let configuration = folder.appendingPathComponent("Caddyfile")
         try """
@@ -141,22 +141,5 @@ public final class CaddyOrigin {
                        remotePort: request["remote_port"] as? String ?? "", method: request["method"] as? String ?? "",
                        uri: request["uri"] as? String ?? "", headers: request["headers"] as? [String: [String]] ?? [:],
                        resumed: (request["tls"] as? [String: Any])?["resumed"] as? Bool ?? false)
-    }
-
-    /// A leaf certificate for `name` and the IP address `address`, signed by the test CA.
-    private static func issueCertificate(name: String, address: String, certificate: String, key: String, in folder: URL) throws {
-        let pki = TestServers.directory.appendingPathComponent("pki")
-        let request = folder.appendingPathComponent("origin.csr").path
-        let steps = [
-            ["/usr/bin/openssl", "req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
-             "-keyout", key, "-subj", "/CN=\(name)", "-addext", "subjectAltName=DNS:\(name),IP:\(address)", "-out", request],
-            ["/usr/bin/openssl", "x509", "-req", "-in", request, "-CA", pki.appendingPathComponent("ca.pem").path,
-             "-CAkey", pki.appendingPathComponent("ca.key").path, "-set_serial", String(UInt32.random(in: 1...UInt32.max)),
-             "-days", "2", "-copy_extensions", "copy", "-out", certificate],
-        ]
-        for step in steps {
-            let result = try TestServers.run(step)
-            guard result.status == 0 else { throw TestServerError(description: "cannot issue the origin's certificate: \(result.output)") }
-        }
     }
 }

@@ -27,7 +27,7 @@ public final class HTTP3RelayInstance {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         log = folder.appendingPathComponent("access.log")
         let certificate = folder.appendingPathComponent("relay.pem").path, key = folder.appendingPathComponent("relay.key").path
-        try Self.issueCertificate(for: host, certificate: certificate, key: key, in: folder)
+        try TestServers.issueCertificate(commonName: host, subjectAltName: "IP:\(host)", certificate: certificate, key: key, in: folder)
         arguments = ["-u", "-B", TestServers.repository.appendingPathComponent("Samples/servers/h3_relay.py").path,
                      "--name", "T", "--source", host, "--token", token,
                      "--cert", certificate, "--key", key, "--state", folder.path, "--idle-timeout", String(idleTimeout),
@@ -90,22 +90,5 @@ public final class HTTP3RelayInstance {
             throw TestServerError(description: "the relay's log \(log.path) is missing")
         }
         return try TestServers.allLogLines(log)
-    }
-
-    /// A leaf certificate for the IP address `host`, signed by the test CA (openssl CLI).
-    private static func issueCertificate(for host: String, certificate: String, key: String, in folder: URL) throws {
-        let pki = TestServers.directory.appendingPathComponent("pki")
-        let request = folder.appendingPathComponent("relay.csr").path
-        let steps = [
-            ["/usr/bin/openssl", "req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
-             "-keyout", key, "-subj", "/CN=\(host)", "-addext", "subjectAltName=IP:\(host)", "-out", request],
-            ["/usr/bin/openssl", "x509", "-req", "-in", request, "-CA", pki.appendingPathComponent("ca.pem").path,
-             "-CAkey", pki.appendingPathComponent("ca.key").path, "-set_serial", String(UInt32.random(in: 1...UInt32.max)),
-             "-days", "2", "-copy_extensions", "copy", "-out", certificate],
-        ]
-        for step in steps {
-            let result = try TestServers.run(step)
-            guard result.status == 0 else { throw TestServerError(description: "cannot issue the relay's certificate: \(result.output)") }
-        }
     }
 }
