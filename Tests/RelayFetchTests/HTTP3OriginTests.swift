@@ -287,6 +287,25 @@ final class HTTP3OriginTests: XCTestCase {
         XCTAssertLessThan(growth, 400 << 10, "the heap grew \(growth >> 10) KiB over 400 exchanges")
     }
 
+    /// A reader that gives a body up cancels only its stream: the next request goes on the same
+    /// QUIC connection; a Range request (what -C sends) gets its 206 and the bytes asked for.
+    func testACancelledBodyLeavesTheConnectionUsableAndRangesWork() async throws {
+        let origin = try caddy()
+        let marker = TestServers.marker("cancel")
+        let session = try session(hops: [Self.relayA])
+        defer { session.invalidate() }
+        let (body, _) = try await session.bytes(for: HTTPRequest(url: URL(string: "\(origin.url)/about.html?\(marker)")!))
+        body.cancel()
+        var range = HTTPRequest(url: URL(string: "\(origin.url)/about.html?\(marker)-range")!)
+        range.headerFields = [("Range", "bytes=10-19")]
+        let (part, response) = try await session.data(for: range)
+        XCTAssertEqual(response.statusCode, 206)
+        XCTAssertEqual(part, try about()[10..<20])
+        let logged = try origin.requests(containing: marker, expected: 2)
+        XCTAssertEqual(logged.map(\.proto), ["HTTP/3.0", "HTTP/3.0"])
+        XCTAssertEqual(Set(logged.map(\.remotePort)).count, 1, "one QUIC connection for both")
+    }
+
     /// tcp never speaks QUIC, even to an origin that announced h3.
     func testTCPNeverUsesQUIC() async throws {
         let origin = try caddy()
