@@ -30,10 +30,11 @@ package protocol HTTP3ResponseSink: AnyObject {
 /// A running HTTP/3 exchange with an origin, as its reader steers it: pause and resume the
 /// content (flow control holds the origin back), or cancel. Loop thread only.
 package final class HTTP3OriginExchange {
-    fileprivate var stream: HTTP3RequestStream?
-    fileprivate var cancelled = false
+    /// Set by the builder once a connection took the request.
+    var stream: HTTP3RequestStream?
+    private(set) var cancelled = false
     /// Set before the stream exists, applied when it does.
-    fileprivate var paused = false
+    private(set) var paused = false
 
     package func setReadingPaused(_ paused: Bool) {
         self.paused = paused
@@ -56,41 +57,5 @@ package final class HTTP3OriginExchange {
         guard stream == nil else { return false }
         cancelled = true
         return true
-    }
-}
-
-extension RelayChainBuilder {
-    /// Sends `request` to `origin` over HTTP/3 on the session's pooled QUIC connection to it
-    /// (one per origin and chain): straight to the origin with no `hops`, else inside a
-    /// CONNECT-UDP stream through the last hop, which resolves the origin's name (every hop must
-    /// be an HTTP/3 one). Setting up a new connection that takes over `connectTimeout` fails with
-    /// a timeout naming where it stalled. The sink hears of the response on the loop.
-    package func startHTTP3Exchange(_ request: HTTP3OriginRequest, origin: RelayEndpoint, through hops: [RelayEndpoint],
-                                    connectTimeout: Double, sink: HTTP3ResponseSink) -> HTTP3OriginExchange {
-        let exchange = HTTP3OriginExchange()
-        var done = false
-        let originHop = HTTP3OriginConnector.describe(origin)
-        var stalledAt = originHop
-        let timer = context.loop.schedule(after: connectTimeout) {
-            guard !done else { return }
-            done = true
-            sink.http3Finished(.failure(RelayError(hop: stalledAt, cause: .timeout)))
-        }
-        HTTP3OriginConnector(context: context).connection(to: origin, through: hops, stalled: { stalledAt = $0 }) { [context] result in
-            context.loop.cancelTimer(timer)
-            guard !done else { return }
-            done = true
-            switch result {
-            case .failure(let error):
-                sink.http3Finished(.failure(error))
-            case .success(let connection):
-                guard !exchange.cancelled else { return }
-                let stream = HTTP3RequestStream(connection: connection, request: request, sink: sink)
-                exchange.stream = stream
-                if exchange.paused { stream.setReadingPaused(true) }
-                stream.start()
-            }
-        }
-        return exchange
     }
 }
