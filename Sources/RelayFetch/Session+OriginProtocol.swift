@@ -9,8 +9,9 @@ extension Session.Configuration {
     /// HTTP/2, HTTP/1.1 or SOCKS5 hop, or an HTTP/3 hop with a TCP side) TCP is used whatever
     /// this says. Oblivious HTTP relays are not affected.
     public enum OriginProtocol: String, Sendable, CaseIterable {
-        /// HTTP/3 to an origin that said it offers it (`Alt-Svc: h3`) earlier in this session,
-        /// TCP otherwise. What a session learns is never kept beyond it.
+        /// HTTP/3 to an origin that said it offers it (`Alt-Svc: h3`) earlier in this session, or
+        /// (a host reached directly) whose HTTPS record from the privacy context's encrypted
+        /// resolver lists h3; TCP otherwise. What a session learns is never kept beyond it.
         case automatic = "auto"
         /// HTTP/3 to every https origin a QUIC path reaches.
         case http3 = "h3"
@@ -32,6 +33,15 @@ final class OriginAltServices: Sendable {
     }
 
     func preferTCP(host: String, port: UInt16) { _ = tcpPreferred.withLock { $0.insert("\(host):\(port)") } }
+
+    /// Origins whose HTTPS record was asked for this session (once each).
+    private let bindingsAsked = Locked<Set<String>>([])
+
+    /// True the first time it is asked for an origin.
+    func firstBindingLookup(host: String, port: UInt16) -> Bool { bindingsAsked.withLock { $0.insert("\(host):\(port)").inserted } }
+
+    /// The origin's HTTPS record (RFC 9460) offers h3, on `quicPort`.
+    func remember(host: String, port: UInt16, quicPort: UInt16) { ports.withLock { $0["\(host):\(port)"] = quicPort } }
 
     /// Remembers (or forgets, on `clear`) the h3 alternative of `response`'s origin; only an
     /// alternative on the origin's own host is taken (`h3=":443"`), as a name elsewhere would
@@ -78,5 +88,23 @@ extension Session {
             route.headStart = configuration.http3FallbackDelay
         }
         return route
+    }
+}
+
+extension Session {
+    /// With `auto`, asks the encrypted resolver once per origin for a direct host's HTTPS record
+    /// (RFC 9460): one that lists h3 counts as the origin's announcement. Relayed hosts are never
+    /// resolved here, and a host libcurl would resolve another way (a pin, a relay's own DoH
+    /// resolver) is left alone.
+    func learnServiceBinding(for url: URL) async {
+        guard configuration.originProtocol == .automatic, url.scheme?.lowercased() == "https", let nameResolver, directNameResolver == nil,
+              let host = url.host, !host.hasPrefix("["), SocketAddress.literal(host, port: 0) == nil,
+              let port = UInt16(exactly: url.portOrDefault), configuration.allowsDirectConnections,
+              !configuration.proxyConfigurations.contains(where: { $0.covers(host: host) }),
+              configuration.directHostAddress(host: host, port: Int(port)) == nil,
+              originAltServices.http3Port(host: host, port: port) == nil,
+              originAltServices.firstBindingLookup(host: host, port: port) else { return }
+        let hint = await withCheckedContinuation { continuation in nameResolver.serviceHint(host: host) { continuation.resume(returning: $0) } }
+        if case .success(let hint?) = hint, hint.offersHTTP3 { originAltServices.remember(host: host, port: port, quicPort: hint.port ?? port) }
     }
 }

@@ -133,6 +133,7 @@ public final class Session: Sendable {
     /// One exchange, routed by the host's relay configuration, through the session's store:
     /// cookies go out and come back, fresh responses come from the cache, stale ones revalidate.
     func exchange(_ original: HTTPRequest, onBodyChunk: (@Sendable (URL, Data) -> Void)?) async throws -> (Data, HTTPResponse) {
+        await learnServiceBinding(for: original.url)
         let route = try route(for: original.url)
         let store = dataStore
         var request = prepared(original)

@@ -28,7 +28,8 @@ public final class CaddyOrigin {
         public let resumed: Bool
     }
 
-    public init(host: String, port: UInt16 = 8561, name: String = "h3origin.test") throws {
+    /// `otherNames`: more names its certificate carries (as `name` does).
+    public init(host: String, port: UInt16 = 8561, name: String = "h3origin.test", otherNames: [String] = []) throws {
         try TestServers.ensureRunning()
         let caddy = "/usr/bin/caddy"
         guard FileManager.default.isExecutableFile(atPath: caddy) else { throw TestServerError(description: "caddy is missing: run scripts/setup.sh") }
@@ -39,7 +40,7 @@ public final class CaddyOrigin {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         log = folder.appendingPathComponent("access.log")
         let certificate = folder.appendingPathComponent("cert.pem").path, key = folder.appendingPathComponent("key.pem").path
-        try TestServers.issueCertificate(commonName: name, subjectAltName: "DNS:\(name),IP:\(host)", certificate: certificate, key: key, in: folder)
+        try TestServers.issueCertificate(commonName: name, subjectAltName: ([name] + otherNames).map { "DNS:\($0)," }.joined() + "IP:\(host)", certificate: certificate, key: key, in: folder)
         let site = TestServers.repository.appendingPathComponent("Samples/site").path
         let configuration = folder.appendingPathComponent("Caddyfile")
         try """

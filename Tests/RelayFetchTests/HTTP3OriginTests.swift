@@ -13,7 +13,7 @@ final class HTTP3OriginTests: XCTestCase {
 
     override class func setUp() {
         super.setUp()
-        origin = try? CaddyOrigin(host: "127.0.5.1")
+        origin = try? CaddyOrigin(host: "127.0.5.1", otherNames: ["h2origin.test"])
     }
 
     override class func tearDown() {
@@ -304,6 +304,28 @@ final class HTTP3OriginTests: XCTestCase {
         let logged = try origin.requests(containing: marker, expected: 2)
         XCTAssertEqual(logged.map(\.proto), ["HTTP/3.0", "HTTP/3.0"])
         XCTAssertEqual(Set(logged.map(\.remotePort)).count, 1, "one QUIC connection for both")
+    }
+
+    /// auto, a host reached directly: its HTTPS record from the encrypted resolver (the test
+    /// DoH server's zone) offering h3 is announcement enough for the first request; a name whose
+    /// record offers h2 only stays on TCP. Both names lead to the same Caddy.
+    func testAutoUsesHTTP3WhenTheHostsHTTPSRecordOffersIt() async throws {
+        let origin = try caddy()
+        _ = try EncryptedDNSServer.shared()
+        let marker = TestServers.marker("svcb")
+        var configuration = TestServers.configuration(hops: [])
+        configuration.originProtocol = .automatic
+        let context = PrivacyContext()
+        context.requireEncryptedNameResolution(true, fallbackResolver: .https(EncryptedDNSServer.dohURL, serverAddresses: [EncryptedDNSServer.address]))
+        configuration.privacyContext = context
+        let session = try Session(configuration: configuration)
+        defer { session.invalidate() }
+        let (body, offered) = try await session.data(from: URL(string: "https://h3origin.test:\(origin.port)/about.html?\(marker)")!)
+        XCTAssertEqual(body, try about())
+        XCTAssertEqual(offered.httpVersion, "HTTP/3")
+        let (_, notOffered) = try await session.data(from: URL(string: "https://h2origin.test:\(origin.port)/about.html?\(marker)-h2")!)
+        XCTAssertEqual(notOffered.httpVersion, "HTTP/2")
+        XCTAssertEqual(try origin.requests(containing: marker, expected: 2).map(\.proto), ["HTTP/3.0", "HTTP/2.0"])
     }
 
     /// tcp never speaks QUIC, even to an origin that announced h3.
