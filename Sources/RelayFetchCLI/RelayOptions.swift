@@ -32,9 +32,10 @@ struct RelayOptions {
       --idle-timeout SECS      fail when no byte arrives for SECS (default 30), naming the origin
                                and the hops it came through
       --origin-protocol P      how https origins are spoken to: auto (default: HTTP/3 to an origin
-                               that announced it with Alt-Svc earlier in the run, else TCP), h3
-                               (QUIC, direct or inside CONNECT-UDP through HTTP/3 relays; TCP
-                               behind a relay that cannot carry UDP) or tcp
+                               that announced it earlier in the run with Alt-Svc, or in an HTTPS
+                               DNS record from the encrypted resolver, else TCP), h3 (QUIC,
+                               direct or inside CONNECT-UDP through HTTP/3 relays; TCP behind a
+                               relay that cannot carry UDP) or tcp
       --profile FILE           take relays and domains from a com.apple.relay.managed profile
                                (.mobileconfig: XML, binary or CMS-signed); not with --relay
       --profile-cacert FILE    PEM CA file to check a signed profile's signer (default: system)
