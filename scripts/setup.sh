@@ -15,6 +15,9 @@ apt_packages=(
   # a SOCKS5 server for the SOCKS5 hop's tests, started by the tests themselves on 127.0.0.61
   # (Tests/RelayFetchTestSupport/SOCKSServer.swift); the package installs no service
   microsocks
+  # an HTTP/3 origin (Caddy serves Samples/site over QUIC) for the HTTP/3-origin tests, started
+  # by the tests themselves on 127.0.5.x (Tests/RelayFetchTestSupport/CaddyOrigin.swift)
+  caddy
   # the shared crawl store (PostgreSQL 15: initdb, pg_ctl, psql) for multi-worker crawl tests
   postgresql
   # test tooling: disk-avoidance checks, addresses, process checks

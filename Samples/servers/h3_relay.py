@@ -22,7 +22,7 @@ Every request must carry `proxy-authorization: Bearer TOKEN` (--token), else 407
       It sends QUIC DATAGRAM frames when the client's SETTINGS had SETTINGS_H3_DATAGRAM (0x33)
       = 1 and the payload fits one packet, DATAGRAM capsules otherwise.
 
-Names resolve through a fixed map only (HOSTS below); IPv4 literals in 127.0.0.0/8 are used as
+Names resolve through a fixed map only (HOSTS below, plus each --host NAME=ADDRESS); IPv4 literals in 127.0.0.0/8 are used as
 they are; anything else gets 502. Other methods get 405, other :protocol values 501, malformed
 requests 400.
 
@@ -757,8 +757,15 @@ def main():
                         help="send GOAWAY on a connection after N tunnels on it (default 0: never)")
     parser.add_argument("--hold-credit", action="store_true",
                         help="give no stream credit while a TCP target is behind (back-pressure for uploads)")
+    parser.add_argument("--host", action="append", default=[], metavar="NAME=ADDRESS",
+                        help="one more name the relay resolves (a test's own origin); repeatable")
     parser.add_argument("--self-test", action="store_true", help="check the codecs and exit")
     args = parser.parse_args()
+    for entry in args.host:
+        name, _, address = entry.partition("=")
+        if not name or resolve(address) != address:
+            parser.error(f"--host needs NAME=ADDRESS with an IPv4 loopback address, not {entry!r}")
+        HOSTS[name.lower()] = address
     if args.self_test:
         sys.exit(self_test())
     if not args.state or not args.cert or not args.key:

@@ -86,7 +86,7 @@ extension HTTPRequest {
 /// A response: status, header fields in order, the URL it finally came from, and how it came.
 public struct HTTPResponse: Sendable {
     public let statusCode: Int
-    /// "HTTP/1.1" or "HTTP/2".
+    /// "HTTP/1.1", "HTTP/2" or "HTTP/3".
     public let httpVersion: String
     public let headerFields: HTTPFields
     /// The URL after redirects.

@@ -3,8 +3,9 @@ import RelayTransport
 
 /// How one exchange reaches its origin. One type per way, each alone in knowing how:
 /// `DirectRoute`, `TunnelRoute` (tunnels this session builds, which libcurl reaches through the
-/// session's loopback listener), `CurlProxyRoute` (libcurl's own HTTP/1.1 proxy) and
-/// `ObliviousRoute` (encapsulated, then POSTed over another route). The session picks one for
+/// session's loopback listener), `CurlProxyRoute` (libcurl's own HTTP/1.1 proxy),
+/// `ObliviousRoute` (encapsulated, then POSTed over another route) and `HTTP3OriginRoute`
+/// (HTTP/3 over our own QUIC, direct or inside CONNECT-UDP). The session picks one for
 /// each request (`Session.route(for:)`) and asks it to carry the exchange; nothing else asks
 /// which kind a route is.
 protocol Route: Sendable {

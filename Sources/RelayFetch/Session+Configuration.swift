@@ -23,7 +23,9 @@ extension Session {
         public var relayIdleTimeout: Double = 60
         /// Seconds QUIC gets to reach a relay's HTTP/3 endpoint before its TCP (HTTP/2) endpoint
         /// is tried too (Happy Eyeballs); the first tunnel up is used, and a session remembers
-        /// which relays needed TCP. When QUIC fails outright, TCP starts at once.
+        /// which relays needed TCP. When QUIC fails outright, TCP starts at once. With
+        /// `originProtocol` `.automatic`, an origin's QUIC gets the same head start before the
+        /// request goes over TCP.
         public var http3FallbackDelay: Double = 0.3
         /// Seconds for a whole request, redirects included (curl's `--max-time`).
         public var requestTimeout: Double = 120
@@ -51,6 +53,8 @@ extension Session {
         /// Answers an HTTP/1.1 relay's 407 with a fresh credential (a Privacy Pass token) for one
         /// retry of that tunnel; nil: a 407 fails the fetch. Package access until the per-hop API.
         package var proxyChallengeResponder: ProxyChallengeResponder?
+        /// Whether https origins are spoken to over HTTP/3 (QUIC) or TCP (`OriginProtocol`).
+        public var originProtocol: OriginProtocol = .automatic
 
         public init(proxyConfigurations: [ProxyConfiguration] = [], dataStore: WebsiteDataStore? = nil) {
             self.proxyConfigurations = proxyConfigurations

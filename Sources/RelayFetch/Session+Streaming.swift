@@ -50,7 +50,8 @@ extension Session {
     /// time limit is what is left of the request's, so running out mid-body is reported as the
     /// request's `timeLimit`.
     private func streamingExchange(_ original: HTTPRequest, timeLimit: Double) async throws -> (ResponseBody, HTTPResponse) {
-        try await route(for: original.url).streamingExchange(original, in: self, timeLimit: timeLimit)
+        await learnServiceBinding(for: original.url)
+        return try await route(for: original.url).streamingExchange(original, in: self, timeLimit: timeLimit)
     }
 }
 

@@ -24,6 +24,8 @@ public final class Session: Sendable {
     var directNameResolver: SessionNameResolver? { directResolver.withLock { $0 } }
     /// Set once, by `init` (which needs a method of the session to make it).
     private let directResolver = Locked<SessionNameResolver?>(nil)
+    /// Origins' HTTP/3 alternatives seen in this session (shared with sessions sharing its connections).
+    let originAltServices: OriginAltServices
 
     /// Starts the session's threads; throws if its local tunnel listener cannot be created.
     public init(configuration: Configuration = .ephemeral) throws {
@@ -33,6 +35,7 @@ public final class Session: Sendable {
                                 maximumConnections: configuration.maximumConnections)
         self.engine = engine
         ownsConnections = true
+        originAltServices = OriginAltServices()
         var nameResolver: SessionNameResolver?
         do {
             opener = try TunnelOpener(connectTimeout: configuration.connectTimeout, idleTimeout: configuration.relayIdleTimeout,
@@ -59,6 +62,7 @@ public final class Session: Sendable {
         opener = session.opener
         engine = session.engine
         ownsConnections = false
+        originAltServices = session.originAltServices
         nameResolver = session.nameResolver
         let shared = session.directNameResolver
         directResolver.withLock { $0 = shared }
@@ -135,6 +139,7 @@ public final class Session: Sendable {
     /// One exchange, routed by the host's relay configuration, through the session's store:
     /// cookies go out and come back, fresh responses come from the cache, stale ones revalidate.
     func exchange(_ original: HTTPRequest, onBodyChunk: (@Sendable (URL, Data) -> Void)?) async throws -> (Data, HTTPResponse) {
+        await learnServiceBinding(for: original.url)
         let route = try route(for: original.url)
         let store = dataStore
         var request = prepared(original)
@@ -174,7 +179,9 @@ public final class Session: Sendable {
     }
 
     /// Stores the response's Set-Cookie fields, when the request uses the jar.
+    /// Also notes the origin's HTTP/3 alternative (`Alt-Svc`), which every response passes here.
     func keepCookies(of response: HTTPResponse, for request: HTTPRequest) {
+        originAltServices.note(response)
         guard request.httpShouldHandleCookies else { return }
         let setCookies = response.headerFields.filter { $0.name.lowercased() == "set-cookie" }.map(\.value)
         dataStore.cookieJar.store(setCookieValues: setCookies, from: response.url)
@@ -207,7 +214,7 @@ public final class Session: Sendable {
         let bareHost = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
         guard let proxy = configuration.proxyConfigurations.first(where: { $0.covers(host: bareHost) }) else {
             guard configuration.allowsDirectConnections else { throw FetchError(.notRelayed(host: bareHost)) }
-            return DirectRoute()
+            return http3OriginRoute(url: url, host: bareHost, port: port, hops: [], tcp: DirectRoute()) ?? DirectRoute()
         }
         if let oblivious = proxy.obliviousHTTP {
             return try obliviousRoute(oblivious, chain: proxy.relayHops)
@@ -215,7 +222,11 @@ public final class Session: Sendable {
         guard !proxy.relayHops.isEmpty else {
             throw FetchError(.invalidRelay(index: 0, reason: "a relay configuration covers \(bareHost) but has no hops"))
         }
-        return Routes.through(try endpoints(proxy.relayHops), to: TunnelTarget(host: bareHost, port: port), opener: opener)
+        let hops = try endpoints(proxy.relayHops), target = TunnelTarget(host: bareHost, port: port)
+        if let quic = http3OriginRoute(url: url, host: bareHost, port: port, hops: hops, tcp: Routes.through(hops, to: target, opener: opener)) {
+            return quic
+        }
+        return Routes.through(hops, to: target, opener: opener)
     }
 
     func endpoints(_ hops: [ProxyConfiguration.RelayHop]) throws(FetchError) -> [RelayEndpoint] {

@@ -17,7 +17,7 @@ final class TunnelOpener: @unchecked Sendable {
     let loop: EventLoop
     /// The loopback port libcurl connects to.
     private(set) var listenerPort: UInt16
-    private let builder: RelayChainBuilder
+    let builder: RelayChainBuilder
     /// True when a relay's 407 is answered in the chain (so libcurl's own proxy cannot carry it).
     let answersProxyChallenges: Bool
     private let connectTimeout: Double

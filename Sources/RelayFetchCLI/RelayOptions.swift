@@ -38,6 +38,11 @@ struct RelayOptions {
       --max-time SECS          time limit for the whole transfer, redirects included (default \(maximumTimeDefault))
       --idle-timeout SECS      fail when no byte arrives for SECS (default 30), naming the origin
                                and the hops it came through
+      --origin-protocol P      how https origins are spoken to: auto (default: HTTP/3 to an origin
+                               that announced it earlier in the run with Alt-Svc, or in an HTTPS
+                               DNS record from the encrypted resolver, else TCP), h3 (QUIC,
+                               direct or inside CONNECT-UDP through HTTP/3 relays; TCP behind a
+                               relay that cannot carry UDP) or tcp
       --profile FILE           take relays and domains from a com.apple.relay.managed profile
                                (.mobileconfig: XML, binary or CMS-signed); not with --relay
       --profile-cacert FILE    PEM CA file to check a signed profile's signer (default: system)
@@ -80,6 +85,7 @@ struct RelayOptions {
     var connectTimeout: Double?
     var maximumTime: Double?
     var idleTimeout: Double?
+    var originProtocol: Session.Configuration.OriginProtocol?
     var profilePaths: [String] = []
     /// Whether `--profile` may be repeated (crawl: each profile is a relay chain of the pool).
     var allowsSeveralProfiles = false
@@ -156,6 +162,12 @@ struct RelayOptions {
         case "--connect-timeout": connectTimeout = try scanner.seconds()
         case "--max-time": maximumTime = try scanner.seconds()
         case "--idle-timeout": idleTimeout = try scanner.seconds()
+        case "--origin-protocol":
+            let text = try scanner.value()
+            guard let value = Session.Configuration.OriginProtocol(rawValue: text.lowercased()) else {
+                throw UsageError("--origin-protocol must be auto, h3 or tcp, not \"\(text)\"")
+            }
+            originProtocol = value
         case "--profile":
             let path = try scanner.value()
             try Self.requireReadable(path, option: "--profile")
@@ -298,6 +310,7 @@ struct RelayOptions {
         if let maximumTime { configuration.requestTimeout = maximumTime }
         if let idleTimeout { configuration.idleTimeout = idleTimeout }
         Self.attachTokenKeepers(tokenScenarios, to: &configuration)
+        if let originProtocol { configuration.originProtocol = originProtocol }
         if let ohttpRelay, let ohttpKeys {
             // The --relay chain (if any) now carries the POSTs to the OHTTP relay, and the key fetch.
             let chain = configuration.proxyConfigurations.first?.relayHops ?? []

@@ -27,10 +27,12 @@ enum HTTP3Callbacks {
             connection(user).quic.extendCredit(stream: id, by: consumed)
             return 0
         }
-        callbacks.recv_header = { _, id, token, _, value, _, user, _ in
-            guard token == Int32(NGHTTP3_QPACK_TOKEN__STATUS.rawValue), let value, let stream = connection(user).stream(id) else { return 0 }
-            let bytes = nghttp3_rcbuf_get_buf(value)
-            stream.receivedStatus(Int(String(decoding: UnsafeBufferPointer(start: bytes.base, count: bytes.len), as: UTF8.self)) ?? 0)
+        callbacks.recv_header = { _, id, token, name, value, _, user, _ in
+            guard let name, let value, let stream = connection(user).stream(id) else { return 0 }
+            let nameBytes = nghttp3_rcbuf_get_buf(name), bytes = nghttp3_rcbuf_get_buf(value)
+            let text = String(decoding: UnsafeBufferPointer(start: bytes.base, count: bytes.len), as: UTF8.self)
+            stream.receivedField(name: String(decoding: UnsafeBufferPointer(start: nameBytes.base, count: nameBytes.len), as: UTF8.self), value: text)
+            if token == Int32(NGHTTP3_QPACK_TOKEN__STATUS.rawValue) { stream.receivedStatus(Int(text) ?? 0) }
             return 0
         }
         callbacks.end_headers = { _, id, _, user, _ in
@@ -62,12 +64,14 @@ private func connection(_ user: UnsafeMutableRawPointer?) -> HTTP3RelayConnectio
     Unmanaged<HTTP3RelayConnection>.fromOpaque(user!).takeUnretainedValue()
 }
 
-/// The CONNECT stream's data reader: hands nghttp3 the tunnel bytes waiting to go out.
+/// A stream's data reader: hands nghttp3 the tunnel bytes (or request content) waiting to go out,
+/// and ends the stream once a request's content is all out.
 func h3ReadData(_ http3: OpaquePointer?, _ id: Int64, _ vectors: UnsafeMutablePointer<nghttp3_vec>?, _ capacity: Int,
                 _ flags: UnsafeMutablePointer<UInt32>?, _ user: UnsafeMutableRawPointer?, _ streamUser: UnsafeMutableRawPointer?) -> nghttp3_ssize {
     guard let vectors, let stream = connection(user).stream(id), !stream.ended else { return nghttp3_ssize(NGHTTP3_ERR_WOULDBLOCK) }
     let buffers = stream.outgoing.handOut(limit: capacity)
-    guard !buffers.isEmpty else { return nghttp3_ssize(NGHTTP3_ERR_WOULDBLOCK) }
+    if stream.contentComplete && !stream.outgoing.hasUnsent { flags?.pointee |= UInt32(NGHTTP3_DATA_FLAG_EOF) }
+    guard !buffers.isEmpty || stream.contentComplete else { return nghttp3_ssize(NGHTTP3_ERR_WOULDBLOCK) }
     for (index, buffer) in buffers.enumerated() {
         vectors[index] = nghttp3_vec(base: UnsafeMutablePointer(mutating: buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)), len: buffer.count)
     }

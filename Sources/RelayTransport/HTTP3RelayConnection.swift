@@ -2,7 +2,8 @@ internal import CNghttp3
 
 /// One HTTP/3 connection to a relay (RFC 9114): nghttp3 over a `QUICConnection` that
 /// negotiated h3. It carries many CONNECT streams, each a byte stream of its own
-/// (`HTTP3ConnectStream`). Flow control is manual, as for HTTP/2: received tunnel bytes are
+/// (`HTTP3ConnectStream`); to an origin, the same connection carries request streams
+/// (`HTTP3RequestStream`). Flow control is manual, as for HTTP/2: received tunnel bytes are
 /// credited back only while the stream's reader is not paused. Events for the layers above are
 /// queued while ngtcp2 or nghttp3 run and delivered when they have returned (`post`).
 /// Owns the nghttp3 connection (freed in deinit) and the QUIC connection. Loop thread only.
@@ -10,8 +11,8 @@ final class HTTP3RelayConnection: QUICApplication {
     let hop: HopDescription
     let quic: QUICStreamTransport
     private var http3: OpaquePointer?  // nghttp3_conn
-    private var streams: [Int64: HTTP3ConnectStream] = [:]
-    private var waitingForStreamID: [HTTP3ConnectStream] = []
+    private var streams: [Int64: any HTTP3StreamHandler] = [:]
+    private var waitingForStreamID: [any HTTP3StreamHandler] = []
     private var events: [() -> Void] = []
     private var delivering = false
     private var closed = false
@@ -96,7 +97,7 @@ final class HTTP3RelayConnection: QUICApplication {
         if !quic.isProcessing { deliverEvents() }
     }
 
-    func submit(_ stream: HTTP3ConnectStream) -> Bool {
+    func submit(_ stream: any HTTP3StreamHandler) -> Bool {
         guard isUsable else { return false }
         guard let id = quic.openBidirectionalStream() else {
             waitingForStreamID.append(stream)  // the relay's stream limit: retried when it grows
@@ -105,10 +106,12 @@ final class HTTP3RelayConnection: QUICApplication {
         return submitRequest(stream, on: id)
     }
 
-    private func submitRequest(_ stream: HTTP3ConnectStream, on id: Int64) -> Bool {
+    private func submitRequest(_ stream: any HTTP3StreamHandler, on id: Int64) -> Bool {
         let fields = stream.pseudoHeaders + stream.headers.map { ($0.0.lowercased(), $0.1) }
         var reader = nghttp3_data_reader(read_data: h3ReadData)
-        let rc = withHTTP3NameValues(fields) { nghttp3_conn_submit_request(http3, id, $0, $1, &reader, nil) }
+        // Without content the request's stream ends with its header block (no data reader).
+        let rc = withHTTP3NameValues(fields) { stream.sendsContent ? nghttp3_conn_submit_request(http3, id, $0, $1, &reader, nil)
+                                                                   : nghttp3_conn_submit_request(http3, id, $0, $1, nil, nil) }
         guard rc == 0 else {
             quic.abortStream(id, applicationError: HTTP3ErrorCode.internalError)
             return false
@@ -119,20 +122,20 @@ final class HTTP3RelayConnection: QUICApplication {
         return true
     }
 
-    func resume(_ stream: HTTP3ConnectStream) {
+    func resume(_ stream: any HTTP3StreamHandler) {
         guard stream.streamID >= 0, !closed, let http3 else { return }
         _ = nghttp3_conn_resume_stream(http3, stream.streamID)
         quic.flush()
     }
 
-    func credit(_ stream: HTTP3ConnectStream, count: Int) {
+    func credit(_ stream: any HTTP3StreamHandler, count: Int) {
         guard stream.streamID >= 0, !closed else { return }
         quic.extendCredit(stream: stream.streamID, by: count)
         quic.flush()
     }
 
     /// Cancels a stream in both directions (H3_REQUEST_CANCELLED).
-    func reset(_ stream: HTTP3ConnectStream) {
+    func reset(_ stream: any HTTP3StreamHandler) {
         if let index = waitingForStreamID.firstIndex(where: { $0 === stream }) {
             waitingForStreamID.remove(at: index)
         }
@@ -184,7 +187,7 @@ final class HTTP3RelayConnection: QUICApplication {
 
     // MARK: nghttp3 events (dispatched from HTTP3Callbacks)
 
-    func stream(_ id: Int64) -> HTTP3ConnectStream? { streams[id] }
+    func stream(_ id: Int64) -> (any HTTP3StreamHandler)? { streams[id] }
 
     func streamClosed(_ id: Int64, code: UInt64) {
         guard let stream = streams.removeValue(forKey: id) else { return }
@@ -195,12 +198,13 @@ final class HTTP3RelayConnection: QUICApplication {
     /// The relay sent GOAWAY: streams from `id` on were not processed and fail; no new ones.
     func goAway(from id: Int64) {
         isDraining = true
+        let sender = hop.index == 0 ? "the origin" : "relay"
         for (streamID, stream) in streams where streamID >= id && !stream.ended {
-            stream.connectionFailed(RelayError(hop: hop, cause: .protocolError("relay sent GOAWAY before the stream started")))
+            stream.connectionFailed(RelayError(hop: hop, cause: .protocolError("\(sender) sent GOAWAY before the stream started")))
         }
         let waiting = waitingForStreamID
         waitingForStreamID.removeAll()
-        for stream in waiting { stream.connectionFailed(RelayError(hop: hop, cause: .protocolError("relay sent GOAWAY"))) }
+        for stream in waiting { stream.connectionFailed(RelayError(hop: hop, cause: .protocolError("\(sender) sent GOAWAY"))) }
         post { [self] in if activeStreams == 0 { onIdle?() } }
     }
 

@@ -37,7 +37,7 @@ public enum ExchangeHARWriter {
         let response = exchange.response
         let url = redactor.url(request.url.absoluteString)
         var requestObject: [String: Any] = [
-            "method": request.method, "url": url, "httpVersion": response.httpVersion,
+            "method": request.method, "url": url, "httpVersion": HARWriter.version(response.httpVersion),
             "cookies": [], "headers": redactor.headers(request.headerFields), "headersSize": -1, "bodySize": request.body?.count ?? 0,
             "queryString": HARRedaction.queryString(of: url),
         ]
@@ -65,7 +65,7 @@ public enum ExchangeHARWriter {
             "time": timing.time,
             "request": requestObject,
             "response": [
-                "status": response.statusCode, "statusText": "", "httpVersion": response.httpVersion, "cookies": [],
+                "status": response.statusCode, "statusText": "", "httpVersion": HARWriter.version(response.httpVersion), "cookies": [],
                 "headers": redactor.headers(response.headerFields),
                 "content": content, "redirectURL": location, "headersSize": -1, "bodySize": exchange.body.count,
             ] as [String: Any],

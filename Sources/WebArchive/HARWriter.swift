@@ -39,13 +39,13 @@ public enum HARWriter {
             "startedDateTime": iso8601(resource.startedAt),
             "time": timing.time,
             "request": [
-                "method": "GET", "url": url, "httpVersion": resource.httpVersion ?? "HTTP/1.1",
+                "method": "GET", "url": url, "httpVersion": version(resource.httpVersion ?? "HTTP/1.1"),
                 "cookies": [], "headers": redactor.headers(resource.requestHeaderFields),
                 "queryString": HARRedaction.queryString(of: url),
                 "headersSize": -1, "bodySize": 0,
             ] as [String: Any],
             "response": [
-                "status": resource.statusCode ?? 0, "statusText": "", "httpVersion": resource.httpVersion ?? "",
+                "status": resource.statusCode ?? 0, "statusText": "", "httpVersion": version(resource.httpVersion ?? ""),
                 "cookies": [], "headers": redactor.headers(resource.responseHeaderFields), "content": content,
                 "redirectURL": resource.responseHeaderFields.first { $0.name.lowercased() == "location" }.map { redactor.url($0.value) } ?? "",
                 "headersSize": -1, "bodySize": resource.size,

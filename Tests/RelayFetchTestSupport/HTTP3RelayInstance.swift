@@ -19,20 +19,22 @@ public final class HTTP3RelayInstance {
     /// (without "Bearer "), `idleTimeout` its QUIC idle timeout in seconds; with `goAwayAfter`, it
     /// sends GOAWAY on a connection after that many tunnels on it; with `holdCredit`, it gives a
     /// tunnel no stream credit while its TCP target is behind (`--hold-credit`: back-pressure
-    /// for uploads, which aioquic alone does not apply).
+    /// for uploads, which aioquic alone does not apply); `hosts` are names (to IPv4 loopback
+    /// addresses) it resolves besides the shared relays' map.
     public init(host: String, token: String = "relay-token-B", idleTimeout: Double = 60, goAwayAfter: Int = 0,
-                holdCredit: Bool = false) throws {
+                holdCredit: Bool = false, hosts: [String: String] = [:]) throws {
         try TestServers.ensureRunning()
         self.host = host
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("h3relay-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         log = folder.appendingPathComponent("access.log")
         let certificate = folder.appendingPathComponent("relay.pem").path, key = folder.appendingPathComponent("relay.key").path
-        try Self.issueCertificate(for: host, certificate: certificate, key: key, in: folder)
+        try TestServers.issueCertificate(commonName: host, subjectAltName: "IP:\(host)", certificate: certificate, key: key, in: folder)
         arguments = ["-u", "-B", TestServers.repository.appendingPathComponent("Samples/servers/h3_relay.py").path,
                      "--name", "T", "--source", host, "--token", token,
                      "--cert", certificate, "--key", key, "--state", folder.path, "--idle-timeout", String(idleTimeout),
                      "--goaway-after", String(goAwayAfter)] + (holdCredit ? ["--hold-credit"] : [])
+                     + hosts.sorted { $0.key < $1.key }.flatMap { ["--host", "\($0.key)=\($0.value)"] }
         try start()
     }
 
@@ -91,22 +93,5 @@ public final class HTTP3RelayInstance {
             throw TestServerError(description: "the relay's log \(log.path) is missing")
         }
         return try TestServers.allLogLines(log)
-    }
-
-    /// A leaf certificate for the IP address `host`, signed by the test CA (openssl CLI).
-    private static func issueCertificate(for host: String, certificate: String, key: String, in folder: URL) throws {
-        let pki = TestServers.directory.appendingPathComponent("pki")
-        let request = folder.appendingPathComponent("relay.csr").path
-        let steps = [
-            ["/usr/bin/openssl", "req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
-             "-keyout", key, "-subj", "/CN=\(host)", "-addext", "subjectAltName=IP:\(host)", "-out", request],
-            ["/usr/bin/openssl", "x509", "-req", "-in", request, "-CA", pki.appendingPathComponent("ca.pem").path,
-             "-CAkey", pki.appendingPathComponent("ca.key").path, "-set_serial", String(UInt32.random(in: 1...UInt32.max)),
-             "-days", "2", "-copy_extensions", "copy", "-out", certificate],
-        ]
-        for step in steps {
-            let result = try TestServers.run(step)
-            guard result.status == 0 else { throw TestServerError(description: "cannot issue the relay's certificate: \(result.output)") }
-        }
     }
 }

@@ -1,0 +1,205 @@
+import Foundation
+import RelayTransport
+
+/// Joins one HTTP/3 exchange (the transport's loop) to a `BodyBuffer` (the reader), as
+/// `CurlTransfer` joins a libcurl transfer: the head becomes an `HTTPResponse`, the content
+/// goes into the buffer within the body's limits, and the idle and total time limits run here.
+/// A full buffer pauses the stream (QUIC flow control then holds the origin back) and keeps the
+/// piece it could not take until the reader makes room. Every failure is told as a `FetchError`
+/// naming the origin and the hops.
+// @unchecked: every var is touched on the loop only (the sink's events, the timers, and the
+// buffer's callbacks, which hop onto the loop); `buffer` is Sendable.
+final class HTTP3ExchangeReader: HTTP3ResponseSink, @unchecked Sendable {
+    let buffer: BodyBuffer
+    private let request: HTTPRequest
+    private let hopNames: [String]
+    private let loop: EventLoop
+    private var limit: BodyLimit
+    private let idleTimeout: Double
+    private let timeLimit: Double
+    private let reportedTimeLimit: Double?
+    private let headStart: Double?
+    /// Set once the exchange started (on the loop).
+    var exchange: HTTP3OriginExchange?
+    private var pending: [UInt8]?
+    private var outcome: Result<Void, Error>?
+    private var finished = false
+    private var lastActivity = IdleClock.now()
+    private let started = IdleClock.now()
+    private var headAt: Double?
+    private var idleTimer: UInt64?
+    private var deadlineTimer: UInt64?
+    /// Set when the response's type is not wanted (`acceptedMediaTypes`): the body is not read.
+    private(set) var bodySkipped = false
+
+    /// `reportedTimeLimit`: the request's whole time limit, told when the time left runs out
+    /// mid-body (a streamed body); nil: the time left. `headStart`: with a TCP route to fall
+    /// back to, how long QUIC may take to carry the request before it goes over TCP instead
+    /// (`HTTP3NotUp`); nil: no fallback.
+    init(request: HTTPRequest, hopNames: [String], loop: EventLoop, limit: BodyLimit, configuration: Session.Configuration, buffer: BodyBuffer,
+         reportedTimeLimit: Double?, headStart: Double?) {
+        self.reportedTimeLimit = reportedTimeLimit
+        self.headStart = headStart
+        self.request = request
+        self.hopNames = hopNames
+        self.loop = loop
+        self.limit = limit
+        self.buffer = buffer
+        idleTimeout = configuration.idleTimeout
+        timeLimit = min(configuration.requestTimeout, request.timeout ?? .infinity)
+    }
+
+    private var origin: String { "\(request.url.host ?? ""):\(request.url.portOrDefault)" }
+
+    /// Arms the timers (on the loop, once the exchange started).
+    func armTimers() {
+        guard !finished else { return }
+        if let headStart {
+            // QUIC had its head start: a request not on a connection yet goes over TCP instead.
+            _ = loop.schedule(after: headStart) { [self] in
+                if !finished, exchange?.withdrawIfNotSent() == true { complete(.failure(HTTP3NotUp(failure: nil))) }
+            }
+        }
+        if timeLimit.isFinite {
+            deadlineTimer = loop.schedule(after: max(0.001, timeLimit)) { [self] in fail(FetchError(.timedOut(reportedTimeLimit ?? timeLimit))) }
+        }
+        scheduleIdleCheck()
+    }
+
+    private func scheduleIdleCheck() {
+        guard idleTimeout.isFinite, !finished else { return }
+        idleTimer = loop.schedule(after: min(1, idleTimeout)) { [self] in
+            idleTimer = nil
+            // Silence while the reader holds the stream paused is not the origin's, nor is it
+            // before the request went out (the connect timeout covers that), as with libcurl.
+            if pending != nil || exchange?.requestSent == false { lastActivity = IdleClock.now() }
+            if IdleClock.now() - lastActivity > idleTimeout {
+                return fail(FetchError(.idleTimeout(seconds: idleTimeout, peer: origin, route: hopNames, stalled: nil)))
+            }
+            scheduleIdleCheck()
+        }
+    }
+
+    /// The reader made room: the piece held back goes in, and the stream reads again.
+    func readerResumed() {
+        guard let piece = pending, !finished else { return }
+        pending = nil
+        offer(piece)
+        if pending == nil {
+            exchange?.setReadingPaused(false)
+            if let outcome { complete(outcome) }
+        }
+    }
+
+    /// The reader went away: the stream is cancelled.
+    func readerCancelled() {
+        guard !finished else { return }
+        exchange?.cancel()
+        complete(.failure(FetchError(.transfer("the reader cancelled the transfer"))))
+    }
+
+    // MARK: HTTP3ResponseSink
+
+    func http3ReceivedHead(status: Int, fields: [(name: String, value: String)]) {
+        guard !finished else { return }
+        lastActivity = IdleClock.now()
+        headAt = lastActivity
+        var head = HTTPResponse(statusCode: status, httpVersion: "HTTP/3", headerFields: fields, url: request.url, relayHops: hopNames)
+        head.timings = timings(through: lastActivity)
+        if !request.wantsBody(status: status, contentType: head.value(forHeaderField: "Content-Type")) {
+            bodySkipped = true
+            head.bodySkipped = true
+            buffer.receivedResponse(head)
+            exchange?.cancel()
+            return complete(.success(()))
+        }
+        guard limit.admits(head, method: request.method.uppercased()) else { return fail(tooLarge()) }
+        buffer.receivedResponse(head)
+    }
+
+    func http3Received(_ bytes: [UInt8]) {
+        guard !finished else { return }
+        lastActivity = IdleClock.now()
+        guard limit.fits(bytes.count), limit.take(bytes.count, from: request.byteBudget) else { return fail(tooLarge()) }
+        if pending != nil {
+            pending! += bytes
+        } else {
+            offer(bytes)
+        }
+    }
+
+    func http3Finished(_ result: Result<Void, RelayError>) {
+        guard !finished else { return }
+        switch result {
+        case .success:
+            if pending != nil { outcome = .success(()) } else { complete(.success(())) }
+        case .failure(let error):
+            // No QUIC connection carried the request: with a fallback, it goes over TCP.
+            if headStart != nil, exchange?.requestSent != true { return complete(.failure(HTTP3NotUp(failure: fetchError(error)))) }
+            complete(.failure(fetchError(error)))
+        }
+    }
+
+    // MARK: internals
+
+    private func offer(_ bytes: [UInt8]) {
+        let offered = bytes.withUnsafeBytes { buffer.offer($0.baseAddress!, count: $0.count) }
+        switch offered {
+        case .taken:
+            buffer.flush()
+        case .pause:
+            pending = bytes
+            exchange?.setReadingPaused(true)
+            buffer.flush()
+        case .failed:
+            exchange?.cancel()
+            complete(.failure(FetchError(.transfer("the body could not be written"))))
+        }
+    }
+
+    /// The transport's error in the session's terms: a relay hop's as it is; the origin's
+    /// (hop 0) told with the hops it came through.
+    private func fetchError(_ error: RelayError) -> FetchError {
+        guard error.hop.index == 0 else { return FetchError(relay: error) }
+        let via = hopNames.isEmpty ? "" : " through " + hopNames.indices.map { "hop \($0 + 1) (\(hopNames[$0]))" }.joined(separator: ", ")
+        return FetchError(.transfer("origin \(error.hop.endpoint) over HTTP/3\(via): \(error.cause)"))
+    }
+
+    private func tooLarge() -> FetchError {
+        let budget = request.byteBudget.flatMap { $0.isExhausted ? $0.limit : nil }
+        return FetchError(.responseTooLarge(limit: budget ?? limit.maximum))
+    }
+
+    private func fail(_ error: FetchError) {
+        guard !finished else { return }
+        exchange?.cancel()
+        complete(.failure(error))
+    }
+
+    private func complete(_ result: Result<Void, Error>) {
+        guard !finished else { return }
+        finished = true
+        if let idleTimer { loop.cancelTimer(idleTimer) }
+        if let deadlineTimer { loop.cancelTimer(deadlineTimer) }
+        pending = nil
+        exchange = nil  // it holds the stream, which holds this reader: the cycle ends here
+        buffer.finish(result)
+    }
+
+    /// HAR's phases as far as this side sees them: the wait for the head (connection set-up
+    /// included on a new connection), then the body.
+    func timings(through now: Double) -> HTTPTimings {
+        var timings = HTTPTimings()
+        let head = headAt ?? now
+        timings.wait = max(0, head - started)
+        timings.receive = max(0, now - head)
+        timings.total = timings.wait + timings.receive
+        return timings
+    }
+}
+
+/// The request never went out over QUIC: the connection failed (`failure`) or was not up
+/// within the head start (nil); the route sends it over TCP instead.
+struct HTTP3NotUp: Error {
+    let failure: FetchError?
+}

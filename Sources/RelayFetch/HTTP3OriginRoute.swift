@@ -1,0 +1,130 @@
+import Foundation
+import RelayTransport
+
+/// HTTP/3 to the origin over our own QUIC: straight to it (a host no relay covers), or end to
+/// end inside a CONNECT-UDP stream through the last of a chain of HTTP/3 relays, which resolves
+/// the origin's name; no relay sees or alters the inner transport. Requests to one origin
+/// multiplex on one QUIC connection per session (the transport's pool). The response streams
+/// into the same `BodyBuffer` as libcurl's transfers, so redirects, cookies, the cache, Referer,
+/// limits and time limits work above it as on every route.
+struct HTTP3OriginRoute: Route {
+    let hops: [RelayEndpoint]
+    /// The origin's QUIC endpoint (host as in the URL, its UDP port) and how its certificate is trusted.
+    let origin: RelayEndpoint
+    /// The origin's port in its URL (TCP), which its Alt-Svc memory is keyed by.
+    let originPort: UInt16
+    let opener: TunnelOpener
+    /// `auto`: the TCP route this exchange takes when QUIC is not up within `headStart` or fails
+    /// before the request went out; nil (`h3`): QUIC or nothing.
+    var fallback: (any Route)?
+    var headStart: Double = 0.3
+
+    var hopNames: [String] { hops.map(\.authority) }
+
+    /// Whether a chain can carry QUIC to an origin: every hop HTTP/3 (QUIC) without a TCP side,
+    /// so each tunnel carries datagrams. Behind anything else the origin is spoken to over TCP.
+    static func carriesQUIC(_ hops: [RelayEndpoint]) -> Bool {
+        hops.allSatisfy { $0.relayProtocol == .http3 && $0.fallback == nil }
+    }
+
+    func exchange(_ request: HTTPRequest, in session: Session, onBodyChunk: (@Sendable (URL, Data) -> Void)?) async throws -> (Data, HTTPResponse) {
+        // A streamed upload (any size, read as the origin takes it) stays on TCP where it may:
+        // over HTTP/3 the body would be read whole first.
+        if request.bodyStream != nil, let fallback { return try await fallback.exchange(request, in: session, onBodyChunk: onBodyChunk) }
+        let limit = BodyLimit(maximum: request.maximumBodySize ?? session.configuration.maximumResponseSize)
+        let reader = try await start(request, in: session, limit: limit, reportedTimeLimit: nil)
+        var response: HTTPResponse
+        do {
+            response = try await reader.buffer.waitForResponse()
+        } catch let notUp as HTTP3NotUp {
+            guard let fallback else { throw notUp.failure ?? FetchError(.transfer("HTTP/3 was not up")) }
+            remember(notUp, in: session)
+            return try await fallback.exchange(request, in: session, onBodyChunk: onBodyChunk)
+        }
+        let headArrived = Date()
+        let waited = response.timings.wait
+        let body = ResponseBody(buffer: reader.buffer)
+        var data = Data()
+        let wanted = (200..<300).contains(response.statusCode)
+        for try await chunk in body.chunks {
+            data.append(chunk)
+            if wanted { onBodyChunk?(request.url, chunk) }
+        }
+        response.timings.wait = waited
+        response.timings.receive = Date().timeIntervalSince(headArrived)
+        response.timings.total = response.timings.wait + response.timings.receive
+        return (data, response)
+    }
+
+    func streamingExchange(_ original: HTTPRequest, in session: Session, timeLimit: Double) async throws -> (ResponseBody, HTTPResponse) {
+        if original.bodyStream != nil, let fallback { return try await fallback.streamingExchange(original, in: session, timeLimit: timeLimit) }
+        let request = session.prepared(original)
+        let limit = BodyLimit(maximum: request.maximumBodySize ?? .max)
+        let reader = try await start(request, in: session, limit: limit, reportedTimeLimit: timeLimit)
+        let response: HTTPResponse
+        do {
+            response = try await reader.buffer.waitForResponse()
+        } catch let notUp as HTTP3NotUp {
+            guard let fallback else { throw notUp.failure ?? FetchError(.transfer("HTTP/3 was not up")) }
+            remember(notUp, in: session)
+            return try await fallback.streamingExchange(original, in: session, timeLimit: timeLimit)
+        }
+        session.keepCookies(of: response, for: request)
+        return (ResponseBody(buffer: reader.buffer), response)
+    }
+
+    /// QUIC that failed outright is not tried again for this origin in this session; one that
+    /// was only slower than the head start may still come up (the pool keeps setting it up).
+    private func remember(_ notUp: HTTP3NotUp, in session: Session) {
+        if notUp.failure != nil { session.originAltServices.preferTCP(host: origin.host, port: originPort) }
+    }
+
+    /// Starts the exchange on the transport's loop; its response comes through the reader's buffer.
+    private func start(_ request: HTTPRequest, in session: Session, limit: BodyLimit, reportedTimeLimit: Double?) async throws -> HTTP3ExchangeReader {
+        let message = try await Self.message(for: request, configuration: session.configuration)
+        let buffer = BodyBuffer()
+        let loop = opener.loop
+        let reader = HTTP3ExchangeReader(request: request, hopNames: hopNames, loop: loop, limit: limit, configuration: session.configuration,
+                                         buffer: buffer, reportedTimeLimit: reportedTimeLimit, headStart: fallback == nil ? nil : headStart)
+        // Weak: the reader is held by the exchange's sink on the loop until it ends.
+        buffer.resumeProducer = { [weak reader] in _ = loop.execute { reader?.readerResumed() } }
+        buffer.cancelProducer = { [weak reader] in _ = loop.execute { reader?.readerCancelled() } }
+        let (builder, hops, origin, connectTimeout) = (opener.builder, hops, origin, session.configuration.connectTimeout)
+        let queued = loop.execute {
+            reader.exchange = builder.startHTTP3Exchange(message, origin: origin, through: hops, connectTimeout: connectTimeout, sink: reader)
+            reader.armTimers()
+        }
+        guard queued else { throw FetchError(.transfer("the session has ended")) }
+        return reader
+    }
+
+    /// Header fields that are the connection's business in HTTP/1.1 and are not sent over HTTP/3
+    /// (RFC 9114 §4.2); Host becomes :authority.
+    /// Accept-Encoding goes too: libcurl decodes what it asks for, this route decodes nothing,
+    /// so the origin is left to send the identity form.
+    private static let connectionFields: Set<String> = ["connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "host", "te",
+                                                        "accept-encoding"]
+
+    /// `request` as an HTTP/3 request: pseudo-header values, header fields as libcurl would send
+    /// them (User-Agent and Accept unless the request has its own) and the whole content.
+    static func message(for request: HTTPRequest, configuration: Session.Configuration) async throws -> HTTP3OriginRequest {
+        let url = request.url
+        let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        let path = (components?.percentEncodedPath).flatMap { $0.isEmpty ? nil : $0 } ?? "/"
+        let query = components?.percentEncodedQuery.map { "?\($0)" } ?? ""
+        let authority = (url.host ?? "") + (url.port.map { ":\($0)" } ?? "")
+        var fields = request.headerFields.filter { !connectionFields.contains($0.name.lowercased()) }
+            .map { HeaderField(name: $0.name.lowercased(), value: $0.value) }
+        if !fields.contains(where: { $0.name == "user-agent" }) { fields.insert(HeaderField(name: "user-agent", value: configuration.userAgent), at: 0) }
+        if !fields.contains(where: { $0.name == "accept" }) { fields.insert(HeaderField(name: "accept", value: "*/*"), at: 1) }
+        var content = request.body.map { [UInt8]($0) }
+        if let stream = request.bodyStream {
+            content = [UInt8](try await stream.collect(upTo: configuration.maximumResponseSize))
+        }
+        if let content, !fields.contains(where: { $0.name == "content-length" }) {
+            fields.append(HeaderField(name: "content-length", value: String(content.count)))
+        }
+        return HTTP3OriginRequest(method: request.method.uppercased(), authority: authority, path: path + query, headerFields: fields,
+                                  content: content)
+    }
+}
