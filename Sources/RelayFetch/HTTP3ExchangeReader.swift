@@ -104,7 +104,7 @@ final class HTTP3ExchangeReader: HTTP3ResponseSink, @unchecked Sendable {
         guard !finished else { return }
         lastActivity = IdleClock.now()
         headAt = lastActivity
-        var head = HTTPResponse(statusCode: status, httpVersion: "HTTP/3", headerFields: fields, url: request.url, relayHops: hopNames)
+        var head = HTTPResponse(statusCode: status, httpVersion: "HTTP/3", headerFields: HTTPFields(fields), url: request.url, relayHops: hopNames)
         head.timings = timings(through: lastActivity)
         if !request.wantsBody(status: status, contentType: head.value(forHeaderField: "Content-Type")) {
             bodySkipped = true

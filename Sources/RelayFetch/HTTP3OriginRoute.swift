@@ -113,16 +113,16 @@ struct HTTP3OriginRoute: Route {
         let path = (components?.percentEncodedPath).flatMap { $0.isEmpty ? nil : $0 } ?? "/"
         let query = components?.percentEncodedQuery.map { "?\($0)" } ?? ""
         let authority = (url.host ?? "") + (url.port.map { ":\($0)" } ?? "")
-        var fields = request.headerFields.filter { !connectionFields.contains($0.name.lowercased()) }
-            .map { HeaderField(name: $0.name.lowercased(), value: $0.value) }
-        if !fields.contains(where: { $0.name == "user-agent" }) { fields.insert(HeaderField(name: "user-agent", value: configuration.userAgent), at: 0) }
-        if !fields.contains(where: { $0.name == "accept" }) { fields.insert(HeaderField(name: "accept", value: "*/*"), at: 1) }
+        var fields = HTTPFields(request.headerFields.filter { !connectionFields.contains($0.name.lowercased()) }
+            .map { (name: $0.name.lowercased(), value: $0.value) })
+        if !fields.contains(where: { $0.name == "user-agent" }) { fields.insert((name: "user-agent", value: configuration.userAgent), at: 0) }
+        if !fields.contains(where: { $0.name == "accept" }) { fields.insert((name: "accept", value: "*/*"), at: 1) }
         var content = request.body.map { [UInt8]($0) }
         if let stream = request.bodyStream {
             content = [UInt8](try await stream.collect(upTo: configuration.maximumResponseSize))
         }
         if let content, !fields.contains(where: { $0.name == "content-length" }) {
-            fields.append(HeaderField(name: "content-length", value: String(content.count)))
+            fields.append((name: "content-length", value: String(content.count)))
         }
         return HTTP3OriginRequest(method: request.method.uppercased(), authority: authority, path: path + query, headerFields: fields,
                                   content: content)

@@ -1,3 +1,5 @@
+import HTTPCore
+
 /// An HTTP request as it goes to an origin over HTTP/3: the pseudo-header values, the header
 /// fields (names lower-cased on the wire) and the whole content, if any.
 package struct HTTP3OriginRequest: Sendable {
@@ -6,11 +8,11 @@ package struct HTTP3OriginRequest: Sendable {
     package var authority: String
     /// The path and query.
     package var path: String
-    package var headerFields: [HeaderField]
+    package var headerFields: HTTPFields
     /// nil: no content (the stream ends with the header block).
     package var content: [UInt8]?
 
-    package init(method: String, authority: String, path: String, headerFields: [HeaderField], content: [UInt8]?) {
+    package init(method: String, authority: String, path: String, headerFields: HTTPFields, content: [UInt8]?) {
         self.method = method
         self.authority = authority
         self.path = path

@@ -1,3 +1,5 @@
+import HTTPCore
+
 /// The step before a chain is built when some of its hops take tokens from a `HopTokenSource`:
 /// each such hop gets its source's current token as its `Proxy-Authorization: Bearer ...`
 /// field, so the connectors write it on that hop's CONNECT and nowhere else (the field lives on
@@ -31,7 +33,7 @@ enum HopTokenStage {
             case .success(let token):
                 var hops = hops
                 hops[next - 1].headerFields.removeAll { $0.name.lowercased() == fieldName.lowercased() }
-                hops[next - 1].headerFields.append(HeaderField(name: fieldName, value: "Bearer \(token)"))
+                hops[next - 1].headerFields.append((name: fieldName, value: "Bearer \(token)"))
                 var tokens = tokens
                 tokens[next] = token
                 fill(hops, from: next + 1, tokens: tokens, rejected: rejected, loop: loop, completion: completion)
