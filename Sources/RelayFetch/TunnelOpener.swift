@@ -17,13 +17,13 @@ final class TunnelOpener: @unchecked Sendable {
     let loop: EventLoop
     /// The loopback port libcurl connects to.
     private(set) var listenerPort: UInt16
-    private let builder: RelayChainBuilder
-    private let connectTimeout: Double
+    let builder: RelayChainBuilder
+    let connectTimeout: Double
     private var listener: LoopbackTunnelListener?
     /// Pending and ended tunnels, route names and counts, for any thread.
     let ledger = TunnelLedger()
     /// Open tunnels, owned here until they close (loop thread only).
-    private var bridges: [ObjectIdentifier: TunnelSocketBridge] = [:]
+    var bridges: [ObjectIdentifier: TunnelSocketBridge] = [:]
     /// Called with each tunnel's hop reports (for `-v`), on the event loop.
     var onTunnelOpen: (@Sendable ([HopReport]) -> Void)?
 
