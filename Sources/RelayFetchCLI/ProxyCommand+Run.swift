@@ -22,6 +22,7 @@ extension ProxyCommand {
         settings.unixMode = listenMode
         settings.credentials = credentials
         settings.logTargets = logTargets
+        settings.handshakeTimeout = handshakeTimeout
         let server: ProxyServer
         do {
             server = try ProxyServer(settings: settings, configuration: configuration) { io.log($0) }

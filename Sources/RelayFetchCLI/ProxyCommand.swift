@@ -27,6 +27,7 @@ struct ProxyCommand: Subcommand {
                                with any, clients must log in
       --log-targets            name each connection's target in its log line (default: "-")
       --drain-timeout SECS     time open connections get after SIGTERM (default 30)
+      --handshake-timeout SECS time a client gets to finish its SOCKS5 or HTTP request (default 10)
       --pid-file FILE          write the process ID to FILE while listening
       --check                  validate the options and relay configuration, print it, and exit
       -h, --help               show this help
@@ -47,6 +48,7 @@ struct ProxyCommand: Subcommand {
     var userCount = 0
     var logTargets = false
     var drainTimeout: Double = 30
+    var handshakeTimeout: Double = 10
     var pidFile: String?
     var check = false
 
@@ -79,6 +81,7 @@ struct ProxyCommand: Subcommand {
                 command.userCount += 1
             case "--log-targets": command.logTargets = true
             case "--drain-timeout": command.drainTimeout = try scanner.seconds(allowsZero: true)
+            case "--handshake-timeout": command.handshakeTimeout = try scanner.seconds()
             case "--pid-file": command.pidFile = try scanner.value()
             case "--check": command.check = true
             default:
