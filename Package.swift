@@ -67,7 +67,7 @@ let package = Package(
         .testTarget(name: "OAuthFlowTests", dependencies: ["OAuthFlow", "HeadlessPage", "RelayFetchTestSupport"]),
         .testTarget(name: "RelayProfilesTests", dependencies: ["RelayProfiles", "RelayFetchTestSupport"]),
         .testTarget(name: "CrawlerTests", dependencies: ["Crawler", "RelayFetchTestSupport", "Locking"]),
-        .testTarget(name: "LocalProxyTests", dependencies: ["LocalProxy", "RelayFetchTestSupport"]),
+        .testTarget(name: "LocalProxyTests", dependencies: ["LocalProxy", "RelayTransport", "RelayFetchTestSupport"]),
         .testTarget(name: "RelayFetchCLITests", dependencies: ["RelayFetchCLI", "LocalProxy", "Crawler", "RelayFetchTestSupport", "Locking", "CLibXML2", "COpenSSL"],
                     exclude: ["Fixtures"]),
     ],

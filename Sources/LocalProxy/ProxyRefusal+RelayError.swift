@@ -2,8 +2,10 @@ import RelayTransport
 
 extension ProxyRefusal {
     /// What a failed chain of `chainLength` hops tells the client: a last relay that could not
-    /// reach the target (502/503 to its CONNECT, or a SOCKS5 hop's reply) is the target's
-    /// fault; a hop that cannot be reached, or whose relay cannot reach the next, is the chain's.
+    /// reach the target (500, 502 or 503 to its CONNECT, or a SOCKS5 hop's reply) is the
+    /// target's fault; a hop that cannot be reached, or whose relay cannot reach the next, is the
+    /// chain's. An HTTP relay says "refused" only in its reason phrase, if at all (squid answers
+    /// 503 for a refused port and 500 for an unknown name), so most refusals read as unreachable.
     package init(_ error: RelayError, chainLength: Int) {
         let atLastHop = error.hop.index == chainLength
         switch error.cause {
@@ -13,7 +15,7 @@ extension ProxyRefusal {
             switch status {
             case 403, 407: self = .notAllowed
             case 504: self = .timedOut
-            case 502, 503, 404: self = reason.lowercased().contains("refused") ? .connectionRefused : .hostUnreachable
+            case 500, 502, 503, 404: self = reason.lowercased().contains("refused") ? .connectionRefused : .hostUnreachable
             default: self = .generalFailure
             }
         case .socksRefused(let reply) where atLastHop:

@@ -50,6 +50,16 @@ final class ProxyPrivacyTests: XCTestCase {
         XCTAssertEqual(try Self.socksReplyCode(proxy, host: "origin.test"), 0)
     }
 
+    /// A target the last relay cannot reach: SOCKS5 "host unreachable", HTTP 502 (squid answers
+    /// 500 for a name it cannot resolve, 503 for a port that refuses).
+    func testTheLastRelaysFailureIsHostUnreachable() throws {
+        let proxy = try ProxyProcess(CommandRun.relayArguments)
+        XCTAssertEqual(try Self.socksReplyCode(proxy, host: "nosuch.test"), 4)
+        XCTAssertEqual(try Self.socksReplyCode(proxy, host: "origin.test", port: 1), 4)
+        let viaHTTP = try ProxyCommandTests.curl(["--proxy", "http://\(proxy.socks)", "https://nosuch.test/"])
+        XCTAssertTrue(viaHTTP.output.contains("502"), viaHTTP.output)
+    }
+
     func testWithEveryRelayDownTheClientGetsAnErrorAndNothingGoesDirect() throws {
         let proxy = try ProxyProcess(["--relay", TestServers.deadRelayURL.absoluteString, "--relay-cacert", TestServers.caFile, "--connect-timeout", "3"])
         XCTAssertEqual(try Self.socksReplyCode(proxy, host: "origin.test"), 3, "SOCKS5: network unreachable (no relay answers)")
