@@ -11,6 +11,9 @@ final class ProxyListener {
     private let loop: EventLoop
     private let fd: Int32
     private let unixPath: String?
+    private let family: Int32
+    private let onAccept: (Int32, String) -> Void
+    private var closed = false
 
     /// Call on the loop thread. `mode` applies to a Unix socket (set before it listens, so no
     /// client can connect while it has the default mode).
@@ -23,27 +26,14 @@ final class ProxyListener {
         }
         let fd = try systemCall("socket") { socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
         self.fd = fd
+        self.family = family
+        self.onAccept = onAccept
         if case .unix(let path) = address { unixPath = path } else { unixPath = nil }
         do {
             try Self.bind(fd, address, mode: mode)
             try systemCall("listen") { listen(fd, 1024) }
-            try loop.register(fd, writable: false) { readable, _, _ in
-                guard readable else { return }
-                while true {
-                    var peer = sockaddr_storage()
-                    var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-                    let client = withUnsafeMutablePointer(to: &peer) {
-                        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { accept(fd, $0, &length) }
-                    }
-                    if client < 0 { return }  // EAGAIN, or out of descriptors: the next turn tries again
-                    _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
-                    _ = fcntl(client, F_SETFD, FD_CLOEXEC)
-                    if family != AF_UNIX {
-                        var one: Int32 = 1
-                        setsockopt(client, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-                    }
-                    onAccept(client, Self.name(of: peer, family: family))
-                }
+            try loop.register(fd, writable: false) { [weak self] readable, _, _ in
+                if readable { self?.acceptAll() }
             }
         } catch {
             Glibc.close(fd)
@@ -52,8 +42,46 @@ final class ProxyListener {
         }
     }
 
+    private func acceptAll() {
+        while !closed {
+            var peer = sockaddr_storage()
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            let accepted: Int?
+            do {
+                accepted = try nonBlockingCall("accept") {
+                    Int(withUnsafeMutablePointer(to: &peer) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { accept(fd, $0, &length) } })
+                }
+            } catch {
+                // Out of descriptors: the pending connection keeps the socket readable, so the loop
+                // would spin on it; stop watching for a moment and let open connections end.
+                if error.code == EMFILE || error.code == ENFILE { pause() }
+                return
+            }
+            guard let accepted else { return }
+            let client = Int32(accepted)
+            _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(client, F_SETFD, FD_CLOEXEC)
+            if family != AF_UNIX {
+                var one: Int32 = 1
+                setsockopt(client, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+            }
+            onAccept(client, Self.name(of: peer, family: family))
+        }
+    }
+
+    private func pause() {
+        loop.update(fd, readable: false, writable: false)
+        _ = loop.schedule(after: 0.1) { [weak self] in
+            guard let self, !self.closed else { return }
+            self.loop.update(self.fd, readable: true, writable: false)
+            self.acceptAll()
+        }
+    }
+
     /// Stops listening (and removes a Unix socket's file). Call from the loop thread.
     func close() {
+        guard !closed else { return }
+        closed = true
         loop.deregister(fd)
         Glibc.close(fd)
         if let unixPath { unlink(unixPath) }

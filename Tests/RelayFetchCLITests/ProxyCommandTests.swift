@@ -103,6 +103,29 @@ final class ProxyCommandTests: XCTestCase {
         XCTAssertTrue(noRelay.stderr.contains("proxy needs relays"), noRelay.stderr)
     }
 
+    /// Listening on IPv6 loopback, serving an IP-literal target (sent to the relay as it is).
+    func testIPv6LoopbackListenerServesLiteralTargets() throws {
+        let fd = socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in6()
+        address.sin6_family = sa_family_t(AF_INET6)
+        address.sin6_addr = in6addr_loopback
+        var length = socklen_t(MemoryLayout<sockaddr_in6>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        close(fd)
+        XCTAssertTrue(bound)
+        let port = UInt16(bigEndian: address.sin6_port)
+        let proxy = try ProxyProcess(["--listen", "[::1]:\(port)", "--log-targets"] + CommandRun.relayArguments, listen: false)
+        let marker = TestServers.marker("proxy-v6")
+        let result = try Self.curl(["--socks5-hostname", "[::1]:\(port)", "--insecure", "https://127.0.0.21/index.html?\(marker)", "-o", "/dev/null"])
+        XCTAssertEqual(result.status, 0, result.output)
+        XCTAssertEqual(try TestServers.waitForLogLines(TestServers.originALog, containing: marker, skipping: 0).map { $0.first }, ["127.0.0.11"])
+        let logged = try proxy.connectionLines()
+        XCTAssertTrue(logged.first?.hasPrefix("proxy: client [::1]:") == true, logged.joined(separator: "\n"))
+        XCTAssertTrue(logged.first?.contains(" target 127.0.0.21:443 ") == true, logged.joined(separator: "\n"))
+    }
+
     /// A Unix socket with the mode asked for, served like the TCP port.
     func testUnixSocketListenerHasItsModeAndServes() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("rf-proxy-\(UUID().uuidString.prefix(8)).sock").path
