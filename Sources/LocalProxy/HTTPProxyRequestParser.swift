@@ -42,6 +42,7 @@ package struct HTTPProxyRequestParser: Sendable {
         case .connectionRefused: return response(502, "Bad Gateway", "the host refused the connection")
         case .relayUnreachable: return response(502, "Bad Gateway", "no relay of the chain could be reached")
         case .timedOut: return response(504, "Gateway Timeout", "the relay chain did not open a tunnel in time")
+        case .unsupported: return response(501, "Not Implemented", "the relay chain cannot carry this request")
         case .generalFailure: return response(502, "Bad Gateway", "the relay chain failed")
         }
     }

@@ -55,7 +55,7 @@ package struct ProxyHandshake: Sendable {
     /// nothing for a forwarded `http://` request that opened (the origin answers it).
     package static func answer(for request: ProxyRequest, _ refusal: ProxyRefusal?) -> [UInt8] {
         switch request.dialect {
-        case .socks5: return SOCKS5ServerHandshake.reply(refusal)
+        case .socks5, .socks5Associate: return SOCKS5ServerHandshake.reply(refusal)
         case .httpConnect: return HTTPProxyRequestParser.reply(refusal)
         case .httpForward: return refusal == nil ? [] : HTTPProxyRequestParser.reply(refusal)
         }

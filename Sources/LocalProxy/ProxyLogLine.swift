@@ -36,6 +36,7 @@ struct ProxyLogLine {
         let dialect: String
         switch request.dialect {
         case .socks5: dialect = "socks5"
+        case .socks5Associate: dialect = "socks5-udp"
         case .httpConnect: dialect = "http-connect"
         case .httpForward: dialect = "http"
         }

@@ -4,6 +4,9 @@ package struct ProxyRequest: Sendable, Equatable {
     /// The protocol the client spoke, for the log and for the form of the answer it expects.
     package enum Dialect: Sendable, Equatable {
         case socks5
+        /// SOCKS5 UDP ASSOCIATE: the answer names a UDP port of ours; the datagrams sent there
+        /// are carried over CONNECT-UDP while the request's connection stays open.
+        case socks5Associate
         /// `CONNECT host:port`: the answer is a status line, then the tunnel.
         case httpConnect
         /// An absolute-form request for an `http://` URL: no answer of ours on success, the
@@ -42,6 +45,8 @@ package enum ProxyRefusal: Sendable, Equatable {
     case relayUnreachable
     /// Setting up the tunnel took too long.
     case timedOut
+    /// The request cannot be carried at all (UDP without a chain that carries it).
+    case unsupported
     /// Anything else that went wrong.
     case generalFailure
 }

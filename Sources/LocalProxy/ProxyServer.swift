@@ -28,6 +28,8 @@ package final class ProxyServer: @unchecked Sendable {
         /// Handshakes read at once; a newer client pushes out the oldest, so a flood of idle
         /// connections costs bounded memory and cannot lock clients that speak out.
         package var maximumHandshakes = 1024
+        /// Seconds a UDP ASSOCIATE's flow to one target stays open without a datagram.
+        package var udpIdleTimeout: Double = 60
 
         package init(listen: ProxyListenAddress) {
             self.listen = listen
@@ -126,12 +128,14 @@ package final class ProxyServer: @unchecked Sendable {
             return refuse(fd, request, .generalFailure, line: line, why: "cannot start a session: \(error)")
         }
         do {
-            hops = try session.relayHops(forHost: request.host)
+            // UDP ASSOCIATE names where the client sends from, not a target: each datagram is routed.
+            hops = request.dialect == .socks5Associate ? [] : try session.relayHops(forHost: request.host)
         } catch {
             sessions.release(session)
             return refuse(fd, request, .notAllowed, line: line, why: "no relay covers the target")
         }
         line.chain = hops.map { "\($0.host):\($0.port)" }
+        if request.dialect == .socks5Associate { return associate(request, fd: fd, session: session, line: line) }
         shared.withLock { $0.openStreams += 1 }
         session.carry(socket: fd, through: hops, to: TunnelTarget(host: request.host, port: request.port), firstBytes: request.firstBytes,
                       answer: { error in ProxyHandshake.answer(for: request, error.map { ProxyRefusal($0, chainLength: hops.count) }) },
@@ -140,6 +144,37 @@ package final class ProxyServer: @unchecked Sendable {
             sessions.release(session)
             log(line.text(report))
         })
+    }
+
+    /// A UDP ASSOCIATE: a UDP socket beside the client's connection, then the association runs on
+    /// the session's transport loop until that connection closes.
+    private func associate(_ request: ProxyRequest, fd: Int32, session: Session, line: ProxyLogLine) {
+        guard session.carriesDatagrams else {
+            sessions.release(session)
+            return refuse(fd, request, .unsupported, line: line, why: "no relay chain ends in an HTTP/3 hop (--relay-protocol h3) to carry UDP")
+        }
+        guard let (udp, address, port, client) = UDPAssociation.socket(beside: fd) else {
+            sessions.release(session)
+            return refuse(fd, request, .unsupported, line: line, why: "no UDP beside this listener")
+        }
+        shared.withLock { $0.openStreams += 1 }
+        Self.sendWhole(SOCKS5ServerHandshake.associated(address: address, port: port), to: fd)
+        let association = UDPAssociation(session: session, control: fd, udp: udp, clientHost: client, idleTimeout: settings.udpIdleTimeout)
+        let queued = session.transportLoop.execute { [self] in
+            association.start { [self] report in
+                shared.withLock { $0.openStreams -= 1 }
+                sessions.release(session)
+                var line = line
+                line.chain = report.chain
+                log(line.text(report))
+            }
+        }
+        if !queued {
+            Glibc.close(udp)
+            Glibc.close(fd)
+            shared.withLock { $0.openStreams -= 1 }
+            sessions.release(session)
+        }
     }
 
     private func refuse(_ fd: Int32, _ request: ProxyRequest, _ refusal: ProxyRefusal, line: ProxyLogLine, why: String) {

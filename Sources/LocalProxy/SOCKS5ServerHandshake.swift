@@ -1,8 +1,8 @@
 /// The server side of a SOCKS5 handshake (RFC 1928) with username/password authentication
 /// (RFC 1929), without any I/O: each `receive(_:)` takes what the client sent and says what to
 /// answer and whether to wait, open a tunnel or close. A domain name target is kept as a name
-/// (it is resolved by the last relay, never here). Only CONNECT is carried; BIND and
-/// UDP ASSOCIATE get "command not supported". Nothing is buffered beyond one message, so a
+/// (it is resolved by the last relay, never here). CONNECT and UDP ASSOCIATE are carried; BIND
+/// gets "command not supported". Nothing is buffered beyond one message, so a
 /// client cannot make it grow: the longest message is the RFC 1929 one (513 bytes).
 package struct SOCKS5ServerHandshake: Sendable {
     private enum State: Sendable { case greeting, authentication, request, done }
@@ -59,6 +59,7 @@ package struct SOCKS5ServerHandshake: Sendable {
         case .hostUnreachable: return 0x04
         case .connectionRefused: return 0x05
         case .timedOut: return 0x06
+        case .unsupported: return 0x07
         }
     }
 
@@ -109,16 +110,23 @@ package struct SOCKS5ServerHandshake: Sendable {
         let port = UInt16(buffer[4 + addressLength]) << 8 | UInt16(buffer[5 + addressLength])
         let command = buffer[1]
         let rest = Array(buffer[(6 + addressLength)...])
-        guard command == 0x01 else { return ProxyHandshakeStep(reply: Self.failure(0x07), next: .close) }  // BIND, UDP ASSOCIATE
+        guard command == 0x01 || command == 0x03 else { return ProxyHandshakeStep(reply: Self.failure(0x07), next: .close) }  // BIND
         guard let host = Self.host(type: buffer[3], address) else { return ProxyHandshakeStep(reply: Self.failure(0x01), next: .close) }
-        return ProxyHandshakeStep(next: .open(ProxyRequest(dialect: .socks5, host: host, port: port, identity: identity, firstBytes: rest)))
+        // For UDP ASSOCIATE the address is where the client will send from (often 0.0.0.0:0).
+        return ProxyHandshakeStep(next: .open(ProxyRequest(dialect: command == 0x01 ? .socks5 : .socks5Associate, host: host, port: port,
+                                                           identity: identity, firstBytes: rest)))
     }
 
     private static func failure(_ code: UInt8) -> [UInt8] { [version, code, 0x00, 0x01, 0, 0, 0, 0, 0, 0] }
 
+    /// The success reply to UDP ASSOCIATE: the IPv4 address and port datagrams go to.
+    package static func associated(address: [UInt8], port: UInt16) -> [UInt8] {
+        [version, 0x00, 0x00, address.count == 16 ? 0x04 : 0x01] + address + [UInt8(port >> 8), UInt8(port & 0xFF)]
+    }
+
     /// The target as text: a dotted quad, an IPv6 address (bare, as `TunnelTarget` wants it) or
     /// the name; nil for an empty name or one with bytes no host name has.
-    private static func host(type: UInt8, _ address: [UInt8]) -> String? {
+    static func host(type: UInt8, _ address: [UInt8]) -> String? {
         switch type {
         case 0x01: return address.map(String.init).joined(separator: ".")
         case 0x04: return TargetHost.ipv6(address)

@@ -64,4 +64,13 @@ package enum TargetHost {
         var v6 = in6_addr()
         return inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1
     }
+
+    /// The address bytes of an IPv4 (4) or IPv6 (16) literal; nil for a name.
+    package static func addressBytes(_ host: String) -> [UInt8]? {
+        var v4 = in_addr()
+        if inet_pton(AF_INET, host, &v4) == 1 { return withUnsafeBytes(of: &v4) { Array($0) } }
+        var v6 = in6_addr()
+        if inet_pton(AF_INET6, host, &v6) == 1 { return withUnsafeBytes(of: &v6) { Array($0) } }
+        return nil
+    }
 }

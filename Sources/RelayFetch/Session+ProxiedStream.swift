@@ -11,6 +11,13 @@ package struct ProxiedStreamReport: Sendable {
     package var bytesToClient = 0
     /// Why no tunnel opened (nil: it opened and has ended).
     package var failure: RelayError?
+
+    package init(chain: [String], bytesFromClient: Int = 0, bytesToClient: Int = 0, failure: RelayError? = nil) {
+        self.chain = chain
+        self.bytesFromClient = bytesFromClient
+        self.bytesToClient = bytesToClient
+        self.failure = failure
+    }
 }
 
 extension Session {

@@ -10,8 +10,8 @@
 /// target without the relays: an empty chain is refused and a failed hop fails the whole build.
 /// A builder (its pools, TLS contexts and session state) belongs to one session. Loop thread only.
 package final class RelayChainBuilder {
-    private let loop: EventLoop
-    private let context: ChainContext
+    let loop: EventLoop
+    let context: ChainContext
 
     /// - Parameter idleTimeout: seconds an HTTP/2 or HTTP/3 relay connection with no tunnels stays open.
     /// - Parameter http3HeadStart: seconds QUIC runs alone before a hop's TCP fallback is raced against it.

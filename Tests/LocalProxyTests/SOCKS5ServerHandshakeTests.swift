@@ -43,12 +43,22 @@ final class SOCKS5ServerHandshakeTests: XCTestCase {
         XCTAssertEqual(machine.receive([5, 1, 0]), ProxyHandshakeStep(reply: [5, 0xFF], next: .close))
     }
 
-    func testBindAndUDPAssociateGetCommandNotSupported() {
-        for command: UInt8 in [2, 3] {
-            var machine = SOCKS5ServerHandshake(credentials: ProxyCredentials())
-            let step = machine.receive([5, 1, 0, 5, command, 0, 1, 127, 0, 0, 1, 0, 53])
-            XCTAssertEqual(step, ProxyHandshakeStep(reply: [5, 0, 5, 7, 0, 1, 0, 0, 0, 0, 0, 0], next: .close))
-        }
+    func testBindGetsCommandNotSupportedAndUDPAssociateOpens() {
+        var bind = SOCKS5ServerHandshake(credentials: ProxyCredentials())
+        XCTAssertEqual(bind.receive([5, 1, 0, 5, 2, 0, 1, 127, 0, 0, 1, 0, 53]), ProxyHandshakeStep(reply: [5, 0, 5, 7, 0, 1, 0, 0, 0, 0, 0, 0], next: .close))
+        var associate = SOCKS5ServerHandshake(credentials: ProxyCredentials())
+        XCTAssertEqual(associate.receive([5, 1, 0, 5, 3, 0, 1, 0, 0, 0, 0, 0, 0]).next,
+                       .open(ProxyRequest(dialect: .socks5Associate, host: "0.0.0.0", port: 0, identity: nil, firstBytes: [])))
+    }
+
+    func testUDPDatagramHeadersRoundTripAndFragmentsAreDropped() {
+        let named = SOCKS5UDPDatagram(host: "dns.test", port: 53, payload: [1, 2, 3])
+        XCTAssertEqual(SOCKS5UDPDatagram(parsing: named.encoded), named)
+        let literal = SOCKS5UDPDatagram(host: "127.0.1.3", port: 7, payload: [9])
+        XCTAssertEqual(literal.encoded, [0, 0, 0, 1, 127, 0, 1, 3, 0, 7, 9])
+        XCTAssertEqual(SOCKS5UDPDatagram(parsing: literal.encoded), literal)
+        XCTAssertNil(SOCKS5UDPDatagram(parsing: [0, 0, 1, 1, 127, 0, 0, 1, 0, 7, 9]), "a fragment")
+        XCTAssertNil(SOCKS5UDPDatagram(parsing: [0, 0, 0, 3, 0, 0, 7]), "an empty name")
     }
 
     func testANameWithBytesNoHostHasIsRefused() {
