@@ -10,7 +10,8 @@ struct ProxyCommand: Subcommand {
 
     Serve SOCKS5 (RFC 1928, CONNECT with names, IPv4 and IPv6; RFC 1929 passwords) and an HTTP
     proxy (CONNECT, and http:// URLs) on one port, so that any program reaches the hosts the relays
-    cover through them. A target name is sent to the last relay, never resolved here; a host no
+    cover through them. SOCKS5 UDP ASSOCIATE is carried over CONNECT-UDP (RFC 9298) when the chain
+    ends in an HTTP/3 hop (--relay-protocol h3), one flow per target, closed after 60 s unused. A target name is sent to the last relay, never resolved here; a host no
     relay configuration covers is refused (SOCKS "not allowed by ruleset", HTTP 403), never reached
     directly, and so is every host when no relay answers. Each username gets sessions of its own:
     clients with different names never share a relay connection, tunnel or TLS session.
