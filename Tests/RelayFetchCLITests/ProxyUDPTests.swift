@@ -52,6 +52,32 @@ final class ProxyUDPTests: XCTestCase {
         XCTAssertTrue(logged.first?.contains(" socks5-udp chain 127.0.0.11:4433 target - up 30 down 30 ") == true, logged.joined(separator: "\n"))
     }
 
+    /// A DNS question over UDP through the association: the answer comes back through the
+    /// relay, and the DNS server's log has the question.
+    func testDNSOverUDPThroughTheAssociation() throws {
+        let dns = try HostileServer(script: "udp_dns.py", host: "127.0.1.4")
+        let proxy = try ProxyProcess(["--relay", TestServers.http2RelayAURL.absoluteString, "--relay-protocol", "h3",
+                                      "--relay-header", "Proxy-Authorization: \(TestServers.relayToken)", "--relay-cacert", TestServers.caFile])
+        let script = """
+        import socket
+        from dnslib import DNSRecord
+        c = socket.create_connection(("\(ProxyProcess.address)", \(proxy.port)), timeout=20)
+        c.sendall(b"\\x05\\x01\\x00"); assert c.recv(2) == b"\\x05\\x00"
+        c.sendall(b"\\x05\\x03\\x00\\x01\\x00\\x00\\x00\\x00\\x00\\x00")
+        reply = c.recv(10)
+        relay = (socket.inet_ntoa(reply[4:8]), int.from_bytes(reply[8:10], "big"))
+        u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        u.settimeout(10)
+        header = b"\\x00\\x00\\x00\\x01" + socket.inet_aton("127.0.1.4") + (\(dns.port)).to_bytes(2, "big")
+        u.sendto(header + DNSRecord.question("origin.test", "A").pack(), relay)
+        data, _ = u.recvfrom(2048)
+        print(DNSRecord.parse(data[10:]).a.rdata)
+        """
+        let result = try ProxyProcess.run(HostileServer.python, ["-c", script])
+        XCTAssertEqual(result.output, "127.0.0.21\n")
+        XCTAssertEqual(try dns.events().filter { $0.hasPrefix("QUESTION") }.map { $0.components(separatedBy: "\t")[3] }, ["origin.test"])
+    }
+
     func testAChainThatCannotCarryUDPSaysSo() throws {
         let proxy = try ProxyProcess(CommandRun.relayArguments)
         let result = try ProxyProcess.run(HostileServer.python, ["-c", Self.udpClient(proxy, target: "127.0.1.3", port: 7)])
