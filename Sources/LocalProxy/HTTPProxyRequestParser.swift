@@ -105,10 +105,12 @@ package struct HTTPProxyRequestParser: Sendable {
         }
         var path = String(afterScheme[pathStart...].prefix { $0 != "#" })
         if path.isEmpty || path.hasPrefix("?") { path = "/" + path }
-        let dropped: Set<String> = ["proxy-authorization", "proxy-connection", "connection", "keep-alive"]
+        // Proxy-* fields are addressed to us (the login among them), never to the origin;
+        // Connection and Keep-Alive are this hop's, and ours is "close".
+        let dropped: Set<String> = ["connection", "keep-alive"]
         var head = "\(method) \(path) \(version)\r\n"
         var hasHost = false
-        for field in fields where !dropped.contains(field.name.lowercased()) {
+        for field in fields where !dropped.contains(field.name.lowercased()) && !field.name.lowercased().hasPrefix("proxy-") {
             hasHost = hasHost || field.name.lowercased() == "host"
             head += "\(field.name): \(field.value)\r\n"
         }

@@ -16,7 +16,7 @@ final class HTTPProxyRequestParserTests: XCTestCase {
         credentials.add(username: "bob", password: "pw")
         var parser = HTTPProxyRequestParser(credentials: credentials)
         let step = parser.receive(Array(("GET http://origin.test:8080/a?b=1 HTTP/1.1\r\nHost: origin.test:8080\r\n"
-            + "Proxy-Authorization: Basic Ym9iOnB3\r\nProxy-Connection: keep-alive\r\nAccept: */*\r\n\r\n").utf8))
+            + "Proxy-Authorization: Basic Ym9iOnB3\r\nProxy-Connection: keep-alive\r\nAccept: */*\r\nProxy-Conroxy-Connection: x\r\n\r\n").utf8))
         guard case .open(let request) = step.next else { return XCTFail("\(step)") }
         XCTAssertEqual(request.host, "origin.test")
         XCTAssertEqual(request.port, 8080)
