@@ -49,8 +49,10 @@ let package = Package(
         .target(name: "WebArchive", dependencies: ["HTTPCore", "HeadlessPage", "CryptoPrimitives"]),
         .target(name: "OAuthFlow", dependencies: ["HTTPCore", "HeadlessPage", "RelayFetch", "CryptoPrimitives", "COpenSSL"]),
         .target(name: "Crawler", dependencies: ["HTTPCore", "SystemIO", "CryptoPrimitives", "RelayFetch", "HeadlessPage", "WebArchive", "Locking", "CSQLite", "CPostgreSQL", "CZlib"]),
+        // `relayfetch proxy`: SOCKS5 and HTTP proxy server carried by sessions' relay chains.
+        .target(name: "LocalProxy", dependencies: ["RelayFetch", "RelayTransport", "SystemIO", "Locking"]),
         .target(name: "RelayFetchCLI", dependencies: ["HTTPCore", "RelayFetch", "RelayProfiles", "HeadlessPage", "OfflineCopy", "WebArchive", "OAuthFlow", "Crawler", "Locking",
-                                                  "COpenSSL", "CBuildInfo"]),
+                                                  "LocalProxy", "COpenSSL", "CBuildInfo"]),
         .executableTarget(name: "relayfetch", dependencies: ["RelayFetchCLI", "CLinux"]),
         // Benchmarks against peers measured in the same run (Benchmarks/run.sh); not a test.
         .executableTarget(name: "relayfetch-bench", dependencies: ["RelayFetch", "ObliviousHTTP"], path: "Benchmarks/RelayBench"),
@@ -73,7 +75,8 @@ let package = Package(
         .testTarget(name: "OAuthFlowTests", dependencies: ["OAuthFlow", "HeadlessPage", "RelayFetchTestSupport"]),
         .testTarget(name: "RelayProfilesTests", dependencies: ["RelayProfiles", "RelayFetchTestSupport"]),
         .testTarget(name: "CrawlerTests", dependencies: ["Crawler", "RelayFetchTestSupport", "Locking"]),
-        .testTarget(name: "RelayFetchCLITests", dependencies: ["RelayFetchCLI", "Crawler", "RelayFetchTestSupport", "Locking", "CLibXML2", "COpenSSL"],
+        .testTarget(name: "LocalProxyTests", dependencies: ["LocalProxy", "RelayTransport", "RelayFetchTestSupport"]),
+        .testTarget(name: "RelayFetchCLITests", dependencies: ["RelayFetchCLI", "LocalProxy", "Crawler", "RelayFetchTestSupport", "Locking", "CLibXML2", "COpenSSL"],
                     exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]

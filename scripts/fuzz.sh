@@ -21,6 +21,8 @@ command -v swift >/dev/null 2>&1 || export PATH="/opt/swift/usr/bin:$PATH"
 declare -A sources=(
     [connect-response]="ConnectResponseFuzzer.swift"
     [socks5-handshake]="SOCKS5HandshakeFuzzer.swift"
+    [socks5-server]="SOCKS5ServerFuzzer.swift"
+    [http-proxy-request]="HTTPProxyRequestFuzzer.swift"
     [capsule]="CapsuleCodecFuzzer.swift"
     [bhttp]="BinaryHTTPFuzzer.swift"
     [ohttp-keys]="OHTTPKeyConfigFuzzer.swift"
@@ -47,7 +49,7 @@ declare -A extra_modules=([arguments]="RelayFetchCLI")
 # The arguments target starts from a dictionary of every option name (Fuzz/arguments.dict).
 declare -A options=([profile]="-detect_leaks=0" [arguments]="-dict=$repo/Fuzz/arguments.dict")
 declare -A asan_options=([profile]="detect_leaks=0")  # nor at exit
-all_targets=(connect-response socks5-handshake capsule bhttp ohttp-keys cookie html-urls css-urls profile offline-path dns-message style-cascade
+all_targets=(connect-response socks5-handshake socks5-server http-proxy-request capsule bhttp ohttp-keys cookie html-urls css-urls profile offline-path dns-message style-cascade
              header-fields robots crawl-links sitemap oauth-response arguments private-token-challenge)
 
 usage() { sed -n '2,14s/^# \{0,1\}//p' "$0" >&2; exit 2; }
@@ -86,7 +88,7 @@ module_objects() {
     for source in Sources/"$1"/*.swift; do objects+=("$out/release/$1.build/$(basename "$source").o"); done
 }
 objects=()
-for module in Locking SystemIO CryptoPrimitives WireFormat ObliviousHTTP PrivacyPass NameResolution RelayTransport RelayFetch RelayProfiles HTMLDOM CSSStyle HeadlessPage OfflineCopy WebArchive OAuthFlow Crawler; do
+for module in Locking SystemIO CryptoPrimitives WireFormat HTTPCore ObliviousHTTP PrivacyPass NameResolution RelayTransport RelayFetch LocalProxy RelayProfiles HTMLDOM CSSStyle HeadlessPage OfflineCopy WebArchive OAuthFlow Crawler; do
     module_objects "$module"
 done
 includes=(-I "$out/release/Modules" -Xcc -I/usr/include/libxml2 -Xcc -I/usr/include/postgresql)

@@ -37,7 +37,7 @@ maintainer="relayfetch maintainers <maintainers@users.noreply.a-seed-8d6677db.ex
 
 doc=$stage/usr/share/doc/relayfetch
 install -d "$doc/examples"
-install -m 0644 Samples/systemd/relayfetch-crawl.service "$doc/examples/"
+install -m 0644 Samples/systemd/relayfetch-crawl.service Samples/systemd/relayfetch-proxy.service "$doc/examples/"
 cat >"$doc/copyright" <<COPYRIGHT
 relayfetch, packaged from its source repository (commit $commit).
 

@@ -92,6 +92,8 @@ install_python_packages() {
     # DNS messages for the encrypted DNS resolver of the tests (Samples/servers/dns/dns_resolver.py:
     # DoH, DoT, Oblivious DoH with pyhpke above)
     dnslib==0.9.26
+    # SOCKS5 with remote names (socks5h://) for Python requests, a client of `relayfetch proxy`
+    PySocks==1.7.1
   )
   local wanted
   wanted=$(printf '%s\n' "${python_packages[@]}")

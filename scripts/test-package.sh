@@ -62,7 +62,8 @@ in_root apt-get install -y -qq --no-install-recommends /tmp/relayfetch.deb >>"$w
 files=$(in_root dpkg -L relayfetch)
 for file in /usr/bin/relayfetch /usr/share/man/man1/relayfetch.1.gz /usr/share/man/man1/relayfetch-get.1.gz \
     /usr/share/bash-completion/completions/relayfetch /usr/share/zsh/vendor-completions/_relayfetch \
-    /usr/share/fish/vendor_completions.d/relayfetch.fish /usr/share/doc/relayfetch/examples/relayfetch-crawl.service; do
+    /usr/share/fish/vendor_completions.d/relayfetch.fish /usr/share/doc/relayfetch/examples/relayfetch-crawl.service \
+    /usr/share/doc/relayfetch/examples/relayfetch-proxy.service; do
     grep -qx "$file" <<<"$files" || fail "the package lacks $file"
 done
 

@@ -1,8 +1,9 @@
 import Foundation
 @testable import RelayFetchCLI
+@testable import LocalProxy
 
 /// The input as a command line: arguments split at NUL bytes, the first naming the command
-/// (get, page, oauth, crawl, profile), for that command's parser; nothing runs. The parser
+/// (get, page, oauth, crawl, profile, proxy), for that command's parser; nothing runs. The parser
 /// returns a command (nil for --help) or throws, and then `relayfetch` exits 2 with one line,
 /// which must be non-empty plain text with no control character. A trap is what libFuzzer
 /// reports. A parsed command also holds to the rules the parsers enforce: it goes through relays
@@ -29,6 +30,11 @@ public func argumentsFuzzer(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 
                 check(crawl)
             }
         case "profile": _ = try ProfileCommand.parse(rest)
+        case "proxy":
+            if let proxy = try ProxyCommand.parse(rest) {
+                check(proxy.relay)
+                fuzzCheck(proxy.listen.isLoopback || proxy.credentials.required, "a proxy others can reach without a login was parsed")
+            }
         default: return 0
         }
     } catch {

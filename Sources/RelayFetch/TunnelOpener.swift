@@ -20,12 +20,12 @@ final class TunnelOpener: @unchecked Sendable {
     let builder: RelayChainBuilder
     /// True when a relay's 407 is answered in the chain (so libcurl's own proxy cannot carry it).
     let answersProxyChallenges: Bool
-    private let connectTimeout: Double
+    let connectTimeout: Double
     private var listener: LoopbackTunnelListener?
     /// Pending and ended tunnels, route names and counts, for any thread.
     let ledger = TunnelLedger()
     /// Open tunnels, owned here until they close (loop thread only).
-    private var bridges: [ObjectIdentifier: TunnelSocketBridge] = [:]
+    var bridges: [ObjectIdentifier: TunnelSocketBridge] = [:]
     /// Called with each tunnel's hop reports (for `-v`), on the event loop.
     var onTunnelOpen: (@Sendable ([HopReport]) -> Void)?
 

@@ -7,7 +7,7 @@ public enum CommandLineTool {
     /// Each subcommand by the word that names it.
     static let subcommands: [String: any Subcommand.Type] = [
         "get": GetCommand.self, "page": PageCommand.self, "oauth": OAuthCommand.self,
-        "crawl": CrawlCommand.self, "profile": ProfileCommand.self,
+        "crawl": CrawlCommand.self, "profile": ProfileCommand.self, "proxy": ProxyCommand.self,
     ]
 
     static let help = """
@@ -25,6 +25,8 @@ public enum CommandLineTool {
       oauth SCENARIO.json...
                      run OAuth / OpenID Connect login flows; see relayfetch oauth --help
       crawl SEED...  crawl sites politely and resumably; see relayfetch crawl --help
+      proxy          serve SOCKS5 and HTTP proxy for other programs through the relays;
+                     see relayfetch proxy --help
       profile check|show FILE, profile status
                      explain a com.apple.relay.managed profile, or the installed ones; see
                      relayfetch profile --help

@@ -12,7 +12,7 @@ import SystemIO
 // there only); `loopThreadID` is written once, before init returns.
 package final class EventLoop: @unchecked Sendable {
     /// Called on the loop when a registered descriptor is readable or writable.
-    typealias Handler = (_ readable: Bool, _ writable: Bool, _ hangup: Bool) -> Void
+    package typealias Handler = (_ readable: Bool, _ writable: Bool, _ hangup: Bool) -> Void
 
     private let epollFD: Int32
     private let wakeFD: Int32
@@ -88,7 +88,7 @@ package final class EventLoop: @unchecked Sendable {
     // MARK: loop-thread API
 
     /// Watches `fd` for readability (always) and writability (when `writable` is true).
-    func register(_ fd: Int32, writable: Bool, handler: @escaping Handler) throws(SystemError) {
+    package func register(_ fd: Int32, writable: Bool, handler: @escaping Handler) throws(SystemError) {
         handlers[fd] = handler
         var event = epoll_event(events: Self.mask(writable: writable), data: epoll_data_t(fd: fd))
         try systemCall("epoll_ctl(ADD)") { epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event) }
@@ -102,13 +102,13 @@ package final class EventLoop: @unchecked Sendable {
     }
 
     /// Changes the interest set of a registered descriptor.
-    func update(_ fd: Int32, readable: Bool = true, writable: Bool) {
+    package func update(_ fd: Int32, readable: Bool = true, writable: Bool) {
         var event = epoll_event(events: Self.mask(writable: writable, readable: readable), data: epoll_data_t(fd: fd))
         _ = epoll_ctl(epollFD, EPOLL_CTL_MOD, fd, &event)
     }
 
     /// Stops watching `fd` (the caller closes it).
-    func deregister(_ fd: Int32) {
+    package func deregister(_ fd: Int32) {
         handlers[fd] = nil
         _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, nil)
     }
@@ -126,7 +126,7 @@ package final class EventLoop: @unchecked Sendable {
         timers.removeAll { $0.id == id }
     }
 
-    static func nowNanos() -> UInt64 {
+    package static func nowNanos() -> UInt64 {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)
         return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)

@@ -10,7 +10,7 @@
 /// target without the relays: an empty chain is refused and a failed hop fails the whole build.
 /// A builder (its pools, TLS contexts and session state) belongs to one session. Loop thread only.
 package final class RelayChainBuilder {
-    private let loop: EventLoop
+    let loop: EventLoop
     let context: ChainContext
 
     /// - Parameter idleTimeout: seconds an HTTP/2 or HTTP/3 relay connection with no tunnels stays open.

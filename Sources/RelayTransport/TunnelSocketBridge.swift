@@ -32,6 +32,10 @@ package final class TunnelSocketBridge: TransportLayerDelegate {
     private var onClose: (() -> Void)?
     private var onEnd: ((TunnelEnd) -> Void)?
     private var originRecords = TLSRecordWatch()
+    /// Bytes read from the client's socket, and bytes the tunnel delivered for it (a local
+    /// proxy's per-connection log line).
+    package private(set) var bytesFromClient = 0
+    package private(set) var bytesToClient = 0
 
     /// Takes ownership of `fd` (non-blocking, our end of the socketpair) and of `tunnel`.
     package init(loop: EventLoop, fd: Int32, tunnel: TransportLayer) {
@@ -69,6 +73,7 @@ package final class TunnelSocketBridge: TransportLayerDelegate {
             }
             guard let count = received else { return }  // would block
             if count > 0 {
+                bytesFromClient += count
                 tunnel.send(Array(readBuffer[0..<count]))
                 if tunnel.queuedBytes > upHighWater { return pauseClientReads() }
                 continue
@@ -117,6 +122,7 @@ package final class TunnelSocketBridge: TransportLayerDelegate {
 
     package func layerDidReceive(_ bytes: [UInt8]) {
         originRecords.observe(bytes)
+        bytesToClient += bytes.count
         toClient.append(bytes)
         if !tunnelPaused && toClient.count >= highWater {
             tunnelPaused = true

@@ -100,7 +100,7 @@ final class GetCommandTests: XCTestCase {
         let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
         for (arguments, file) in [(["--help"], "help.txt"), (["get", "--help"], "get-help.txt"), (["profile", "--help"], "profile-help.txt"), (["page", "--help"], "page-help.txt"),
                                   (["oauth", "--help"], "oauth-help.txt"),
-                                  (["crawl", "--help"], "crawl-help.txt")] {
+                                  (["crawl", "--help"], "crawl-help.txt"), (["proxy", "--help"], "proxy-help.txt")] {
             let run = await CommandRun.run(arguments)
             XCTAssertEqual(run.status, 0)
             XCTAssertEqual(run.stdoutText, try String(contentsOf: fixtures.appendingPathComponent(file), encoding: .utf8), file)

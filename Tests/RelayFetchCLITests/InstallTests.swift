@@ -21,7 +21,7 @@ final class InstallTests: XCTestCase {
     }
 
     func testInstallPutsTheStrippedBinaryPagesAndCompletionsUnderThePrefixAndUninstallRemovesThem() throws {
-        let pages = ["relayfetch", "relayfetch-get", "relayfetch-page", "relayfetch-oauth", "relayfetch-crawl", "relayfetch-profile"]
+        let pages = ["relayfetch", "relayfetch-get", "relayfetch-page", "relayfetch-oauth", "relayfetch-crawl", "relayfetch-proxy", "relayfetch-profile"]
         let expected = Set(["bin/relayfetch", "share/bash-completion/completions/relayfetch", "share/zsh/site-functions/_relayfetch",
                             "share/fish/vendor_completions.d/relayfetch.fish"] + pages.map { "share/man/man1/\($0).1.gz" })
         XCTAssertEqual(try installedFiles(), expected)
@@ -42,7 +42,7 @@ final class InstallTests: XCTestCase {
     /// one option more than the page fails the same check (the page drifted).
     func testEachManPageSaysWhatTheCommandsHelpSays() async throws {
         let names = await CommandRun.run(["help", "--man-pages"]).stdoutText.split(separator: "\n").map(String.init)
-        XCTAssertEqual(names.count, 6, "relayfetch and one page per command")
+        XCTAssertEqual(names.count, 7, "relayfetch and one page per command")
         for name in names {
             let command = name == "relayfetch" ? [] : [String(name.dropFirst("relayfetch-".count))]
             let help = await CommandRun.run(command + ["--help"])

@@ -1,0 +1,102 @@
+import Foundation
+import LocalProxy
+import RelayFetch
+
+/// `relayfetch proxy`: a local SOCKS5 and HTTP proxy through which other programs' connections
+/// go through the relay chains, never directly.
+struct ProxyCommand: Subcommand {
+    static let help = """
+    Usage: relayfetch proxy [options] (--relay URL... | --profile FILE)
+
+    Serve SOCKS5 (RFC 1928, CONNECT with names, IPv4 and IPv6; RFC 1929 passwords) and an HTTP
+    proxy (CONNECT, and http:// URLs) on one port, so that any program reaches the hosts the relays
+    cover through them. SOCKS5 UDP ASSOCIATE is carried over CONNECT-UDP (RFC 9298) when the chain
+    ends in an HTTP/3 hop (--relay-protocol h3), one flow per target, closed after 60 s unused. A target name is sent to the last relay, never resolved here; a host no
+    relay configuration covers is refused (SOCKS "not allowed by ruleset", HTTP 403), never reached
+    directly, and so is every host when no relay answers. Each username gets sessions of its own:
+    clients with different names never share a relay connection, tunnel or TLS session.
+    One line per connection goes to standard error when it ends (client, user, chain, bytes each
+    way, duration). SIGHUP reloads the relay options' files (profiles); SIGTERM or SIGINT stops
+    listening and waits for open connections (--drain-timeout).
+
+    Options:
+      --listen ADDR            where to listen: 127.0.0.1:1080 (default), [::1]:PORT, PORT, or
+                               unix:PATH (a Unix socket file)
+      --listen-mode MODE       the Unix socket's file mode, octal (default 600)
+      --allow-remote           allow a --listen address other than loopback (needs --user)
+      --user NAME:PASSWORD     a client login (SOCKS5 username/password, HTTP Basic); repeatable;
+                               with any, clients must log in
+      --log-targets            name each connection's target in its log line (default: "-")
+      --drain-timeout SECS     time open connections get after SIGTERM (default 30)
+      --handshake-timeout SECS time a client gets to finish its SOCKS5 or HTTP request (default 10)
+      --pid-file FILE          write the process ID to FILE while listening
+      --check                  validate the options and relay configuration, print it, and exit
+      -h, --help               show this help
+    \(RelayOptions.help(maximumTimeDefault: "none"))
+
+    Examples:
+      relayfetch proxy --relay https://relay.example:443 --relay-header 'Proxy-Authorization: Bearer T'
+      curl --socks5-hostname 127.0.0.1:1080 https://example.com/
+      chromium --proxy-server=socks5://127.0.0.1:1080
+
+    Exit status: 0 stopped by a signal (or --check passed), 1 cannot start, 2 bad usage.
+    """
+
+    var relay = RelayOptions()
+    var listen = ProxyListenAddress.tcp(host: "127.0.0.1", port: ProxyListenAddress.defaultPort)
+    var listenMode: mode_t = 0o600
+    var credentials = ProxyCredentials()
+    var userCount = 0
+    var logTargets = false
+    var drainTimeout: Double = 30
+    var handshakeTimeout: Double = 10
+    var pidFile: String?
+    var check = false
+
+    static func parse(_ arguments: [String]) throws -> ProxyCommand? {
+        var command = ProxyCommand()
+        var scanner = ArgumentScanner(arguments)
+        var allowRemote = false
+        while let argument = scanner.next() {
+            if try command.relay.parse(&scanner) { continue }
+            switch argument {
+            case "-h", "--help": return nil
+            case "--listen":
+                let text = try scanner.value()
+                guard let address = ProxyListenAddress(text) else {
+                    throw UsageError("--listen \(UsageError.quoted(text)): give ADDRESS:PORT with an IP address ([::1]:PORT for IPv6), a PORT, or unix:PATH")
+                }
+                command.listen = address
+            case "--listen-mode":
+                let text = try scanner.value()
+                guard let mode = mode_t(text, radix: 8), mode <= 0o777 else { throw UsageError("--listen-mode \(UsageError.quoted(text)): give an octal mode such as 600") }
+                command.listenMode = mode
+            case "--allow-remote": allowRemote = true
+            case "--user":
+                let text = try scanner.value()
+                guard let colon = text.firstIndex(of: ":"), colon != text.startIndex, text.utf8.count <= 511,
+                      text[..<colon].utf8.count <= 255, text[text.index(after: colon)...].utf8.count <= 255 else {
+                    throw UsageError("--user needs NAME:PASSWORD (each 1 to 255 bytes)")
+                }
+                command.credentials.add(username: String(text[..<colon]), password: String(text[text.index(after: colon)...]))
+                command.userCount += 1
+            case "--log-targets": command.logTargets = true
+            case "--drain-timeout": command.drainTimeout = try scanner.seconds(allowsZero: true)
+            case "--handshake-timeout": command.handshakeTimeout = try scanner.seconds()
+            case "--pid-file": command.pidFile = try scanner.value()
+            case "--check": command.check = true
+            default:
+                throw UsageError(argument.hasPrefix("-") ? "unknown option \(argument) for proxy (see relayfetch proxy --help)"
+                                                         : "proxy takes no arguments, got \(UsageError.quoted(argument))")
+            }
+        }
+        try command.relay.validate()
+        try command.relay.requireRelays(for: "proxy")
+        if command.relay.ohttpRelay != nil { throw UsageError("proxy carries connections, not requests: --ohttp-relay cannot carry them") }
+        if !command.listen.isLoopback {
+            guard allowRemote else { throw UsageError("--listen \(command.listen) is reachable from other machines: add --allow-remote (and --user)") }
+            guard command.credentials.required else { throw UsageError("--allow-remote needs --user: a proxy others can reach must ask for a password") }
+        }
+        return command
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+import XCTest
+import RelayFetchTestSupport
+
+/// `relayfetch proxy` as a service: SIGHUP reloads the profile without dropping an open tunnel
+/// (new connections take the new relay), SIGTERM stops listening but lets an open tunnel finish,
+/// and the PID file exists exactly while it runs.
+final class ProxyServiceTests: XCTestCase {
+    override func setUpWithError() throws {
+        try TestServers.ensureRunning()
+        try SystemCallTrace.requireExecutableAndStrace()
+    }
+
+    /// A profile covering origin.test through the HTTP/2 relay at `relay`.
+    private func writeProfile(_ file: URL, relay: URL, token: String) throws {
+        let payload: [String: Any] = [
+            "PayloadType": "com.apple.relay.managed", "PayloadUUID": UUID().uuidString, "MatchDomains": ["origin.test"],
+            "Relays": [["HTTP2RelayURL": relay.absoluteString, "RawPublicKeys": [try TestServers.relayPublicKeyDER()],
+                        "AdditionalHTTPHeaderFields": ["Proxy-Authorization": token]]],
+        ]
+        let plist: [String: Any] = ["PayloadType": "Configuration", "PayloadIdentifier": "test.proxy", "PayloadContent": [payload]]
+        try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: file)
+    }
+
+    /// A client holding one tunnel (HTTP CONNECT, then TLS to origin.test) open: it prints
+    /// "open", waits for a line on its standard input, then sends one request with `marker`
+    /// over the same tunnel and prints the status line.
+    private final class TunnelClient {
+        let process = Process()
+        let input = Pipe()
+        let output = Pipe()
+
+        init(proxy: ProxyProcess, marker: String) throws {
+            let script = """
+            import socket, ssl, sys
+            raw = socket.create_connection(("\(ProxyProcess.address)", \(proxy.port)), timeout=20)
+            raw.sendall(b"CONNECT origin.test:443 HTTP/1.1\\r\\nHost: origin.test:443\\r\\n\\r\\n")
+            assert raw.recv(200).startswith(b"HTTP/1.1 200")
+            tls = ssl.create_default_context(cafile="\(TestServers.caFile)").wrap_socket(raw, server_hostname="origin.test")
+            print("open", flush=True)
+            sys.stdin.readline()
+            tls.sendall(b"GET /index.html?\(marker) HTTP/1.1\\r\\nHost: origin.test\\r\\nConnection: close\\r\\n\\r\\n")
+            data = b""
+            while True:
+                chunk = tls.recv(65536)
+                if not chunk:
+                    break
+                data += chunk
+            print(data.split(b"\\r\\n")[0].decode(), flush=True)
+            """
+            process.executableURL = URL(fileURLWithPath: HostileServer.python)
+            process.arguments = ["-c", script]
+            process.standardInput = input
+            process.standardOutput = output
+            process.standardError = output
+            try process.run()
+        }
+
+        func readLine() -> String {
+            var line = Data()
+            while true {
+                let byte = output.fileHandleForReading.readData(ofLength: 1)
+                if byte.isEmpty || byte == Data([0x0A]) { return String(decoding: line, as: UTF8.self) }
+                line.append(byte)
+            }
+        }
+
+        /// Lets it send its request; returns the status line it read.
+        func finish() -> String {
+            input.fileHandleForWriting.write(Data("go\n".utf8))
+            return readLine()
+        }
+    }
+
+    func testSIGHUPReloadsTheProfileAndKeepsOpenTunnels() throws {
+        let profile = FileManager.default.temporaryDirectory.appendingPathComponent("relayfetch-proxy-\(UUID().uuidString).mobileconfig")
+        defer { try? FileManager.default.removeItem(at: profile) }
+        try writeProfile(profile, relay: TestServers.http2RelayAURL, token: TestServers.relayToken)
+        let proxy = try ProxyProcess(["--profile", profile.path])
+        let before = TestServers.marker("proxy-hup-old")
+        let client = try TunnelClient(proxy: proxy, marker: before)
+        XCTAssertEqual(client.readLine(), "open")
+        try writeProfile(profile, relay: TestServers.http2RelayBURL, token: TestServers.relayBToken)
+        kill(proxy.process.processIdentifier, SIGHUP)
+        let deadline = Date().addingTimeInterval(10)
+        while !(try proxy.text()).contains("configuration reloaded") && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        let log = try proxy.text()
+        XCTAssertTrue(log.contains("configuration reloaded"), log)
+        XCTAssertEqual(client.finish(), "HTTP/1.1 200 OK", "the tunnel opened before the reload still works")
+        let after = TestServers.marker("proxy-hup-new")
+        let fresh = try ProxyCommandTests.curl(["--socks5-hostname", proxy.socks, "https://origin.test/index.html?\(after)", "-o", "/dev/null"])
+        XCTAssertEqual(fresh.status, 0, fresh.output)
+        XCTAssertEqual(try TestServers.waitForLogLines(TestServers.originALog, containing: before, skipping: 0).map { $0.first }, ["127.0.0.11"])
+        XCTAssertEqual(try TestServers.waitForLogLines(TestServers.originALog, containing: after, skipping: 0).map { $0.first }, ["127.0.0.12"],
+                       "a connection after the reload takes the new profile's relay")
+        XCTAssertEqual(proxy.stop(), 0)
+    }
+
+    func testSIGTERMStopsListeningDrainsOpenTunnelsAndRemovesThePIDFile() throws {
+        let pidFile = FileManager.default.temporaryDirectory.appendingPathComponent("relayfetch-proxy-\(UUID().uuidString).pid")
+        let proxy = try ProxyProcess(CommandRun.relayArguments + ["--pid-file", pidFile.path])
+        XCTAssertEqual(try String(contentsOf: pidFile, encoding: .utf8), "\(proxy.process.processIdentifier)\n")
+        let marker = TestServers.marker("proxy-drain")
+        let client = try TunnelClient(proxy: proxy, marker: marker)
+        XCTAssertEqual(client.readLine(), "open")
+        kill(proxy.process.processIdentifier, SIGTERM)
+        Thread.sleep(forTimeInterval: 0.5)
+        XCTAssertTrue(proxy.process.isRunning, "the proxy ended with a tunnel open")
+        let refused = try ProxyCommandTests.curl(["--socks5-hostname", proxy.socks, "https://origin.test/index.html"])
+        XCTAssertEqual(refused.status, 7, "a new connection after SIGTERM: \(refused.output)")
+        XCTAssertEqual(client.finish(), "HTTP/1.1 200 OK", "the open tunnel was cut")
+        XCTAssertEqual(proxy.stop(timeout: 10), 0)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: pidFile.path), "the PID file outlived the proxy")
+        XCTAssertEqual(try TestServers.waitForLogLines(TestServers.originALog, containing: marker, skipping: 0).map { $0.first }, ["127.0.0.11"])
+    }
+}
