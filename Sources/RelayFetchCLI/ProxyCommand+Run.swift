@@ -68,10 +68,13 @@ extension ProxyCommand {
             signal(SIGHUP, SIG_IGN)
             let hangup = DispatchSource.makeSignalSource(signal: SIGHUP, queue: queue)
             hangup.setEventHandler {
-                // Profiles are read again; a file that no longer reads keeps the running configuration.
+                // Profiles (named or installed) are read again; a file that no longer reads keeps
+                // the running configuration.
                 let reloaded = DispatchSemaphore(value: 0)
                 Task {
                     do {
+                        var relay = relay
+                        try relay.rereadInstalledProfiles(for: "proxy")
                         let configuration = try await relay.sessionConfiguration(warn: io.log)
                         server.reload(configuration: configuration, credentials: credentials)
                         io.log("relayfetch proxy: configuration reloaded")

@@ -243,6 +243,14 @@ struct RelayOptions {
                          + (allowsDirect ? ", or --direct to connect to origins without one (they then see your address)" : ": it never fetches directly"))
     }
 
+    /// The installed profiles read again when they are what is in force (a proxy's SIGHUP): a
+    /// changed file applies to new connections; one that no longer reads throws.
+    mutating func rereadInstalledProfiles(for command: String) throws {
+        guard managedDefault != nil else { return }
+        managedDefault = nil
+        try requireRelays(for: command)
+    }
+
     /// One set of options per profile named (each alone, with everything else these have), or
     /// these options when they name one profile or none.
     var splitByProfile: [RelayOptions] {

@@ -12,8 +12,8 @@ final class ProxyProcess {
 
     /// Starts the proxy with `arguments` after `--listen` (unless `listen` is nil: the arguments
     /// name it) and waits up to 10 s for its "listening" line; `wrapper` runs it under another
-    /// program (strace).
-    init(_ arguments: [String], listen: Bool = true, wrapper: [String] = []) throws {
+    /// program (strace); `environment` is added to the test's own.
+    init(_ arguments: [String], listen: Bool = true, wrapper: [String] = [], environment: [String: String] = [:]) throws {
         port = try Self.freePort()
         log = FileManager.default.temporaryDirectory.appendingPathComponent("relayfetch-proxy-\(UUID().uuidString).log")
         guard FileManager.default.createFile(atPath: log.path, contents: nil) else {
@@ -23,6 +23,7 @@ final class ProxyProcess {
         process.executableURL = URL(fileURLWithPath: wrapper.first ?? CommandRun.executable)
         process.arguments = Array(wrapper.dropFirst()) + (wrapper.isEmpty ? [] : [CommandRun.executable])
             + ["proxy"] + (listen ? ["--listen", "\(Self.address):\(port)"] : []) + arguments
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         process.standardOutput = FileHandle.nullDevice
         process.standardError = try FileHandle(forWritingTo: log)
         try process.run()

@@ -96,6 +96,35 @@ final class ProxyServiceTests: XCTestCase {
         XCTAssertEqual(proxy.stop(), 0)
     }
 
+    /// With no relay option, the proxy runs on the installed profiles (issue 26 item 3), and a
+    /// SIGHUP reads them again: the user's profile moves from relay A to relay B.
+    func testSIGHUPRereadsTheInstalledProfiles() throws {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("relayfetch-proxy-home-\(UUID().uuidString)")
+        let system = FileManager.default.temporaryDirectory.appendingPathComponent("relayfetch-proxy-etc-\(UUID().uuidString)")
+        defer { for folder in [home, system] { try? FileManager.default.removeItem(at: folder) } }
+        let folder = home.appendingPathComponent("relayfetch")
+        for made in [folder, system] { try FileManager.default.createDirectory(at: made, withIntermediateDirectories: true) }
+        let profile = folder.appendingPathComponent("managed.mobileconfig")
+        try writeProfile(profile, relay: TestServers.http2RelayAURL, token: TestServers.relayToken)
+        let proxy = try ProxyProcess([], environment: ["XDG_CONFIG_HOME": home.path, "RELAYFETCH_SYSTEM_CONFIG_DIR": system.path])
+        let before = TestServers.marker("proxy-installed-old")
+        let first = try ProxyCommandTests.curl(["--socks5-hostname", proxy.socks, "https://origin.test/index.html?\(before)", "-o", "/dev/null"])
+        XCTAssertEqual(first.status, 0, first.output)
+        try writeProfile(profile, relay: TestServers.http2RelayBURL, token: TestServers.relayBToken)
+        kill(proxy.process.processIdentifier, SIGHUP)
+        let deadline = Date().addingTimeInterval(10)
+        while !(try proxy.text()).contains("configuration reloaded") && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        let log = try proxy.text()
+        XCTAssertTrue(log.contains("configuration reloaded"), log)
+        let after = TestServers.marker("proxy-installed-new")
+        let second = try ProxyCommandTests.curl(["--socks5-hostname", proxy.socks, "https://origin.test/index.html?\(after)", "-o", "/dev/null"])
+        XCTAssertEqual(second.status, 0, second.output)
+        XCTAssertEqual(try TestServers.waitForLogLines(TestServers.originALog, containing: before, skipping: 0).map { $0.first }, ["127.0.0.11"])
+        XCTAssertEqual(try TestServers.waitForLogLines(TestServers.originALog, containing: after, skipping: 0).map { $0.first }, ["127.0.0.12"],
+                       "after SIGHUP the installed profile's new relay carries new connections")
+        XCTAssertEqual(proxy.stop(), 0)
+    }
+
     func testSIGTERMStopsListeningDrainsOpenTunnelsAndRemovesThePIDFile() throws {
         let pidFile = FileManager.default.temporaryDirectory.appendingPathComponent("relayfetch-proxy-\(UUID().uuidString).pid")
         let proxy = try ProxyProcess(CommandRun.relayArguments + ["--pid-file", pidFile.path])
