@@ -63,7 +63,9 @@ final class HostileResolverTests: XCTestCase {
         let started = Date()
         let error = try await failure(resolvingAt: "/declared-huge")
         XCTAssertTrue(error?.description.contains("65535") == true, error?.description ?? "")
-        XCTAssertLessThan(Date().timeIntervalSince(started), 2.5, "waited for a body it could never accept")
+        // The text says it was the declared length; the time, that it did not wait for the body
+        // (the resolver stalls forever). Loose: 3.3 s once on 2 cores shared with 4 builds.
+        XCTAssertLessThan(Date().timeIntervalSince(started), 8, "waited for a body it could never accept")
     }
 
     func testAnswerToAnotherQuestionIsRefused() async throws {
