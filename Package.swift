@@ -52,7 +52,7 @@ let package = Package(
         // `relayfetch proxy`: SOCKS5 and HTTP proxy server carried by sessions' relay chains.
         .target(name: "LocalProxy", dependencies: ["RelayFetch", "RelayTransport", "SystemIO", "Locking"]),
         .target(name: "RelayFetchCLI", dependencies: ["HTTPCore", "RelayFetch", "RelayProfiles", "HeadlessPage", "OfflineCopy", "WebArchive", "OAuthFlow", "Crawler", "Locking",
-                                                  "LocalProxy", "COpenSSL", "CBuildInfo"]),
+                                                  "LocalProxy", "COpenSSL", "CBuildInfo", "PrivacyPass", "RelayTransport"]),
         .executableTarget(name: "relayfetch", dependencies: ["RelayFetchCLI", "CLinux"]),
         // Benchmarks against peers measured in the same run (Benchmarks/run.sh); not a test.
         .executableTarget(name: "relayfetch-bench", dependencies: ["RelayFetch", "ObliviousHTTP"], path: "Benchmarks/RelayBench"),

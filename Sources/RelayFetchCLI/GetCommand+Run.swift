@@ -8,6 +8,7 @@ extension GetCommand {
         var relay = relay
         // A download may take as long as it needs: the idle timeout ends a stalled one.
         if relay.maximumTime == nil { relay.maximumTime = .infinity }
+        relay.tracesPrivacyPass = verbose
         let redirects = followsRedirects ? (maximumRedirects < 0 ? 1 << 30 : maximumRedirects) : 0
         guard let session = await relay.makeSession(io: io, adjusting: { $0.maximumRedirects = redirects }) else { return 1 }
         defer { session.invalidate() }

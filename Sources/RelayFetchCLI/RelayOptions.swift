@@ -22,6 +22,15 @@ struct RelayOptions {
                                FILE is an oauth scenario (grant client_credentials or device_code);
                                fetched through the chain up to that relay (asked without it),
                                renewed before it expires and once on a 407
+      --relay-privacy-pass URL
+                               the preceding --relay (HTTP/1.1) demands Privacy Pass tokens: answer
+                               its PrivateToken 407 with a token from the issuer at URL (RFC
+                               9578), one per tunnel, in memory only; issued through the chain
+                               up to that relay (asked without a token), never directly
+      --relay-privacy-pass-oauth FILE
+                               attest the preceding --relay's token requests with an access
+                               token from an identity provider (FILE: an oauth scenario, as for
+                               --relay-token-oauth), sent to the issuer as Authorization: Bearer
       --relay-cacert FILE      PEM CA file to verify the preceding --relay's certificate
       --relay-pin sha256//B64  trust the preceding --relay by its public key (SHA-256 of the SPKI,
                                base64, as curl's --pinnedpubkey); repeatable
@@ -72,10 +81,17 @@ struct RelayOptions {
         var headers: [String: String] = [:]
         /// --relay-token-oauth: the scenario of the identity provider that issues its token.
         var tokenScenario: OAuthScenario?
+        /// --relay-privacy-pass and --relay-privacy-pass-oauth: its issuer and attestation.
+        var privacyPass: PrivacyPass?
         var caFile: String?
         var pins: [Data] = []
         var relayProtocol: RelayProtocol = .automatic
         var http3URL: URL?
+
+        struct PrivacyPass {
+            var issuer: URL
+            var attestationScenario: OAuthScenario?
+        }
     }
 
     private var hops: [PendingHop] = []
@@ -99,6 +115,8 @@ struct RelayOptions {
     private(set) var direct = false
     /// The installed profiles `requireRelays` found for a command given no relay options.
     private(set) var managedDefault: ManagedDefaultProfiles?
+    /// -v: report each Privacy Pass token issued for a hop.
+    var tracesPrivacyPass = false
 
     /// Consumes the current option if it is a relay option; returns false otherwise.
     mutating func parse(_ scanner: inout ArgumentScanner) throws -> Bool {
@@ -125,6 +143,17 @@ struct RelayOptions {
             let hop = try hopIndex(for: "--relay-token-oauth")
             try Self.requireReadable(path, option: "--relay-token-oauth")
             hops[hop].tokenScenario = try Self.tokenScenario(path, option: "--relay-token-oauth")
+        case "--relay-privacy-pass":
+            let text = try scanner.value()
+            let hop = try hopIndex(for: "--relay-privacy-pass")
+            let issuer = try Self.privacyPassIssuer(text)
+            hops[hop].privacyPass = .init(issuer: issuer, attestationScenario: hops[hop].privacyPass?.attestationScenario)
+        case "--relay-privacy-pass-oauth":
+            let path = try scanner.value()
+            let hop = try hopIndex(for: "--relay-privacy-pass-oauth")
+            guard hops[hop].privacyPass != nil else { throw UsageError("--relay-privacy-pass-oauth must follow the --relay-privacy-pass it attests") }
+            try Self.requireReadable(path, option: "--relay-privacy-pass-oauth")
+            hops[hop].privacyPass?.attestationScenario = try Self.tokenScenario(path, option: "--relay-privacy-pass-oauth")
         case "--relay-cacert":
             let path = try scanner.value()
             let hop = try hopIndex(for: "--relay-cacert")
@@ -287,7 +316,7 @@ struct RelayOptions {
 
     /// The session configuration these options describe; loads the profile, if any, and reports
     /// its warnings through `warn`.
-    func sessionConfiguration(warn: (String) -> Void = { _ in }) async throws -> Session.Configuration {
+    func sessionConfiguration(warn: @escaping @Sendable (String) -> Void = { _ in }) async throws -> Session.Configuration {
         var configuration = Session.Configuration.ephemeral
         // Per proxy configuration, the token scenario of each hop (by 0-based index) that has one.
         var tokenScenarios: [[Int: OAuthScenario]] = []
@@ -318,6 +347,10 @@ struct RelayOptions {
         if let maximumTime { configuration.requestTimeout = maximumTime }
         if let idleTimeout { configuration.idleTimeout = idleTimeout }
         Self.attachTokenKeepers(tokenScenarios, to: &configuration)
+        if !hops.isEmpty {
+            let issuers = Dictionary(uniqueKeysWithValues: hops.enumerated().compactMap { index, hop in hop.privacyPass.map { (index, $0) } })
+            Self.attachPrivacyPass(issuers, to: &configuration, trace: tracesPrivacyPass, report: warn)
+        }
         if let originProtocol { configuration.originProtocol = originProtocol }
         if let ohttpRelay, let ohttpKeys {
             // The --relay chain (if any) now carries the POSTs to the OHTTP relay, and the key fetch.

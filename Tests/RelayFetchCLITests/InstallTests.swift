@@ -75,7 +75,7 @@ final class InstallTests: XCTestCase {
             return result.output.split(separator: "\n").map(String.init)
         }
         XCTAssertEqual(try complete("relayfetch get --relay-pro"), ["--relay-protocol"])
-        XCTAssertEqual(try complete("relayfetch get --relay-p"), ["--relay-pin", "--relay-protocol"])
+        XCTAssertEqual(try complete("relayfetch get --relay-p").sorted(), ["--relay-pin", "--relay-privacy-pass", "--relay-privacy-pass-oauth", "--relay-protocol"])
         XCTAssertEqual(try complete("relayfetch get --data-u"), ["--data-urlencode"])
         XCTAssertEqual(try complete("relayfetch crawl --same-d"), ["--same-domain"])
         XCTAssertEqual(try complete("relayfetch get --same-d"), [], "crawl's option is not get's")
@@ -94,7 +94,7 @@ final class InstallTests: XCTestCase {
             XCTAssertEqual(result.status, 0, "zsh is installed by scripts/setup.sh: \(result.output)")
             return Set(result.output.split(separator: "\n").map(String.init))
         }
-        XCTAssertEqual(try complete("relayfetch get --relay-p"), ["--relay-pin", "--relay-protocol"])
+        XCTAssertEqual(try complete("relayfetch get --relay-p").sorted(), ["--relay-pin", "--relay-privacy-pass", "--relay-privacy-pass-oauth", "--relay-protocol"])
         XCTAssertEqual(try complete("relayfetch crawl --same-d"), ["--same-domain"])
         XCTAssertEqual(try complete("relayfetch cr"), ["crawl"])
     }
@@ -106,7 +106,7 @@ final class InstallTests: XCTestCase {
             XCTAssertEqual(result.status, 0, "fish is installed by scripts/setup.sh: \(result.output)")
             return result.output.split(separator: "\n").map { String($0.prefix { $0 != "\t" }) }
         }
-        XCTAssertEqual(try complete("relayfetch get --relay-p"), ["--relay-pin", "--relay-protocol"])
+        XCTAssertEqual(try complete("relayfetch get --relay-p").sorted(), ["--relay-pin", "--relay-privacy-pass", "--relay-privacy-pass-oauth", "--relay-protocol"])
         XCTAssertEqual(try complete("relayfetch crawl --same-d"), ["--same-domain"])
         XCTAssertEqual(try complete("relayfetch get --same-d"), [])
         XCTAssertEqual(try complete("relayfetch cr"), ["crawl"])

@@ -6,9 +6,17 @@ application/private-token-request and answers the blind signature.
 Logs "DIRECTORY<TAB>peer" and "ISSUED<TAB>peer<TAB>authorization" (or "REFUSED<TAB>peer<TAB>why"):
 the peer is the address the issuer saw (the last relay of a chain, never the client behind it).
 With --require-authorization VALUE, a request without that Authorization field is refused (401).
+With --introspect-client CLIENT_ID:SECRET, a request is issued to only with "Authorization: Bearer
+T" where T is an access token the identity provider (https://idp.test) says is active (RFC 7662
+introspection, reached through --upstream, relay B's plain port, as token_relay_front.py does);
+the log line then ends with the token's subject: "ISSUED<TAB>peer<TAB>authorization<TAB>subject".
 """
+import base64
+import http.client
 import json
+import ssl
 import struct
+import urllib.parse
 
 from cryptography.hazmat.primitives.asymmetric import rsa
 
@@ -18,6 +26,10 @@ import privacy_pass_common as pp
 
 def extra(parser):
     parser.add_argument("--require-authorization", default=None)
+    parser.add_argument("--introspect", default="https://idp.test/o/introspect/")
+    parser.add_argument("--introspect-client", default=None, help="CLIENT_ID:SECRET")
+    parser.add_argument("--upstream", default="127.0.0.12:3128", help="HOST:PORT of the relay the IdP is reached through")
+    parser.add_argument("--upstream-token", default="Bearer relay-token-B")
 
 
 args = common.arguments("Privacy Pass issuer", extra)
@@ -26,6 +38,26 @@ key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
 numbers = key.private_numbers()
 TOKEN_KEY = pp.token_key(key.public_key())
 KEY_ID = pp.sha256(TOKEN_KEY)
+
+
+def introspect(authorization):
+    """The token's subject if the IdP says the bearer token is active, else None."""
+    if not authorization.startswith("Bearer "):
+        return None
+    url = urllib.parse.urlsplit(args.introspect)
+    host, _, port = args.upstream.rpartition(":")
+    connection = http.client.HTTPSConnection(host, int(port), context=ssl.create_default_context(cafile=args.ca), timeout=10)
+    connection.set_tunnel(url.hostname, url.port or 443, headers={"Proxy-Authorization": args.upstream_token})
+    credentials = base64.b64encode(args.introspect_client.encode()).decode()
+    connection.request("POST", url.path, body=urllib.parse.urlencode({"token": authorization[len("Bearer "):]}),
+                       headers={"Authorization": "Basic " + credentials, "Content-Type": "application/x-www-form-urlencoded",
+                                "Accept": "application/json"})
+    response = connection.getresponse()
+    answer = json.loads(response.read()) if response.status == 200 else {}
+    connection.close()
+    if not answer.get("active"):
+        return None
+    return answer.get("client_id") or answer.get("username") or "?"
 
 
 def respond(conn, status, content_type, body):
@@ -65,6 +97,18 @@ def handle(conn, address):
         log("REFUSED", peer, "authorization")
         respond(conn, "401 Unauthorized", "text/plain", b"attestation required\n")
         return
+    subject = None
+    if args.introspect_client is not None:
+        try:
+            subject = introspect(authorization)
+        except Exception as error:
+            log("REFUSED", peer, "introspection-failed:%s" % error)
+            respond(conn, "503 Service Unavailable", "text/plain", b"cannot check attestation\n")
+            return
+        if subject is None:
+            log("REFUSED", peer, "authorization")
+            respond(conn, "401 Unauthorized", "text/plain", b"attestation required\n")
+            return
     if fields.get("content-type") != "application/private-token-request" or len(body) != 3 + pp.NK:
         log("REFUSED", peer, "malformed")
         respond(conn, "400 Bad Request", "text/plain", b"malformed TokenRequest\n")
@@ -80,7 +124,7 @@ def handle(conn, address):
         respond(conn, "400 Bad Request", "text/plain", b"blinded message out of range\n")
         return
     signature = pow(blinded, numbers.d, numbers.public_numbers.n)
-    log("ISSUED", peer, authorization)
+    log("ISSUED", peer, authorization, *([subject] if subject else []))
     respond(conn, "200 OK", "application/private-token-response", signature.to_bytes(pp.NK, "big"))
 
 

@@ -8,6 +8,10 @@ A CONNECT without a valid token gets 407 and a fresh challenge:
 redeemed, with a valid RSASSA-PSS signature under the issuer's key (fetched from --issuer's
 directory at start).
 
+A CONNECT to an --open-target (the issuer, the identity provider that attests for it) is
+forwarded without a token: a client gets its token through this relay, so the issuer sees the
+upstream relay's address, never the client's. Logs "OPEN<TAB>authority" for those.
+
 Logs "CHALLENGE<TAB>authority", "REDEEMED<TAB>authority<TAB>nonce" and
 "REFUSED<TAB>authority<TAB>why" (missing, malformed, wrong-key, unknown-challenge,
 double-spend, bad-signature); then "UPSTREAM<TAB>authority<TAB>status".
@@ -29,6 +33,7 @@ def extra(parser):
     parser.add_argument("--origin-info", default="relay.test")
     parser.add_argument("--upstream", required=True, help="host:port of the relay to forward to")
     parser.add_argument("--upstream-token", required=True)
+    parser.add_argument("--open-target", action="append", default=[], help="authority admitted without a token")
 
 
 args = common.arguments("Privacy Pass relay front", extra)
@@ -100,11 +105,14 @@ def handle(client, address):
     if method != "CONNECT":
         client.sendall(b"HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
         return
-    why = check(credentials)
-    if why is not None:
-        refuse(client, authority, why)
-        return
-    log("REDEEMED", authority, pp.parse_token(pp.unb64url(pp.auth_param(credentials, "token")))[1].hex())
+    if authority.lower() in args.open_target:
+        log("OPEN", authority)
+    else:
+        why = check(credentials)
+        if why is not None:
+            refuse(client, authority, why)
+            return
+        log("REDEEMED", authority, pp.parse_token(pp.unb64url(pp.auth_param(credentials, "token")))[1].hex())
     host, _, port = args.upstream.rpartition(":")
     upstream = socket.create_connection((host, int(port)), source_address=(args.host, 0))
     upstream.sendall(("CONNECT %s HTTP/1.1\r\nHost: %s\r\nProxy-Authorization: %s\r\n\r\n"
