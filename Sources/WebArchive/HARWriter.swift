@@ -11,32 +11,15 @@ public enum HARWriter {
     public static func data(for page: Page, includingSensitiveData: Bool = false, creatorVersion: String = RelayFetchVersion.current) throws -> Data {
         let pageID = "page_1"
         var redactor = HARRedaction(enabled: !includingSensitiveData)
-        let entries = ([page.main] + page.resources).map { entry($0, pageID: pageID, &redactor) }
+        let entries = ([page.main] + page.resources).map {
+            HARLog.Entry($0.exchange, pageref: pageID, bodies: .base64, resourceType: $0.kind.rawValue, &redactor)
+        }
         let title = page.document.title ?? redactor.url(page.url.absoluteString)
         let log = HARLog(log: .init(creator: .init(version: creatorVersion), pages: [
             .init(startedDateTime: iso8601(page.startedAt), id: pageID, title: title,
                   pageTimings: .init(onContentLoad: -1, onLoad: milliseconds(page.loadTime))),
         ], entries: entries))
         return try log.encoded(redact: redactor.finishing(), formatting: [.prettyPrinted])
-    }
-
-    private static func entry(_ resource: PageResource, pageID: String, _ redactor: inout HARRedaction) -> HARLog.Entry {
-        let url = redactor.url(resource.url.absoluteString)
-        var content = HARLog.Content(size: resource.size, mimeType: resource.mimeType ?? "x-unknown")
-        let timing = HARTimings(resource.timings, duration: resource.duration, relayed: !resource.relayChain.isEmpty)
-        // A spooled body is read back whole: HAR holds bodies as base64 text inside one JSON document.
-        if let body = (try? resource.wholeBody()) ?? nil { content.text = body.base64EncodedString(); content.encoding = "base64" }
-        let request = HARLog.Request(method: "GET", url: url, httpVersion: version(resource.httpVersion ?? "HTTP/1.1"),
-                                     headers: redactor.headers(resource.requestHeaderFields),
-                                     queryString: HARRedaction.queryString(of: url), bodySize: 0)
-        let redirect = resource.responseHeaderFields.first { $0.name.lowercased() == "location" }.map { redactor.url($0.value) } ?? ""
-        let response = HARLog.Response(status: resource.statusCode ?? 0, httpVersion: version(resource.httpVersion ?? ""),
-                                       headers: redactor.headers(resource.responseHeaderFields), content: content,
-                                       redirectURL: redirect, bodySize: resource.size)
-        return HARLog.Entry(pageref: pageID, startedDateTime: iso8601(resource.startedAt), time: timing.time,
-                            request: request, response: response, timings: timing.timings,
-                            relayChain: resource.relayChain, relayChainTimings: relayChainTimings(resource.relayHopTimings),
-                            resourceType: resource.kind.rawValue, error: resource.error)
     }
 
     /// Our own field: per hop of a tunnel this exchange opened, when its tunnel was open (ms
