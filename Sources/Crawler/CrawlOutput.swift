@@ -99,10 +99,8 @@ public final class CrawlOutput: Sendable {
                                                            responseHeaderFields: page.responseHeaderFields, body: page.body ?? Data(),
                                                            startedAt: page.record.fetchedAt))
         for requisite in page.requisites {
-            guard let status = requisite.statusCode else { continue }
-            records += WARCWriter.records(for: WARCExchange(url: requisite.url, requestHeaderFields: requisite.requestHeaderFields,
-                                                            statusCode: status, responseHeaderFields: requisite.responseHeaderFields,
-                                                            body: requisite.body ?? Data(), startedAt: requisite.startedAt))
+            guard requisite.statusCode != nil else { continue }
+            records += WARCWriter.records(for: requisite.exchange)
         }
         return records
     }

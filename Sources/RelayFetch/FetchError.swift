@@ -1,8 +1,16 @@
 import RelayTransport
 
 /// Why a fetch failed: bad input, a relay hop (named), or the origin transfer.
+///
+/// `code` says which condition it is, as an open set: `Code` is a struct of static values, not
+/// an enum, so a new condition is a new static value and no client's `switch` stops compiling
+/// (a public enum would break every exhaustive switch outside the package, and `@unknown default`
+/// is only enforced for library-evolution builds, which this package is not). Compare with `==`
+/// or match `case .timedOut:` with a `default:`. The condition's values are properties of the
+/// error (`relayError`, `seconds`, `limit`, `host`, `peer`); `Detail` holds them inside the
+/// package, where the text is written.
 public struct FetchError: Error, Sendable, CustomStringConvertible {
-    public enum Code: Sendable {
+    package enum Detail: Sendable {
         case invalidURL(String)
         case unsupportedScheme(String)
         case invalidRelay(index: Int, reason: String)
@@ -25,21 +33,21 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
         case notRelayed(host: String)
     }
 
-    public let code: Code
+    package let detail: Detail
 
-    public init(_ code: Code) { self.code = code }
+    package init(_ detail: Detail) { self.detail = detail }
 
     /// A failure of the relay chain, as the transport reported it.
-    init(relay error: RelayError) { code = .relay(RelayFailure(error)) }
+    init(relay error: RelayError) { detail = .relay(RelayFailure(error)) }
 
     /// The relay hop's failure, when a hop failed.
     public var relayError: RelayFailure? {
-        if case .relay(let error) = code { return error }
+        if case .relay(let error) = detail { return error }
         return nil
     }
 
     public var description: String {
-        switch code {
+        switch detail {
         case .invalidURL(let text): return "invalid URL \"\(text)\""
         case .unsupportedScheme(let scheme): return "unsupported URL scheme \"\(scheme)\" (use http:// or https://)"
         case .invalidRelay(let index, let reason): return "relay \(index): \(reason)"

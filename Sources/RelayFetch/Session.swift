@@ -190,7 +190,7 @@ public final class Session: Sendable {
     /// An idle timeout through relays, with who stalled: each HTTP/2 hop is asked for a PING;
     /// the first that does not answer stalled, and if all answer, the origin did.
     func diagnosed(_ error: FetchError, route: any CurlRoute) async -> FetchError {
-        guard case .idleTimeout(let seconds, let peer, let names, .none) = error.code,
+        guard case .idleTimeout(let seconds, let peer, let names, .none) = error.detail,
               let alive = await route.probeHops(in: self, timeout: min(2, seconds)) else { return error }
         let stalled: String
         if let silent = alive.firstIndex(of: false) {

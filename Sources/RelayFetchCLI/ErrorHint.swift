@@ -1,3 +1,5 @@
+import RelayFetch
+
 /// What the command line adds to a library error: the option that changes the outcome. The
 /// libraries say what went wrong in their own terms (they know no flags); each phrase below is
 /// one they use for a condition an option answers.
@@ -11,8 +13,18 @@ enum ErrorHint {
         ("share a crawl between workers with a PostgreSQL store", "--store postgres://... shares it"),
     ]
 
-    /// `error` as the command prints it: its text, then the hint for the first phrase it holds.
-    static func text(_ error: Error) -> String { text("\(error)") }
+    /// `error` as the command prints it: its text, then the hint for its condition (read from
+    /// the error's type where it has one) or for the first phrase it holds.
+    static func text(_ error: Error) -> String {
+        if let hint = typedHint(error) { return "\(error); \(hint)" }
+        return text("\(error)")
+    }
+
+    /// Conditions the error's type names, so a change of the library's wording keeps the hint.
+    private static func typedHint(_ error: Error) -> String? {
+        guard let failure = (error as? FetchError)?.relayError else { return nil }
+        return failure.cause.refusalStatus == 407 ? hints[0].hint : nil
+    }
 
     /// A library's error text as the command prints it.
     static func text(_ text: String) -> String {

@@ -38,11 +38,9 @@ struct RetryPolicy {
         guard count > 0 else { return false }
         if allErrors { return true }
         guard let fetch = error as? FetchError else { return false }
-        switch fetch.code {
-        case .timedOut, .idleTimeout: return true
-        case .relay(let failure): return failure.cause == .timeout || (connectionRefused && failure.cause == .connectionRefused)
-        default: return false
-        }
+        if fetch.code == .timedOut || fetch.code == .idleTimeout { return true }
+        guard let failure = fetch.relayError else { return false }
+        return failure.cause == .timeout || (connectionRefused && failure.cause == .connectionRefused)
     }
 
     /// The schedule of one URL's tries.

@@ -33,41 +33,36 @@ struct HARRedaction {
     mutating func json(_ value: Any) -> Any { enabled ? credentials.json(value) : value }
 
     /// HAR's `headers` array for `fields`.
-    mutating func headers(_ fields: HTTPFields) -> [[String: String]] {
+    mutating func headers(_ fields: HTTPFields) -> [HARLog.NameValue] {
         fields.map { field in
-            guard enabled else { return ["name": field.name, "value": field.value] }
+            guard enabled else { return .init(name: field.name, value: field.value) }
             let name = field.name.lowercased()
             let value = Self.sensitiveHeaders.contains(name) ? Self.redacted : Self.urlHeaders.contains(name) ? credentials.url(field.value) : field.value
-            return ["name": field.name, "value": value]
+            return .init(name: field.name, value: value)
         }
     }
 
     /// HAR's `queryString` array for a URL as it is written in the file.
-    static func queryString(of url: String) -> [[String: String]] {
-        CredentialRedactor.pairs(URLComponents(string: url)?.percentEncodedQuery ?? "").map { ["name": $0.name, "value": $0.value] }
+    static func queryString(of url: String) -> [HARLog.NameValue] {
+        CredentialRedactor.pairs(URLComponents(string: url)?.percentEncodedQuery ?? "").map { .init(name: $0.name, value: $0.value) }
     }
 
-    /// The HAR tree ready to serialize: `secrets` and every value blanked so far are blanked in
-    /// each string (keys too) before JSON escaping could hide one; a `JSONText` becomes its text
-    /// only after that.
-    func finished(_ tree: Any, secrets: [String] = []) -> Any {
-        Self.clean(tree, SecretRedactor(secrets: secrets + (enabled ? credentials.scrubbable : [])))
+    /// What the finished log passes each string through before it is encoded: `secrets` and every
+    /// value blanked so far are blanked wherever they appear, before JSON escaping could hide one.
+    func finishing(secrets: [String] = []) -> (String) -> String {
+        let redactor = SecretRedactor(secrets: secrets + (enabled ? credentials.scrubbable : []))
+        return { redactor.redact($0) }
     }
 
-    /// A JSON body kept as a value until every string in it has been redacted.
-    struct JSONText { let value: Any }
-
-    private static func clean(_ value: Any, _ secrets: SecretRedactor) -> Any {
+    /// A parsed JSON value with `redact` applied to every string in it, member names too.
+    static func clean(_ value: Any, _ redact: (String) -> String) -> Any {
         switch value {
         case let text as String:
-            return secrets.redact(text)
-        case let body as JSONText:
-            let data = try? JSONSerialization.data(withJSONObject: clean(body.value, secrets), options: [.sortedKeys])
-            return data.map { String(decoding: $0, as: UTF8.self) } ?? redacted
+            return redact(text)
         case let object as [String: Any]:
-            return Dictionary(object.map { (secrets.redact($0.key), clean($0.value, secrets)) }) { first, _ in first }
+            return Dictionary(object.map { (redact($0.key), clean($0.value, redact)) }) { first, _ in first }
         case let array as [Any]:
-            return array.map { clean($0, secrets) }
+            return array.map { clean($0, redact) }
         default:
             return value
         }

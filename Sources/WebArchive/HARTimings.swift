@@ -10,7 +10,7 @@ import RelayFetch
 /// reports it too.
 struct HARTimings {
     let time: Double
-    let timings: [String: Double]
+    let timings: HARLog.Timings
 
     init(_ phases: HTTPTimings, duration: Double, relayed: Bool) {
         func micro(_ seconds: Double) -> Int { seconds < 0 ? -1 : Int((seconds * 1_000_000).rounded()) }
@@ -23,7 +23,7 @@ struct HARTimings {
         let blocked = max(micro(duration) - phasesTotal, 0)
         func milliseconds(_ value: Int) -> Double { value < 0 ? -1 : Double(value) / 1000 }
         time = milliseconds(blocked + phasesTotal)
-        timings = ["blocked": milliseconds(blocked), "dns": milliseconds(dns), "connect": milliseconds(connect),
-                   "ssl": milliseconds(ssl), "send": milliseconds(send), "wait": milliseconds(wait), "receive": milliseconds(receive)]
+        timings = .init(blocked: milliseconds(blocked), dns: milliseconds(dns), connect: milliseconds(connect),
+                        ssl: milliseconds(ssl), send: milliseconds(send), wait: milliseconds(wait), receive: milliseconds(receive))
     }
 }

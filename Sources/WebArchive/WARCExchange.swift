@@ -1,8 +1,9 @@
 import Foundation
 import HTTPCore
+import HeadlessPage
 
 /// One HTTP exchange as a WARC file records it: what was asked, what came back and when. Built
-/// from a page's resources by `WARCWriter.data(for:)`, or by a crawler for each page it fetches.
+/// by a crawler for each page it fetches; `WARCWriter` writes it as the `HTTPExchange` it gives.
 public struct WARCExchange: Sendable {
     public var url: URL
     public var requestHeaderFields: HTTPFields
@@ -20,5 +21,14 @@ public struct WARCExchange: Sendable {
         self.responseHeaderFields = responseHeaderFields
         self.body = body
         self.startedAt = startedAt
+    }
+}
+
+extension WARCExchange {
+    /// This exchange as the record every archive writer reads (a GET whose body was kept whole).
+    public var exchange: HTTPExchange {
+        HTTPExchange(request: .init(method: "GET", url: url, headerFields: requestHeaderFields, body: nil),
+                     response: .init(statusCode: statusCode, httpVersion: nil, headerFields: responseHeaderFields, mimeType: nil),
+                     body: .data(body), bodySize: body.count, startedAt: startedAt, duration: 0)
     }
 }

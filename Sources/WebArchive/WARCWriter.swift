@@ -10,11 +10,8 @@ import CryptoPrimitives
 public enum WARCWriter {
     public static func data(for page: Page, software: String = "relayfetch/\(RelayFetchVersion.current)") -> Data {
         var output = warcinfo(software: software, date: page.startedAt)
-        for resource in [page.main] + page.resources {
-            guard let status = resource.statusCode else { continue }
-            output += records(for: WARCExchange(url: resource.url, requestHeaderFields: resource.requestHeaderFields, statusCode: status,
-                                                responseHeaderFields: resource.responseHeaderFields, body: resource.body ?? Data(),
-                                                startedAt: resource.startedAt))
+        for resource in [page.main] + page.resources where resource.statusCode != nil {
+            output += records(for: resource.exchange)
         }
         return output
     }
@@ -27,12 +24,8 @@ public enum WARCWriter {
         guard descriptor >= 0 else { throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: url.path]) }
         let file = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         try file.write(contentsOf: warcinfo(software: software, date: page.startedAt))
-        for resource in [page.main] + page.resources {
-            guard let status = resource.statusCode else { continue }
-            let exchange = WARCExchange(url: resource.url, requestHeaderFields: resource.requestHeaderFields, statusCode: status,
-                                        responseHeaderFields: resource.responseHeaderFields, body: Data(), startedAt: resource.startedAt)
-            try writeRecords(for: exchange, size: resource.spooledBody?.count ?? resource.body?.count ?? 0,
-                             body: resource.forEachBodyChunk) { try file.write(contentsOf: $0) }
+        for resource in [page.main] + page.resources where resource.statusCode != nil {
+            try writeRecords(for: resource.exchange) { try file.write(contentsOf: $0) }
         }
     }
 
@@ -44,26 +37,33 @@ public enum WARCWriter {
 
     /// A request record and the response record concurrent to it, for one exchange.
     public static func records(for exchange: WARCExchange) -> Data {
+        records(for: exchange.exchange)
+    }
+
+    /// A request record and the response record concurrent to it, for one exchange that got a
+    /// response (a spooled body is read in chunks).
+    public static func records(for exchange: HTTPExchange) -> Data {
         var output = Data()
-        // Cannot throw: the body is in memory and the sink appends.
-        try? writeRecords(for: exchange, size: exchange.body.count, body: { try $0(exchange.body) }) { output += $0 }
+        // The sink appends; only reading a spooled body back can fail (the records are then cut short, as a failed write would leave them).
+        try? writeRecords(for: exchange) { output += $0 }
         return output
     }
 
-    /// The request and response records of `exchange` whose body (of `size` bytes) `body` hands
-    /// over in chunks, each time it is called (twice: digests first, as the record head needs
-    /// them, then the block), emitted in pieces to `emit`.
-    private static func writeRecords(for exchange: WARCExchange, size: Int, body: ((Data) throws -> Void) throws -> Void,
-                                     emit: (Data) throws -> Void) throws {
+    /// The request and response records of `exchange`, whose kept body is handed over in chunks
+    /// twice (digests first, as the record head needs them, then the block), emitted in pieces
+    /// to `emit`.
+    private static func writeRecords(for exchange: HTTPExchange, emit: (Data) throws -> Void) throws {
         let responseID = recordID()
-        try emit(record(type: "request", headers: [("WARC-Target-URI", exchange.url.absoluteString), ("WARC-Concurrent-To", responseID),
+        let url = exchange.request.url, size = exchange.body.count
+        let body = exchange.body.forEachChunk
+        try emit(record(type: "request", headers: [("WARC-Target-URI", url.absoluteString), ("WARC-Concurrent-To", responseID),
                                                    ("Content-Type", "application/http;msgtype=request")],
                         block: requestHead(exchange), date: exchange.startedAt))
         let head = responseHead(exchange, payloadSize: size)
         let payloadDigest = Digest(.sha1), blockDigest = Digest(.sha1)
         blockDigest.update(head)
         try body { payloadDigest.update($0); blockDigest.update($0) }
-        try emit(recordHead(type: "response", headers: [("WARC-Target-URI", exchange.url.absoluteString),
+        try emit(recordHead(type: "response", headers: [("WARC-Target-URI", url.absoluteString),
                                                         ("WARC-Payload-Digest", "sha1:" + Self.base32(payloadDigest.finish())),
                                                         ("Content-Type", "application/http;msgtype=response")],
                             blockDigest: "sha1:" + Self.base32(blockDigest.finish()), length: head.count + size, date: exchange.startedAt, id: responseID))
@@ -84,21 +84,22 @@ public enum WARCWriter {
         return Data(head.utf8)
     }
 
-    private static func requestHead(_ resource: WARCExchange) -> Data {
-        var components = URLComponents(url: resource.url, resolvingAgainstBaseURL: false)
+    private static func requestHead(_ exchange: HTTPExchange) -> Data {
+        let url = exchange.request.url
+        var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
         let target = (components?.percentEncodedPath.isEmpty == false ? components!.percentEncodedPath : "/")
             + (components?.percentEncodedQuery.map { "?\($0)" } ?? "")
         components = nil
-        var text = "GET \(target) HTTP/1.1\r\nHost: \(resource.url.host ?? "")\(resource.url.port.map { ":\($0)" } ?? "")\r\n"
-        for field in resource.requestHeaderFields { text += "\(field.name): \(field.value)\r\n" }
+        var text = "GET \(target) HTTP/1.1\r\nHost: \(url.host ?? "")\(url.port.map { ":\($0)" } ?? "")\r\n"
+        for field in exchange.request.headerFields { text += "\(field.name): \(field.value)\r\n" }
         return Data((text + "\r\n").utf8)
     }
 
     /// The response head as HTTP/1.1 (how WARC records HTTP, whatever version carried it).
-    private static func responseHead(_ resource: WARCExchange, payloadSize: Int) -> Data {
-        let status = resource.statusCode
+    private static func responseHead(_ exchange: HTTPExchange, payloadSize: Int) -> Data {
+        let status = exchange.response.statusCode ?? 0
         var text = "HTTP/1.1 \(status) \(reason(status))\r\n"
-        for field in resource.responseHeaderFields where !["content-encoding", "content-length", "transfer-encoding"].contains(field.name.lowercased()) {
+        for field in exchange.response.headerFields where !["content-encoding", "content-length", "transfer-encoding"].contains(field.name.lowercased()) {
             text += "\(field.name): \(field.value)\r\n"
         }
         text += "Content-Length: \(payloadSize)\r\n\r\n"

@@ -60,7 +60,7 @@ final class FailClosedTests: XCTestCase {
             _ = try await session.data(from: url)
             XCTFail("\(url) must not load directly")
         } catch let error as FetchError {
-            guard case .notRelayed(let host) = error.code else { return XCTFail("\(error)") }
+            guard case .notRelayed(let host) = error.detail else { return XCTFail("\(error)") }
             XCTAssertEqual(host, TestServers.originBAddress)
         }
         _ = try await session.data(from: URL(string: "https://origin.test/index.html?\(marker)-covered")!)

@@ -59,7 +59,7 @@ final class HTTP3OriginFailureTests: XCTestCase {
         let started = Date()
         let failure = await fetch("/stall", idleTimeout: 1.5)
         let error = try XCTUnwrap(failure as? FetchError, "\(String(describing: failure))")
-        guard case .idleTimeout(let seconds, let peer, let route, _) = error.code else { return XCTFail("\(error)") }
+        guard case .idleTimeout(let seconds, let peer, let route, _) = error.detail else { return XCTFail("\(error)") }
         XCTAssertEqual(seconds, 1.5)
         XCTAssertEqual(peer, "origin.test:\(origin.port)")
         XCTAssertEqual(route, ["\(relay.host):\(relay.port)"])
@@ -91,7 +91,7 @@ final class HTTP3OriginFailureTests: XCTestCase {
         let started = Date()
         let failure = await fetch("/stall", requestTimeout: 1.5)
         let error = try XCTUnwrap(failure as? FetchError, "\(String(describing: failure))")
-        guard case .timedOut(let seconds) = error.code else { return XCTFail("\(error)") }
+        guard case .timedOut(let seconds) = error.detail else { return XCTFail("\(error)") }
         XCTAssertEqual(seconds, 1.5)
         XCTAssertLessThan(Date().timeIntervalSince(started), 6)
     }

@@ -213,7 +213,7 @@ final class HTTP3OriginTests: XCTestCase {
             _ = try await session.data(for: request)
             XCTFail("a 317-byte body passed a 100-byte limit")
         } catch let error as FetchError {
-            guard case .responseTooLarge(let limit) = error.code else { return XCTFail("\(error)") }
+            guard case .responseTooLarge(let limit) = error.detail else { return XCTFail("\(error)") }
             XCTAssertEqual(limit, 100)
         }
     }

@@ -87,7 +87,7 @@ final class StreamingTransferTests: XCTestCase {
             _ = try await session.bytes(for: declared)
             XCTFail("a declared 8 MiB body passed a 1 MiB limit")
         } catch let error as FetchError {
-            guard case .responseTooLarge(1 << 20) = error.code else { return XCTFail("\(error)") }
+            guard case .responseTooLarge(1 << 20) = error.detail else { return XCTFail("\(error)") }
         }
         var chunked = HTTPRequest(url: origin.url(size: 64 << 20, query: "chunked=1"))
         chunked.maximumBodySize = 1 << 20
@@ -98,7 +98,7 @@ final class StreamingTransferTests: XCTestCase {
             for try await chunk in body.chunks { received += chunk.count }
             XCTFail("a chunked 64 MiB body passed a 1 MiB limit")
         } catch let error as FetchError {
-            guard case .responseTooLarge(1 << 20) = error.code else { return XCTFail("\(error)") }
+            guard case .responseTooLarge(1 << 20) = error.detail else { return XCTFail("\(error)") }
         }
         XCTAssertLessThanOrEqual(received, 1 << 20)
     }
