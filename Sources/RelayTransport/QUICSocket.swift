@@ -8,8 +8,9 @@ import SystemIO
 /// The UDP socket under one QUIC connection: non-blocking, connected to the relay's address so
 /// only its datagrams arrive (and ICMP errors surface as ECONNREFUSED). Reads take every datagram
 /// waiting, up to `batch`, in one recvmmsg call and hand them out one by one; sends queue the
-/// packets of one write and `flush` hands them to the kernel in one sendmmsg call. Owns the
-/// descriptor, its event-loop registration and the datagram slots. Loop thread only.
+/// packets of one write and `flush` hands them to the kernel in one sendmmsg call, runs of
+/// equal-size packets as one segmented message each (UDP GSO) unless the kernel refuses it.
+/// Owns the descriptor, its event-loop registration and the datagram slots. Loop thread only.
 final class QUICSocket {
     /// Datagrams one recvmmsg or sendmmsg call takes, and the room for each: the largest UDP
     /// payload we announce (`QUICClientSetup.largestDatagram`); a longer one received is dropped.
@@ -30,8 +31,19 @@ final class QUICSocket {
     private var remoteAddress = sockaddr_storage()
     private var remoteLength = socklen_t(0)
     private var wantsWritable = false
+    /// Nil when sends go one message per datagram: forced off, or refused by the kernel.
+    private var segmentation: DatagramSegmentation?
+    /// Messages sent that carried more than one datagram (segmented by the kernel).
+    private(set) var segmentedMessages = 0
 
-    init(loop: EventLoop) { self.loop = loop }
+    /// Whether sockets segment their sends unless told otherwise: on, but for
+    /// `RELAYFETCH_UDP_GSO=0` in the environment (to compare, or to rule the offload out).
+    static let segmentsByDefault = ProcessInfo.processInfo.environment["RELAYFETCH_UDP_GSO"] != "0"
+
+    init(loop: EventLoop, segmentation: Bool = QUICSocket.segmentsByDefault) {
+        self.loop = loop
+        self.segmentation = segmentation ? DatagramSegmentation(count: Self.batch) : nil
+    }
 
     deinit { if fd >= 0 { Glibc.close(fd) } }  // may run off the loop: no deregistering here
 
@@ -121,9 +133,19 @@ final class QUICSocket {
         while nextQueued < queued {
             let first = nextQueued, count = UInt32(queued - nextQueued)
             do {
-                nextQueued += Int(try systemCall("sendmmsg") { rf_sendmmsg(socketFD, headers + first, count, Int32(MSG_NOSIGNAL)) })
+                if let segmentation {
+                    let (messages, prepared) = segmentation.prepare(outgoing, from: first, to: queued)
+                    let sent = Int(try systemCall("sendmmsg") { rf_sendmmsg(socketFD, messages, prepared, Int32(MSG_NOSIGNAL)) })
+                    let carried = segmentation.datagrams(inFirst: sent)
+                    segmentedMessages += segmentation.segmented(inFirst: sent)
+                    nextQueued += carried
+                } else {
+                    nextQueued += Int(try systemCall("sendmmsg") { rf_sendmmsg(socketFD, headers + first, count, Int32(MSG_NOSIGNAL)) })
+                }
             } catch where error.wouldBlock {
                 return false
+            } catch where segmentation != nil && DatagramSegmentation.refused(error) {
+                segmentation = nil  // no UDP GSO here: the same datagrams go one message each
             }
         }
         queued = 0
