@@ -16,7 +16,13 @@ final class QUICSocket {
     /// payload we announce (`QUICClientSetup.largestDatagram`); a longer one received is dropped.
     static let batch = 64
     private let loop: EventLoop
-    private let incoming = DatagramSlots(count: QUICSocket.batch, size: QUICClientSetup.largestDatagram)
+    private let incoming: DatagramSlots
+    /// Nil when reads take one datagram per message: forced off, or no UDP GRO in the kernel.
+    private var coalescing: DatagramCoalescing?
+    /// Bytes of the current message already handed out (a coalesced one holds several datagrams).
+    private var offsetInMessage = 0
+    /// Messages received that held more than one datagram (coalesced by the kernel).
+    private(set) var coalescedMessages = 0
     private let outgoing = DatagramSlots(count: QUICSocket.batch, size: QUICClientSetup.largestDatagram)
     /// Datagrams the last recvmmsg took, and the next to hand out.
     private var received = 0
@@ -40,9 +46,15 @@ final class QUICSocket {
     /// `RELAYFETCH_UDP_GSO=0` in the environment (to compare, or to rule the offload out).
     static let segmentsByDefault = ProcessInfo.processInfo.environment["RELAYFETCH_UDP_GSO"] != "0"
 
-    init(loop: EventLoop, segmentation: Bool = QUICSocket.segmentsByDefault) {
+    /// Likewise for receive offload: `RELAYFETCH_UDP_GRO=0` turns it off.
+    static let coalescesByDefault = ProcessInfo.processInfo.environment["RELAYFETCH_UDP_GRO"] != "0"
+
+    init(loop: EventLoop, segmentation: Bool = QUICSocket.segmentsByDefault, coalescing: Bool = QUICSocket.coalescesByDefault) {
         self.loop = loop
         self.segmentation = segmentation ? DatagramSegmentation(count: Self.batch) : nil
+        let coalescing = coalescing ? DatagramCoalescing() : nil
+        self.coalescing = coalescing
+        incoming = coalescing?.slots ?? DatagramSlots(count: QUICSocket.batch, size: QUICClientSetup.largestDatagram)
     }
 
     deinit { if fd >= 0 { Glibc.close(fd) } }  // may run off the loop: no deregistering here
@@ -51,6 +63,7 @@ final class QUICSocket {
     func open(to address: Data, handler: @escaping (_ readable: Bool, _ writable: Bool) -> Void) throws(SystemError) {
         let family = address.withUnsafeBytes { Int32($0.load(as: sockaddr.self).sa_family) }
         fd = try systemCall("socket") { socket(family, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
+        if let coalescing, !DatagramCoalescing.enable(on: fd) { coalescing.detach(); self.coalescing = nil }
         remoteLength = socklen_t(address.count)
         withUnsafeMutableBytes(of: &remoteAddress) { target in address.withUnsafeBytes { target.copyMemory(from: $0) } }
         let socketFD = fd
@@ -86,12 +99,23 @@ final class QUICSocket {
             // was processed are taken in this wake-up too, not in one of their own.
             if nextReceived == received, try !readBatch() { return nil }
             let index = nextReceived
-            nextReceived += 1
-            guard !incoming.truncated(index) else { continue }  // longer than a slot
-            let datagram = incoming.received(index)
-            let count = min(datagram.count, buffer.count)
-            buffer.baseAddress!.copyMemory(from: datagram.baseAddress!, byteCount: count)
-            return count
+            let message = incoming.received(index)
+            guard !incoming.truncated(index) else {  // longer than a slot
+                nextReceived += 1
+                continue
+            }
+            let segment = coalescing?.segmentSize(index) ?? message.count
+            let start = offsetInMessage
+            let count = min(segment, message.count - start)
+            if start == 0 && count < message.count { coalescedMessages += 1 }
+            offsetInMessage += count
+            if offsetInMessage >= message.count {
+                nextReceived += 1
+                offsetInMessage = 0
+            }
+            let copied = min(count, buffer.count)
+            buffer.baseAddress!.copyMemory(from: message.baseAddress! + start, byteCount: copied)
+            return copied
         }
     }
 
@@ -99,9 +123,11 @@ final class QUICSocket {
     private func readBatch() throws(SystemError) -> Bool {
         received = 0
         nextReceived = 0
-        let socketFD = fd, headers = incoming.headers
+        offsetInMessage = 0
+        coalescing?.prepare()
+        let socketFD = fd, headers = incoming.headers, slots = UInt32(incoming.count)
         do {
-            received = Int(try systemCall("recvmmsg") { rf_recvmmsg(socketFD, headers, UInt32(Self.batch), Int32(MSG_DONTWAIT)) })
+            received = Int(try systemCall("recvmmsg") { rf_recvmmsg(socketFD, headers, slots, Int32(MSG_DONTWAIT)) })
         } catch where error.wouldBlock {
             return false
         }
