@@ -77,11 +77,19 @@ struct HTTP3OriginRoute: Route {
 
     /// Starts the exchange on the transport's loop; its response comes through the reader's buffer.
     private func start(_ request: HTTPRequest, in session: Session, limit: BodyLimit, reportedTimeLimit: Double?) async throws -> HTTP3ExchangeReader {
-        let message = Self.message(for: request, configuration: session.configuration)
+        var message = Self.message(for: request, configuration: session.configuration)
         let buffer = BodyBuffer()
         let loop = opener.loop
         let reader = HTTP3ExchangeReader(request: request, hopNames: hopNames, loop: loop, limit: limit, configuration: session.configuration,
                                          buffer: buffer, reportedTimeLimit: reportedTimeLimit, headStart: fallback == nil ? nil : headStart)
+        if let source = message.streamedContent {
+            // Each piece read means the ones before it were taken: the idle limit sees the upload move.
+            message.streamedContent = { [weak reader] in
+                let piece = try await source()
+                _ = loop.execute { reader?.uploadProgressed() }
+                return piece
+            }
+        }
         // Weak: the reader is held by the exchange's sink on the loop until it ends.
         buffer.resumeProducer = { [weak reader] in _ = loop.execute { reader?.readerResumed() } }
         buffer.cancelProducer = { [weak reader] in _ = loop.execute { reader?.readerCancelled() } }
