@@ -69,4 +69,48 @@ static inline int rf_recvmmsg(int fd, struct rf_mmsghdr *vec, unsigned int vlen,
 static inline int rf_sendmmsg(int fd, struct rf_mmsghdr *vec, unsigned int vlen, int flags) {
     return (int)syscall(SYS_sendmmsg, fd, vec, vlen, flags);
 }
+
+/// UDP generic segmentation offload (udp(7), <linux/udp.h>): a message whose control data holds
+/// an RF_UDP_SEGMENT control message is cut by the kernel into datagrams of that many bytes.
+/// struct cmsghdr's layout on LP64 Linux; RF_UDP_SEGMENT_SPACE is CMSG_SPACE(sizeof(uint16_t)).
+#define RF_SOL_UDP 17
+#define RF_UDP_SEGMENT 103
+#define RF_UDP_SEGMENT_SPACE 24
+struct rf_cmsghdr {
+    size_t cmsg_len;
+    int cmsg_level;
+    int cmsg_type;
+};
+_Static_assert(sizeof(struct rf_cmsghdr) == 16, "struct cmsghdr is 16 bytes on LP64 Linux");
+/// Writes the segment-size control message into `control` (RF_UDP_SEGMENT_SPACE bytes, 8-aligned).
+static inline void rf_fill_udp_segment(void *control, unsigned short size) {
+    struct rf_cmsghdr *header = (struct rf_cmsghdr *)control;
+    header->cmsg_len = sizeof(struct rf_cmsghdr) + sizeof(unsigned short);
+    header->cmsg_level = RF_SOL_UDP;
+    header->cmsg_type = RF_UDP_SEGMENT;
+    __builtin_memset((char *)control + header->cmsg_len, 0, RF_UDP_SEGMENT_SPACE - header->cmsg_len);
+    __builtin_memcpy((char *)control + sizeof(struct rf_cmsghdr), &size, sizeof size);
+}
+
+/// UDP generic receive offload (udp(7)): with the RF_UDP_GRO socket option on, a message may hold
+/// several datagrams, cut at the int in its RF_UDP_GRO control message. RF_UDP_GRO_SPACE is
+/// CMSG_SPACE(sizeof(int)).
+#define RF_UDP_GRO 104
+#define RF_UDP_GRO_SPACE 24
+/// The segment size in a received message's control data, or 0 when it has none (one datagram).
+static inline int rf_udp_gro_size(const void *control, size_t length) {
+    size_t offset = 0;
+    while (control && offset + sizeof(struct rf_cmsghdr) <= length) {
+        const struct rf_cmsghdr *header = (const struct rf_cmsghdr *)((const char *)control + offset);
+        if (header->cmsg_len < sizeof(struct rf_cmsghdr)) return 0;
+        if (header->cmsg_level == RF_SOL_UDP && header->cmsg_type == RF_UDP_GRO
+            && header->cmsg_len >= sizeof(struct rf_cmsghdr) + sizeof(int)) {
+            int size;
+            __builtin_memcpy(&size, (const char *)header + sizeof(struct rf_cmsghdr), sizeof size);
+            return size;
+        }
+        offset += (header->cmsg_len + 7) & ~(size_t)7;
+    }
+    return 0;
+}
 #endif

@@ -66,6 +66,10 @@ final class HTTP3ExchangeReader: HTTP3ResponseSink, @unchecked Sendable {
         scheduleIdleCheck()
     }
 
+    /// A piece of the request body went out (the origin acknowledged the ones before it): an
+    /// upload is activity, as with libcurl, though no response byte comes back until it ends.
+    func uploadProgressed() { lastActivity = IdleClock.now() }
+
     private func scheduleIdleCheck() {
         guard idleTimeout.isFinite, !finished else { return }
         idleTimer = loop.schedule(after: min(1, idleTimeout)) { [self] in

@@ -28,9 +28,6 @@ struct HTTP3OriginRoute: Route {
     }
 
     func exchange(_ request: HTTPRequest, in session: Session, onBodyChunk: (@Sendable (URL, Data) -> Void)?) async throws -> (Data, HTTPResponse) {
-        // A streamed upload (any size, read as the origin takes it) stays on TCP where it may:
-        // over HTTP/3 the body would be read whole first.
-        if request.bodyStream != nil, let fallback { return try await fallback.exchange(request, in: session, onBodyChunk: onBodyChunk) }
         let limit = BodyLimit(maximum: request.maximumBodySize ?? session.configuration.maximumResponseSize)
         let reader = try await start(request, in: session, limit: limit, reportedTimeLimit: nil)
         var response: HTTPResponse
@@ -57,7 +54,6 @@ struct HTTP3OriginRoute: Route {
     }
 
     func streamingExchange(_ original: HTTPRequest, in session: Session, timeLimit: Double) async throws -> (ResponseBody, HTTPResponse) {
-        if original.bodyStream != nil, let fallback { return try await fallback.streamingExchange(original, in: session, timeLimit: timeLimit) }
         let request = session.prepared(original)
         let limit = BodyLimit(maximum: request.maximumBodySize ?? .max)
         let reader = try await start(request, in: session, limit: limit, reportedTimeLimit: timeLimit)
@@ -81,11 +77,19 @@ struct HTTP3OriginRoute: Route {
 
     /// Starts the exchange on the transport's loop; its response comes through the reader's buffer.
     private func start(_ request: HTTPRequest, in session: Session, limit: BodyLimit, reportedTimeLimit: Double?) async throws -> HTTP3ExchangeReader {
-        let message = try await Self.message(for: request, configuration: session.configuration)
+        var message = Self.message(for: request, configuration: session.configuration)
         let buffer = BodyBuffer()
         let loop = opener.loop
         let reader = HTTP3ExchangeReader(request: request, hopNames: hopNames, loop: loop, limit: limit, configuration: session.configuration,
                                          buffer: buffer, reportedTimeLimit: reportedTimeLimit, headStart: fallback == nil ? nil : headStart)
+        if let source = message.streamedContent {
+            // Each piece read means the ones before it were taken: the idle limit sees the upload move.
+            message.streamedContent = { [weak reader] in
+                let piece = try await source()
+                _ = loop.execute { reader?.uploadProgressed() }
+                return piece
+            }
+        }
         // Weak: the reader is held by the exchange's sink on the loop until it ends.
         buffer.resumeProducer = { [weak reader] in _ = loop.execute { reader?.readerResumed() } }
         buffer.cancelProducer = { [weak reader] in _ = loop.execute { reader?.readerCancelled() } }
@@ -106,8 +110,9 @@ struct HTTP3OriginRoute: Route {
                                                         "accept-encoding"]
 
     /// `request` as an HTTP/3 request: pseudo-header values, header fields as libcurl would send
-    /// them (User-Agent and Accept unless the request has its own) and the whole content.
-    static func message(for request: HTTPRequest, configuration: Session.Configuration) async throws -> HTTP3OriginRequest {
+    /// them (User-Agent and Accept unless the request has its own) and the content: whole, or
+    /// a streamed body read piece by piece as the origin takes it (any size, in bounded memory).
+    static func message(for request: HTTPRequest, configuration: Session.Configuration) -> HTTP3OriginRequest {
         let url = request.url
         let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
         let path = (components?.percentEncodedPath).flatMap { $0.isEmpty ? nil : $0 } ?? "/"
@@ -117,14 +122,13 @@ struct HTTP3OriginRoute: Route {
             .map { (name: $0.name.lowercased(), value: $0.value) })
         if !fields.contains(where: { $0.name == "user-agent" }) { fields.insert((name: "user-agent", value: configuration.userAgent), at: 0) }
         if !fields.contains(where: { $0.name == "accept" }) { fields.insert((name: "accept", value: "*/*"), at: 1) }
-        var content = request.body.map { [UInt8]($0) }
-        if let stream = request.bodyStream {
-            content = [UInt8](try await stream.collect(upTo: configuration.maximumResponseSize))
-        }
-        if let content, !fields.contains(where: { $0.name == "content-length" }) {
-            fields.append((name: "content-length", value: String(content.count)))
+        let content = request.bodyStream == nil ? request.body.map { [UInt8]($0) } : nil
+        // A pipe's length is unknown: the stream's end (FIN) ends the content (RFC 9114 §4.1).
+        let length = content?.count ?? request.bodyStream?.length
+        if let length, !fields.contains(where: { $0.name == "content-length" }) {
+            fields.append((name: "content-length", value: String(length)))
         }
         return HTTP3OriginRequest(method: request.method.uppercased(), authority: authority, path: path + query, headerFields: fields,
-                                  content: content)
+                                  content: content, streamedContent: request.bodyStream?.pieces())
     }
 }

@@ -157,13 +157,16 @@ public final class RequestBodyStream: Sendable {
                         }
                         data.append(contentsOf: piece[..<n])
                     case .end: return continuation.resume(returning: data)
-                    case .wait: _ = takeWaiting(); sources.forEach { $0.waitForBytes() }
+                    case .wait: _ = takeWaiting(); waitForPipes()
                     case .failed(let why): return continuation.resume(throwing: FetchError(.transfer(why)))
                     }
                 }
             }
         }
     }
+
+    /// Blocks until a pipe in the body has bytes again (after a read found it empty).
+    func waitForPipes() { sources.forEach { $0.waitForBytes() } }
 
     fileprivate func readable() { onReadable.withLock { $0 }?() }
 

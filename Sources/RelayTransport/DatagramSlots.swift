@@ -40,6 +40,12 @@ final class DatagramSlots {
     /// Whether the datagram received in slot `index` was longer than the slot.
     func truncated(_ index: Int) -> Bool { headers[index].msg_hdr.msg_flags & Int32(MSG_TRUNC) != 0 }
 
+    /// Slot `index`'s iovec; the ones after it follow in memory (a segmented send takes a run).
+    func vector(_ index: Int) -> UnsafeMutablePointer<iovec> { vectors + index }
+
+    /// The length of the datagram queued in slot `index`.
+    func length(_ index: Int) -> Int { vectors[index].iov_len }
+
     /// Copies `datagram` (at most `size` bytes) into slot `index` to be sent.
     func fill(_ index: Int, with datagram: UnsafeRawBufferPointer) {
         (bytes.baseAddress! + index * size).copyMemory(from: datagram.baseAddress!, byteCount: datagram.count)

@@ -7,7 +7,9 @@ enum HTTP3Callbacks {
     static func make() -> nghttp3_callbacks {
         var callbacks = nghttp3_callbacks()
         callbacks.acked_stream_data = { _, id, count, user, _ in
-            connection(user).stream(id)?.outgoing.acknowledge(Int(count))
+            guard let stream = connection(user).stream(id) else { return 0 }
+            stream.outgoing.acknowledge(Int(count))
+            stream.contentAcknowledged()  // at most starts a read off the loop: nothing re-enters nghttp3
             return 0
         }
         callbacks.stream_close = { _, id, code, user, _ in

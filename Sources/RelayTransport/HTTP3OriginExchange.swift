@@ -1,7 +1,7 @@
 import HTTPCore
 
 /// An HTTP request as it goes to an origin over HTTP/3: the pseudo-header values, the header
-/// fields (names lower-cased on the wire) and the whole content, if any.
+/// fields (names lower-cased on the wire) and the content, if any: whole, or streamed from a source.
 package struct HTTP3OriginRequest: Sendable {
     package var method: String
     /// "host:port" or "host" as the origin's URL names it.
@@ -11,13 +11,17 @@ package struct HTTP3OriginRequest: Sendable {
     package var headerFields: HTTPFields
     /// nil: no content (the stream ends with the header block).
     package var content: [UInt8]?
+    /// Content read piece by piece as the origin takes it (used when `content` is nil).
+    package var streamedContent: HTTP3ContentSource?
 
-    package init(method: String, authority: String, path: String, headerFields: HTTPFields, content: [UInt8]?) {
+    package init(method: String, authority: String, path: String, headerFields: HTTPFields, content: [UInt8]?,
+                 streamedContent: HTTP3ContentSource? = nil) {
         self.method = method
         self.authority = authority
         self.path = path
         self.headerFields = headerFields
         self.content = content
+        self.streamedContent = streamedContent
     }
 }
 

@@ -12,7 +12,9 @@ final class HTTP3RequestStream: HTTP3StreamHandler {
     var resetSent = false
     let outgoing = HTTP3SendBuffer()
     let sendsContent: Bool
-    var contentComplete: Bool { sendsContent }
+    var contentComplete: Bool { pump?.complete ?? sendsContent }
+    /// Reads streamed content as the origin takes it; nil when the content was given whole.
+    private var pump: HTTP3ContentPump?
     private(set) var ended = false
     let connection: HTTP3RelayConnection
     private let sink: HTTP3ResponseSink
@@ -23,20 +25,37 @@ final class HTTP3RequestStream: HTTP3StreamHandler {
     /// Content received since the last delivery: one read of the QUIC socket goes up as one piece.
     private var arriving: [UInt8] = []
 
-    init(connection: HTTP3RelayConnection, request: HTTP3OriginRequest, sink: HTTP3ResponseSink) {
+    init(connection: HTTP3RelayConnection, request: HTTP3OriginRequest, loop: EventLoop, sink: HTTP3ResponseSink) {
         self.connection = connection
         self.sink = sink
         pseudoHeaders = [(":method", request.method), (":scheme", "https"), (":authority", request.authority), (":path", request.path)]
         headers = request.headerFields.map { ($0.name, $0.value) }
-        sendsContent = request.content != nil
+        sendsContent = request.content != nil || request.streamedContent != nil
         if let content = request.content { outgoing.append(content) }
+        if let source = request.streamedContent { pump = HTTP3ContentPump(source: source, loop: loop, stream: self) }
     }
 
     /// Hands the request to the connection; fails the stream when it takes no new streams.
     func start() {
         if !connection.submit(self) {
-            finish(.failure(RelayError(hop: connection.hop, cause: .protocolError("the HTTP/3 connection cannot take new streams"))))
+            return finish(.failure(RelayError(hop: connection.hop, cause: .protocolError("the HTTP/3 connection cannot take new streams"))))
         }
+        pump?.pull()
+    }
+
+    // MARK: streamed content
+
+    /// More content is buffered, or its end is known: nghttp3 may send again.
+    func contentAdvanced() { connection.resume(self) }
+
+    /// The origin acknowledged content: its memory is free, so the next piece may be read.
+    func contentAcknowledged() { pump?.pull() }
+
+    /// The content could not be read: the stream is reset (the origin must not take a cut-off
+    /// body for a whole one) and the exchange fails saying why.
+    func contentFailed(_ error: any Error) {
+        finish(.failure(failure("the request body could not be read: \(error)")))
+        connection.reset(self)
     }
 
     /// Stops or resumes crediting received bytes back (the reader is behind, or caught up).

@@ -14,6 +14,8 @@ final class HTTP3SendBuffer {
     var hasUnsent: Bool { handedOut < chunks.count }
     /// Bytes appended and not handed out yet: what waits for the relay's flow control.
     private(set) var unsentBytes = 0
+    /// Bytes held: not handed out yet, or handed out and not acknowledged.
+    private(set) var heldBytes = 0
 
     func append(_ bytes: [UInt8]) {
         guard !bytes.isEmpty else { return }
@@ -21,6 +23,7 @@ final class HTTP3SendBuffer {
         chunk.copyBytes(from: bytes)
         chunks.append(chunk)
         unsentBytes += bytes.count
+        heldBytes += bytes.count
     }
 
     /// Up to `limit` chunks not handed out yet; from now on they count as handed out.
@@ -35,6 +38,7 @@ final class HTTP3SendBuffer {
     /// The relay acknowledged the next `count` bytes handed out: free what is done.
     func acknowledge(_ count: Int) {
         var left = count
+        heldBytes -= count
         while left > 0, let first = chunks.first, handedOut > 0 {
             let remaining = first.count - acknowledgedInFirst
             if left < remaining {

@@ -17,6 +17,8 @@ protocol HTTP3StreamHandler: AnyObject {
     /// True once everything the stream will send is in `outgoing`: the stream ends after it.
     var contentComplete: Bool { get }
 
+    /// The peer acknowledged some of `outgoing` (freed by then).
+    func contentAcknowledged()
     /// A response header field (`:status` included), in order.
     func receivedField(name: String, value: String)
     func receivedStatus(_ status: Int)
@@ -36,4 +38,5 @@ extension HTTP3ConnectStream: HTTP3StreamHandler {
     var sendsContent: Bool { true }
     var contentComplete: Bool { false }
     func receivedField(name: String, value: String) {}
+    func contentAcknowledged() {}
 }

@@ -8,14 +8,21 @@ import SystemIO
 /// The UDP socket under one QUIC connection: non-blocking, connected to the relay's address so
 /// only its datagrams arrive (and ICMP errors surface as ECONNREFUSED). Reads take every datagram
 /// waiting, up to `batch`, in one recvmmsg call and hand them out one by one; sends queue the
-/// packets of one write and `flush` hands them to the kernel in one sendmmsg call. Owns the
-/// descriptor, its event-loop registration and the datagram slots. Loop thread only.
+/// packets of one write and `flush` hands them to the kernel in one sendmmsg call, runs of
+/// equal-size packets as one segmented message each (UDP GSO) unless the kernel refuses it.
+/// Owns the descriptor, its event-loop registration and the datagram slots. Loop thread only.
 final class QUICSocket {
     /// Datagrams one recvmmsg or sendmmsg call takes, and the room for each: the largest UDP
     /// payload we announce (`QUICClientSetup.largestDatagram`); a longer one received is dropped.
     static let batch = 64
     private let loop: EventLoop
-    private let incoming = DatagramSlots(count: QUICSocket.batch, size: QUICClientSetup.largestDatagram)
+    private let incoming: DatagramSlots
+    /// Nil when reads take one datagram per message: forced off, or no UDP GRO in the kernel.
+    private var coalescing: DatagramCoalescing?
+    /// Bytes of the current message already handed out (a coalesced one holds several datagrams).
+    private var offsetInMessage = 0
+    /// Messages received that held more than one datagram (coalesced by the kernel).
+    private(set) var coalescedMessages = 0
     private let outgoing = DatagramSlots(count: QUICSocket.batch, size: QUICClientSetup.largestDatagram)
     /// Datagrams the last recvmmsg took, and the next to hand out.
     private var received = 0
@@ -30,8 +37,25 @@ final class QUICSocket {
     private var remoteAddress = sockaddr_storage()
     private var remoteLength = socklen_t(0)
     private var wantsWritable = false
+    /// Nil when sends go one message per datagram: forced off, or refused by the kernel.
+    private var segmentation: DatagramSegmentation?
+    /// Messages sent that carried more than one datagram (segmented by the kernel).
+    private(set) var segmentedMessages = 0
 
-    init(loop: EventLoop) { self.loop = loop }
+    /// Whether sockets segment their sends unless told otherwise: on, but for
+    /// `RELAYFETCH_UDP_GSO=0` in the environment (to compare, or to rule the offload out).
+    static let segmentsByDefault = ProcessInfo.processInfo.environment["RELAYFETCH_UDP_GSO"] != "0"
+
+    /// Likewise for receive offload: `RELAYFETCH_UDP_GRO=0` turns it off.
+    static let coalescesByDefault = ProcessInfo.processInfo.environment["RELAYFETCH_UDP_GRO"] != "0"
+
+    init(loop: EventLoop, segmentation: Bool = QUICSocket.segmentsByDefault, coalescing: Bool = QUICSocket.coalescesByDefault) {
+        self.loop = loop
+        self.segmentation = segmentation ? DatagramSegmentation(count: Self.batch) : nil
+        let coalescing = coalescing ? DatagramCoalescing() : nil
+        self.coalescing = coalescing
+        incoming = coalescing?.slots ?? DatagramSlots(count: QUICSocket.batch, size: QUICClientSetup.largestDatagram)
+    }
 
     deinit { if fd >= 0 { Glibc.close(fd) } }  // may run off the loop: no deregistering here
 
@@ -39,6 +63,7 @@ final class QUICSocket {
     func open(to address: Data, handler: @escaping (_ readable: Bool, _ writable: Bool) -> Void) throws(SystemError) {
         let family = address.withUnsafeBytes { Int32($0.load(as: sockaddr.self).sa_family) }
         fd = try systemCall("socket") { socket(family, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
+        if let coalescing, !DatagramCoalescing.enable(on: fd) { coalescing.detach(); self.coalescing = nil }
         remoteLength = socklen_t(address.count)
         withUnsafeMutableBytes(of: &remoteAddress) { target in address.withUnsafeBytes { target.copyMemory(from: $0) } }
         let socketFD = fd
@@ -74,12 +99,23 @@ final class QUICSocket {
             // was processed are taken in this wake-up too, not in one of their own.
             if nextReceived == received, try !readBatch() { return nil }
             let index = nextReceived
-            nextReceived += 1
-            guard !incoming.truncated(index) else { continue }  // longer than a slot
-            let datagram = incoming.received(index)
-            let count = min(datagram.count, buffer.count)
-            buffer.baseAddress!.copyMemory(from: datagram.baseAddress!, byteCount: count)
-            return count
+            let message = incoming.received(index)
+            guard !incoming.truncated(index) else {  // longer than a slot
+                nextReceived += 1
+                continue
+            }
+            let segment = coalescing?.segmentSize(index) ?? message.count
+            let start = offsetInMessage
+            let count = min(segment, message.count - start)
+            if start == 0 && count < message.count { coalescedMessages += 1 }
+            offsetInMessage += count
+            if offsetInMessage >= message.count {
+                nextReceived += 1
+                offsetInMessage = 0
+            }
+            let copied = min(count, buffer.count)
+            buffer.baseAddress!.copyMemory(from: message.baseAddress! + start, byteCount: copied)
+            return copied
         }
     }
 
@@ -87,9 +123,11 @@ final class QUICSocket {
     private func readBatch() throws(SystemError) -> Bool {
         received = 0
         nextReceived = 0
-        let socketFD = fd, headers = incoming.headers
+        offsetInMessage = 0
+        coalescing?.prepare()
+        let socketFD = fd, headers = incoming.headers, slots = UInt32(incoming.count)
         do {
-            received = Int(try systemCall("recvmmsg") { rf_recvmmsg(socketFD, headers, UInt32(Self.batch), Int32(MSG_DONTWAIT)) })
+            received = Int(try systemCall("recvmmsg") { rf_recvmmsg(socketFD, headers, slots, Int32(MSG_DONTWAIT)) })
         } catch where error.wouldBlock {
             return false
         }
@@ -121,9 +159,19 @@ final class QUICSocket {
         while nextQueued < queued {
             let first = nextQueued, count = UInt32(queued - nextQueued)
             do {
-                nextQueued += Int(try systemCall("sendmmsg") { rf_sendmmsg(socketFD, headers + first, count, Int32(MSG_NOSIGNAL)) })
+                if let segmentation {
+                    let (messages, prepared) = segmentation.prepare(outgoing, from: first, to: queued)
+                    let sent = Int(try systemCall("sendmmsg") { rf_sendmmsg(socketFD, messages, prepared, Int32(MSG_NOSIGNAL)) })
+                    let carried = segmentation.datagrams(inFirst: sent)
+                    segmentedMessages += segmentation.segmented(inFirst: sent)
+                    nextQueued += carried
+                } else {
+                    nextQueued += Int(try systemCall("sendmmsg") { rf_sendmmsg(socketFD, headers + first, count, Int32(MSG_NOSIGNAL)) })
+                }
             } catch where error.wouldBlock {
                 return false
+            } catch where segmentation != nil && DatagramSegmentation.refused(error) {
+                segmentation = nil  // no UDP GSO here: the same datagrams go one message each
             }
         }
         queued = 0

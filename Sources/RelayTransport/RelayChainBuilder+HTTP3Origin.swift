@@ -24,7 +24,7 @@ extension RelayChainBuilder {
                 sink.http3Finished(.failure(error))
             case .success(let connection):
                 guard !exchange.cancelled else { return }
-                let stream = HTTP3RequestStream(connection: connection, request: request, sink: sink)
+                let stream = HTTP3RequestStream(connection: connection, request: request, loop: context.loop, sink: sink)
                 exchange.stream = stream
                 if exchange.paused { stream.setReadingPaused(true) }
                 stream.start()

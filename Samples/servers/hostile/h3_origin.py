@@ -11,17 +11,20 @@ input closes. Each request is logged to --log as `REQUEST <path> <peer address>`
   /bulk/N   answers 200 with N bytes, all handed to QUIC at once; every 0.25 s until they are
             all out it logs `SENT <bytes on the wire so far>` (the stream's highest offset sent:
             what the client's flow control let through)
+  /upload   reads the request's content to its end, hashing it as it arrives; then answers 200
+            `<bytes> <sha256 hex>` and logs `UPLOAD <bytes> <sha256 hex> <peer address>`
   anything  answers 200 "ok"
 """
 
 import argparse
 import asyncio
+import hashlib
 import sys
 
 from aioquic.asyncio import QuicConnectionProtocol, serve
 from aioquic.buffer import encode_uint_var
 from aioquic.h3.connection import H3_ALPN, FrameType, H3Connection, encode_frame
-from aioquic.h3.events import HeadersReceived
+from aioquic.h3.events import DataReceived, HeadersReceived
 from aioquic.quic.configuration import QuicConfiguration
 from aioquic.quic.events import ProtocolNegotiated
 
@@ -35,6 +38,7 @@ class OriginProtocol(QuicConnectionProtocol):
         super().__init__(*args, **kwargs)
         self.http = None
         self.peer = "-"
+        self.uploads = {}  # stream id -> [sha256, byte count] of an /upload's content so far
 
     def datagram_received(self, data, addr):
         self.peer = addr[0]
@@ -48,12 +52,35 @@ class OriginProtocol(QuicConnectionProtocol):
         for http_event in self.http.handle_event(event):
             if isinstance(http_event, HeadersReceived):
                 self.answer(http_event.stream_id, dict(http_event.headers))
+                if http_event.stream_ended:
+                    self.upload_ended(http_event.stream_id)
+            elif isinstance(http_event, DataReceived) and http_event.stream_id in self.uploads:
+                upload = self.uploads[http_event.stream_id]
+                upload[0].update(http_event.data)
+                upload[1] += len(http_event.data)
+                if http_event.stream_ended:
+                    self.upload_ended(http_event.stream_id)
+
+    def upload_ended(self, stream_id):
+        upload = self.uploads.pop(stream_id, None)
+        if upload is None:
+            return
+        digest, count = upload[0].hexdigest(), upload[1]
+        self.log.write(f"UPLOAD {count} {digest} {self.peer}\n")
+        self.log.flush()
+        body = f"{count} {digest}".encode()
+        self.http.send_headers(stream_id, [(b":status", b"200"), (b"content-length", str(len(body)).encode())])
+        self.http.send_data(stream_id, body, end_stream=True)
+        self.transmit()
 
     def answer(self, stream_id, headers):
         path = headers.get(b":path", b"/").decode(errors="replace").split("?", 1)[0]
         self.log.write(f"REQUEST {path} {self.peer}\n")
         self.log.flush()
         head = [(b":status", b"200"), (b"content-length", b"1000")]
+        if path == "/upload":
+            self.uploads[stream_id] = [hashlib.sha256(), 0]
+            return
         if path == "/goaway":
             self._quic.send_stream_data(self.http._local_control_stream_id,
                                         encode_frame(FrameType.GOAWAY, encode_uint_var(stream_id)))
