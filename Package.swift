@@ -58,7 +58,7 @@ let package = Package(
         .executableTarget(name: "relayfetch-bench", dependencies: ["RelayFetch", "ObliviousHTTP"], path: "Benchmarks/RelayBench"),
 
         // Finds (and if needed starts) the real test servers; used by the end-to-end tests only.
-        .target(name: "RelayFetchTestSupport", dependencies: ["RelayFetch", "Locking", "CLinux"], path: "Tests/RelayFetchTestSupport"),
+        .target(name: "RelayFetchTestSupport", dependencies: ["RelayFetch", "Locking", "CLinux", "COpenSSL"], path: "Tests/RelayFetchTestSupport"),
         // COpenSSL and CNghttp2: the layer tests run real servers of those libraries in-process.
         .testTarget(name: "RelayTransportTests", dependencies: ["RelayTransport", "RelayFetchTestSupport", "Locking", "COpenSSL", "CNghttp2"]),
         .testTarget(name: "RelayFetchTests", dependencies: ["RelayFetch", "RelayTransport", "RelayFetchTestSupport", "Locking"]),

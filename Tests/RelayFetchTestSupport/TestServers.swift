@@ -41,6 +41,7 @@ public enum TestServers {
 
     /// Starts the servers once per test process (the script is idempotent).
     public static func ensureRunning() throws {
+        LeakCheckBeforeOpenSSLCleanup.install()
         try started.withLock { started in
             if started { return }
             let result = try run(["/bin/bash", repository.appendingPathComponent("scripts/test-servers.sh").path, "start"])
