@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs a benchmark against the real test relays, with its peers measured in the same run.
-# Usage: Benchmarks/run.sh chains|ohttp|oauth|page|crawl|crawl-delayed|bulk   (BENCH_ROUNDS=N to change the number of rounds)
+# Usage: Benchmarks/run.sh chains|ohttp|oauth|page|crawl|crawl-delayed|bulk|proxy   (BENCH_ROUNDS=N to change the number of rounds)
 # bulk: 1 GiB through the relays by relayfetch and curl, see Benchmarks/bulk/README.md.
+# proxy: curl through `relayfetch proxy` beside curl through the same HTTP/2 relay, set-up time,
+# memory per idle tunnel; see Benchmarks/proxy/bench.py.
 # page: Benchmarks/page/run.sh (network namespaces with delays; needs root), see its README.md.
 # oauth: Benchmarks/oauth/run.sh (network namespaces with delays; needs root), see its README.md.
 # crawl: Benchmarks/crawl/run.sh (loopback); crawl-delayed: Benchmarks/crawl/delayed.sh
@@ -23,6 +25,12 @@ if ! bash scripts/test-servers.sh status >/dev/null 2>&1; then
     started=1
 fi
 trap '[[ $started -eq 1 ]] && bash scripts/test-servers.sh stop >/dev/null' EXIT
+if [[ ${1:-} == proxy ]]; then
+    binary=$(bash "$repo/scripts/build-release.sh" | tail -1)
+    "$repo/.build/venv/bin/python" -B "$repo/Benchmarks/proxy/bench.py" "$binary" \
+        "${RELAYFETCH_SERVERS_DIR:-$repo/.build/test-servers}"
+    exit
+fi
 if [[ ${1:-} == bulk ]]; then
     # As released (scripts/build-release.sh): the Swift runtime and Foundation linked in (half
     # the start-up CPU, less RSS).
