@@ -3,13 +3,14 @@ import XCTest
 import RelayFetchTestSupport
 
 /// Memory of `relayfetch proxy` per idle proxied connection (issue 26: at most 64 KiB), read
-/// from the proxy process's resident size, not from its own counters: a thousand SOCKS tunnels
+/// from the proxy process's resident size, not from its own counters: 200 SOCKS tunnels
 /// through relay A's HTTP/2 front (nghttpx; streams of a few pooled connections) to the origin,
 /// opened and then left idle.
 final class ProxyIdleMemoryTests: XCTestCase {
     /// Outside the 127.0.1.1 the other proxy tests listen on.
     private static let address = "127.0.1.50"
-    private static let connections = 1000
+    // 200, not 1,000: the suite's time budget (the benchmark opens 1,000; old code: 68.6 KiB each over 200)
+    private static let connections = 200
 
     override func setUpWithError() throws {
         try TestServers.ensureRunning()
@@ -83,7 +84,7 @@ final class ProxyIdleMemoryTests: XCTestCase {
         }
         let printed = String(decoding: line, as: UTF8.self)
         let opened = Int(printed.split(separator: " ").last ?? "") ?? 0
-        // A few of a thousand streams set up at once over the pooled HTTP/2 connections time out
+        // A few of hundreds of streams set up at once over the pooled HTTP/2 connections time out
         // at hop 1 (a separate fault): the bound is per tunnel that opened, and nearly all must.
         XCTAssertGreaterThanOrEqual(opened, Self.connections * 9 / 10, "too few tunnels opened to measure: \(printed)")
         Thread.sleep(forTimeInterval: 1)
