@@ -72,6 +72,15 @@ final class ProxyServiceTests: XCTestCase {
         }
     }
 
+    /// Sends SIGHUP and waits (up to 10 s) until the proxy says it read its configuration again.
+    private func reload(_ proxy: ProxyProcess) throws {
+        kill(proxy.process.processIdentifier, SIGHUP)
+        let deadline = Date().addingTimeInterval(10)
+        while !(try proxy.text()).contains("configuration reloaded") && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        let log = try proxy.text()
+        XCTAssertTrue(log.contains("configuration reloaded"), log)
+    }
+
     func testSIGHUPReloadsTheProfileAndKeepsOpenTunnels() throws {
         let profile = FileManager.default.temporaryDirectory.appendingPathComponent("relayfetch-proxy-\(UUID().uuidString).mobileconfig")
         defer { try? FileManager.default.removeItem(at: profile) }
@@ -81,11 +90,7 @@ final class ProxyServiceTests: XCTestCase {
         let client = try TunnelClient(proxy: proxy, marker: before)
         XCTAssertEqual(client.readLine(), "open")
         try writeProfile(profile, relay: TestServers.http2RelayBURL, token: TestServers.relayBToken)
-        kill(proxy.process.processIdentifier, SIGHUP)
-        let deadline = Date().addingTimeInterval(10)
-        while !(try proxy.text()).contains("configuration reloaded") && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
-        let log = try proxy.text()
-        XCTAssertTrue(log.contains("configuration reloaded"), log)
+        try reload(proxy)
         XCTAssertEqual(client.finish(), "HTTP/1.1 200 OK", "the tunnel opened before the reload still works")
         let after = TestServers.marker("proxy-hup-new")
         let fresh = try ProxyCommandTests.curl(["--socks5-hostname", proxy.socks, "https://origin.test/index.html?\(after)", "-o", "/dev/null"])
@@ -111,11 +116,7 @@ final class ProxyServiceTests: XCTestCase {
         let first = try ProxyCommandTests.curl(["--socks5-hostname", proxy.socks, "https://origin.test/index.html?\(before)", "-o", "/dev/null"])
         XCTAssertEqual(first.status, 0, first.output)
         try writeProfile(profile, relay: TestServers.http2RelayBURL, token: TestServers.relayBToken)
-        kill(proxy.process.processIdentifier, SIGHUP)
-        let deadline = Date().addingTimeInterval(10)
-        while !(try proxy.text()).contains("configuration reloaded") && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
-        let log = try proxy.text()
-        XCTAssertTrue(log.contains("configuration reloaded"), log)
+        try reload(proxy)
         let after = TestServers.marker("proxy-installed-new")
         let second = try ProxyCommandTests.curl(["--socks5-hostname", proxy.socks, "https://origin.test/index.html?\(after)", "-o", "/dev/null"])
         XCTAssertEqual(second.status, 0, second.output)
