@@ -19,16 +19,6 @@ final class ProxyHostileClientTests: XCTestCase {
                        file: file, line: line)
     }
 
-    /// Kilobytes of resident memory of `pid`.
-    private func residentKiB(_ pid: Int32) throws -> Int {
-        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
-        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-              let kib = Int(line.split(separator: " ", omittingEmptySubsequences: true)[1]) else {
-            throw TestServerError(description: "no VmRSS for \(pid)")
-        }
-        return kib
-    }
-
     func testGarbageAndAByteASecondHandshakeAreCutOffWhileOthersAreServed() throws {
         let proxy = try ProxyProcess(CommandRun.relayArguments + ["--handshake-timeout", "3"])
         let script = """
@@ -90,7 +80,7 @@ final class ProxyHostileClientTests: XCTestCase {
         let proxy = try ProxyProcess(CommandRun.relayArguments)
         let pid = proxy.process.processIdentifier
         try assertServed(proxy, "proxy-flood-before")
-        let baseline = try residentKiB(pid)
+        let baseline = try HeldClients.residentKiB(pid)
         let script = """
         import socket, sys, time
         held = []
@@ -107,25 +97,11 @@ final class ProxyHostileClientTests: XCTestCase {
         print("held", len(held), flush=True)
         sys.stdin.readline()
         """
-        let flood = Process()
-        flood.executableURL = URL(fileURLWithPath: HostileServer.python)
-        flood.arguments = ["-c", script]
-        let input = Pipe()
-        let output = Pipe()
-        flood.standardInput = input
-        flood.standardOutput = output
-        flood.standardError = output
-        try flood.run()
-        defer { input.fileHandleForWriting.write(Data("done\n".utf8)) }
-        var line = Data()
-        while true {
-            let byte = output.fileHandleForReading.readData(ofLength: 1)
-            if byte.isEmpty || byte == Data([0x0A]) { break }
-            line.append(byte)
-        }
-        XCTAssertEqual(String(decoding: line, as: UTF8.self), "held 10000")
+        let flood = try HeldClients(script: script)
+        defer { flood.release() }
+        XCTAssertEqual(flood.line, "held 10000")
         Thread.sleep(forTimeInterval: 0.5)
-        let flooded = try residentKiB(pid)
+        let flooded = try HeldClients.residentKiB(pid)
         XCTAssertLessThan(flooded - baseline, 32 * 1024, "memory grew from \(baseline) KiB to \(flooded) KiB under 10,000 half-open connections")
         let open = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count
         XCTAssertLessThan(open, 1200, "the proxy holds \(open) descriptors: half-open clients are not pushed out")

@@ -16,16 +16,6 @@ final class ProxyIdleMemoryTests: XCTestCase {
         try TestServers.ensureRunning()
     }
 
-    /// Kilobytes of resident memory of `pid`.
-    private func residentKiB(_ pid: Int32) throws -> Int {
-        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
-        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-              let kib = Int(line.split(separator: " ", omittingEmptySubsequences: true)[1]) else {
-            throw TestServerError(description: "no VmRSS for \(pid)")
-        }
-        return kib
-    }
-
     /// Opens `count` SOCKS5 CONNECTs to origin.test:443 and sends each a TLS ClientHello's worth
     /// of bytes, so the tunnel has carried data both ways once (its buffers have been used),
     /// then holds them idle until told to let go. Prints "open N" (tunnels the proxy answered
@@ -65,30 +55,16 @@ final class ProxyIdleMemoryTests: XCTestCase {
         // One tunnel first, so the relay connection, TLS and the loop's own memory are in the baseline.
         let warm = try ProxyCommandTests.curl(["--socks5-hostname", "\(Self.address):\(port)", "https://origin.test/index.html", "-o", "/dev/null"])
         XCTAssertEqual(warm.status, 0, warm.output)
-        let baseline = try residentKiB(pid)
-        let clients = Process()
-        clients.executableURL = URL(fileURLWithPath: HostileServer.python)
-        clients.arguments = ["-c", idleClients(port: port, count: Self.connections)]
-        let input = Pipe()
-        let output = Pipe()
-        clients.standardInput = input
-        clients.standardOutput = output
-        clients.standardError = output
-        try clients.run()
-        defer { input.fileHandleForWriting.write(Data("done\n".utf8)) }
-        var line = Data()
-        while true {
-            let byte = output.fileHandleForReading.readData(ofLength: 1)
-            if byte.isEmpty || byte == Data([0x0A]) { break }
-            line.append(byte)
-        }
-        let printed = String(decoding: line, as: UTF8.self)
+        let baseline = try HeldClients.residentKiB(pid)
+        let clients = try HeldClients(script: idleClients(port: port, count: Self.connections))
+        defer { clients.release() }
+        let printed = clients.line
         let opened = Int(printed.split(separator: " ").last ?? "") ?? 0
         // A few of hundreds of streams set up at once over the pooled HTTP/2 connections time out
         // at hop 1 (a separate fault): the bound is per tunnel that opened, and nearly all must.
         XCTAssertGreaterThanOrEqual(opened, Self.connections * 9 / 10, "too few tunnels opened to measure: \(printed)")
         Thread.sleep(forTimeInterval: 1)
-        let held = try residentKiB(pid)
+        let held = try HeldClients.residentKiB(pid)
         let perConnection = (held - baseline) / max(opened, 1)
         print("proxy idle memory: \(baseline) KiB -> \(held) KiB for \(opened) tunnels: \(perConnection) KiB each")
         XCTAssertLessThanOrEqual(perConnection, 64, "each idle proxied connection costs \(perConnection) KiB (\(baseline) -> \(held) KiB)")
