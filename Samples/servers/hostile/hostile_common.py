@@ -102,6 +102,18 @@ def serve(args, handle, tls_context=None):
         threading.Thread(target=run, args=(conn, address), daemon=True).start()
 
 
+def serve_datagrams(args, handle):
+    """Binds a UDP socket, says READY and runs handle(sock, data, peer) for each datagram, in turn,
+    until the test that started it ends."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    sock.bind((args.host, args.port))
+    exit_with_parent()
+    print("READY %d" % sock.getsockname()[1], flush=True)
+    while True:
+        data, peer = sock.recvfrom(65535)
+        handle(sock, data, peer)
+
+
 def read_head(conn, limit=1 << 20):
     """Reads an HTTP/1.1 request or response head (up to the blank line); returns (head, rest)."""
     data = b""

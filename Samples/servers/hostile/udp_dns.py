@@ -2,7 +2,6 @@
 questions for origin.test with 127.0.0.21 and any other name with NXDOMAIN, and logs
 "QUESTION<TAB>unix time<TAB>peer address<TAB>name<TAB>type" for each. Prints "READY <port>"
 like the TCP servers of this folder (see hostile_common.py)."""
-import socket
 import time
 
 from dnslib import A, DNSRecord, QTYPE, RCODE, RR
@@ -11,16 +10,13 @@ import hostile_common as common
 
 args = common.arguments("UDP DNS server")
 log = common.EventLog(args.log)
-sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-sock.bind((args.host, args.port))
-common.exit_with_parent()
-print("READY %d" % sock.getsockname()[1], flush=True)
-while True:
-    data, peer = sock.recvfrom(65535)
+
+
+def answer(sock, data, peer):
     try:
         query = DNSRecord.parse(data)
     except Exception:  # noqa: BLE001 - not DNS: dropped, as a resolver would
-        continue
+        return
     name = str(query.q.qname).rstrip(".")
     log("QUESTION", "%.3f" % time.time(), peer[0], name, QTYPE[query.q.qtype])
     reply = query.reply()
@@ -29,3 +25,6 @@ while True:
     else:
         reply.header.rcode = RCODE.NXDOMAIN
     sock.sendto(reply.pack(), peer)
+
+
+common.serve_datagrams(args, answer)
