@@ -8,15 +8,22 @@ import RelayFetchTestSupport
 /// relay front that admits only its tokens (`TokenRelayFront`): the token is kept while it lives
 /// and renewed once its life (here the scenario's `maximumTokenLifetime`) is nearly over.
 final class AccessTokenKeeperEndToEndTests: XCTestCase {
-    func testTokenIsRenewedBeforeItExpires() async throws {
-        let front = try TokenRelayFront()
-        let file = try TokenRelayFront.scenarioFile(maximumTokenLifetime: 2)
-        let scenario = try OAuthScenario.load(Data(contentsOf: URL(fileURLWithPath: file)), file: file)
+    /// `front` as an HTTP/1.1 hop whose token comes from a keeper of `scenario` (which reaches the
+    /// IdP through the same hop, asked without a token).
+    private func tokenHop(_ front: TokenRelayFront, scenario: OAuthScenario) throws -> (ProxyConfiguration.RelayHop, AccessTokenKeeper) {
         var hop = ProxyConfiguration.RelayHop(http2RelayEndpoint: front.url,
                                               tlsOptions: .init(pinnedPublicKeySHA256: [try TestServers.relayPublicKeySHA256()]))
         hop.relayProtocol = .http1
         let keeper = AccessTokenKeeper(scenario: scenario, sessionConfiguration: TestServers.configuration(hops: [hop]))
         hop.relayTokenSource = RelayTokenSource(keeper)
+        return (hop, keeper)
+    }
+
+    func testTokenIsRenewedBeforeItExpires() async throws {
+        let front = try TokenRelayFront()
+        let file = try TokenRelayFront.scenarioFile(maximumTokenLifetime: 2)
+        let scenario = try OAuthScenario.load(Data(contentsOf: URL(fileURLWithPath: file)), file: file)
+        let (hop, _) = try tokenHop(front, scenario: scenario)
         let session = try Session(configuration: TestServers.configuration(hops: [hop]))
         defer { session.invalidate() }
 
@@ -63,11 +70,7 @@ final class AccessTokenKeeperEndToEndTests: XCTestCase {
             """
         let scenario = try OAuthScenario.load(Data(json.utf8), file: "device.json")
         try scenario.requireAccessTokenGrant(file: "device.json")
-        var hop = ProxyConfiguration.RelayHop(http2RelayEndpoint: front.url,
-                                              tlsOptions: .init(pinnedPublicKeySHA256: [try TestServers.relayPublicKeySHA256()]))
-        hop.relayProtocol = .http1
-        let keeper = AccessTokenKeeper(scenario: scenario, sessionConfiguration: TestServers.configuration(hops: [hop]))
-        hop.relayTokenSource = RelayTokenSource(keeper)
+        let (hop, keeper) = try tokenHop(front, scenario: scenario)
         let session = try Session(configuration: TestServers.configuration(hops: [hop]))
         defer { session.invalidate() }
         let (_, response) = try await session.data(from: URL(string: "https://origin.test/index.html")!)
