@@ -1,5 +1,6 @@
 import Foundation
 @testable import Crawler
+@testable import HTTPCore
 @testable import RelayFetch
 @testable import RelayTransport
 
@@ -43,7 +44,7 @@ public func headerFieldsFuzzer(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int
         break
     }
 
-    let type = LinkExtractor.mediaType(text)
+    let type = ContentType(text).mediaType ?? ""
     fuzzCheck(type == type.lowercased(), "media type \(type.debugDescription) is not in lower case")
     // Bytes, not Characters: U+037E (Greek question mark) is canonically equivalent to ";".
     fuzzCheck(!type.utf8.contains(UInt8(ascii: ";")), "media type \(type.debugDescription) holds a parameter")

@@ -6,16 +6,19 @@ package struct ContentType: Equatable, Sendable {
     /// The `charset` parameter's value, quotes removed, case kept; nil when absent.
     package let charset: String?
 
-    /// Parses a field value; nil gives no media type and no charset.
+    /// Parses a field value; nil gives no media type and no charset. Splits on the scalars ";" and
+    /// "=", never on Characters: a combining mark after ";" makes one grapheme that is not ";".
     package init(_ value: String?) {
-        let parts = (value ?? "").split(separator: ";", omittingEmptySubsequences: false).map { $0.trimmingHTTPWhitespace() }
+        let parts = (value ?? "").unicodeScalars.split(separator: ";", omittingEmptySubsequences: false)
+            .map { String(String.UnicodeScalarView($0)).trimmingHTTPWhitespace() }
         mediaType = parts.first.flatMap { $0.isEmpty ? nil : $0.lowercased() }
         charset = parts.dropFirst().lazy.compactMap { parameter -> String? in
-            let pair = parameter.split(separator: "=", maxSplits: 1)
+            let pair = parameter.unicodeScalars.split(separator: "=", maxSplits: 1).map { String(String.UnicodeScalarView($0)) }
             guard pair.count == 2, pair[0].trimmingHTTPWhitespace().equalsIgnoringASCIICase("charset") else { return nil }
-            let value = pair[1].trimmingHTTPWhitespace()
-            let unquoted = value.drop { $0 == "\"" || $0 == "'" }
-            return String(unquoted.reversed().drop { $0 == "\"" || $0 == "'" }.reversed())
+            let value = pair[1].trimmingHTTPWhitespace().unicodeScalars
+            let isQuote: (Unicode.Scalar) -> Bool = { $0 == "\"" || $0 == "'" }
+            guard let first = value.firstIndex(where: { !isQuote($0) }), let last = value.lastIndex(where: { !isQuote($0) }) else { return "" }
+            return String(value[first...last])
         }.first
     }
 
@@ -31,10 +34,14 @@ package struct ContentType: Equatable, Sendable {
 }
 
 extension StringProtocol {
-    /// Without leading and trailing spaces and tabs (OWS, RFC 9110 §5.6.3).
+    /// Without leading and trailing spaces and tabs (OWS, RFC 9110 §5.6.3), compared as scalars
+    /// (a space followed by a combining mark is still a space here).
     package func trimmingHTTPWhitespace() -> String {
-        let trimmed = drop { $0 == " " || $0 == "\t" }
-        let end = trimmed.lastIndex { $0 != " " && $0 != "\t" }.map(trimmed.index(after:)) ?? trimmed.startIndex
-        return String(trimmed[..<end])
+        let scalars = unicodeScalars
+        let isWhitespace: (Unicode.Scalar) -> Bool = { $0 == " " || $0 == "\t" }
+        guard let first = scalars.firstIndex(where: { !isWhitespace($0) }), let last = scalars.lastIndex(where: { !isWhitespace($0) }) else { return "" }
+        var trimmed = ""
+        trimmed.unicodeScalars.append(contentsOf: scalars[first...last])
+        return trimmed
     }
 }

@@ -37,4 +37,14 @@ final class ContentTypeTests: XCTestCase {
         XCTAssertFalse(ContentType("").matches(any: ["", "/*"]))
         XCTAssertEqual(ContentType("image/svg+xml").wildcard, "image/*")
     }
+
+    /// Found by the header-fields fuzz target: ";" followed by a combining mark (U+0347) is one
+    /// Character, so a split on Characters kept "cea;\u{347}..." as the media type.
+    func testSeparatorsAreScalarsNotGraphemes() {
+        XCTAssertEqual(ContentType("cea;\u{347}x; charset=\u{347}utf-8").mediaType, "cea")
+        XCTAssertEqual(ContentType("text/html;charset=\u{301}koi8-r").charset, "\u{301}koi8-r")
+        XCTAssertEqual(ContentType("text/html; charset= \u{301}x").charset, "\u{301}x")
+        XCTAssertEqual(" \u{301}a \t".trimmingHTTPWhitespace(), "\u{301}a")
+        XCTAssertEqual(ContentType("text/plain; charset=\"\"").charset, "")
+    }
 }
