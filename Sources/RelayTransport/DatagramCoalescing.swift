@@ -6,8 +6,8 @@ internal import CLinux
 /// UDP generic receive offload (GRO, `UDP_GRO`, udp(7)) for a QUIC socket's reads: the kernel
 /// may hand over several datagrams of one sender, of one size (the last may be shorter), as one
 /// message with a control message giving that size; this cuts them apart again. Its slots are a
-/// whole UDP payload each, fewer of them than without GRO. Owns the slots and their control
-/// buffers. Loop thread only.
+/// whole UDP payload each, fewer of them than without GRO; one set serves every socket of a loop
+/// (`QUICReceiveSlots`). Owns the slots and their control buffers. Loop thread only.
 final class DatagramCoalescing {
     static let count = 16
     static let size = 65_535
@@ -24,15 +24,6 @@ final class DatagramCoalescing {
     /// Gives every slot its control room again: the kernel shrinks it to what it wrote.
     func prepare() {
         for index in 0..<Self.count { slots.headers[index].msg_hdr.msg_controllen = Int(RF_UDP_GRO_SPACE) }
-    }
-
-    /// Takes the control buffers out of the slots, which then read one datagram per message
-    /// (the kernel refused GRO) and outlive this object in the socket.
-    func detach() {
-        for index in 0..<Self.count {
-            slots.headers[index].msg_hdr.msg_control = nil
-            slots.headers[index].msg_hdr.msg_controllen = 0
-        }
     }
 
     /// The datagram size message `index` is cut at: the kernel's, or its whole length when it

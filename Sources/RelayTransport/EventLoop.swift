@@ -26,6 +26,8 @@ package final class EventLoop: @unchecked Sendable {
     private var stopping = false
     private var stopped = false  // guarded by lock: set once the loop takes no more work
     private let thread: SessionThread
+    /// The receive slots the QUIC sockets of this loop share (loop thread only).
+    lazy var quicReceiveSlots = QUICReceiveSlots()
 
     /// Starts a loop on a new thread named `name`.
     package init(name: String = "relayfetch.io") {

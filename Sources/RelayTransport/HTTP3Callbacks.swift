@@ -17,11 +17,13 @@ enum HTTP3Callbacks {
             return 0
         }
         callbacks.recv_data = { _, id, data, length, user, _ in
-            let owner = connection(user)
-            if let data, let stream = owner.stream(id) {
-                stream.receivedData(UnsafeBufferPointer(start: data, count: length))
-            } else {
-                owner.quic.extendCredit(stream: id, by: length)  // nobody reads it: do not stall the connection
+            // Guaranteed, not retained per call (once per packet of content): it owns the nghttp3 connection.
+            Unmanaged<HTTP3RelayConnection>.fromOpaque(user!)._withUnsafeGuaranteedRef { owner in
+                if let data, let stream = owner.stream(id) {
+                    stream.receivedData(UnsafeBufferPointer(start: data, count: length))
+                } else {
+                    owner.quic.extendCredit(stream: id, by: length)  // nobody reads it: do not stall the connection
+                }
             }
             return 0
         }

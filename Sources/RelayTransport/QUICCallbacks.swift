@@ -67,14 +67,17 @@ private func connection(_ user: UnsafeMutableRawPointer?) -> QUICConnection {
 }
 
 /// Runs an application event; a thrown error is kept to explain the failure ngtcp2 reports.
+/// The connection is used as guaranteed (no retain and release per event: stream data comes
+/// once per packet); it owns the ngtcp2_conn that calls, so it is alive.
 private func run(_ user: UnsafeMutableRawPointer?, _ event: (QUICApplication) throws(RelayError) -> Void) -> Int32 {
-    let owner = connection(user)
-    guard let application = owner.application else { return 0 }
-    do {
-        try event(application)
-        return 0
-    } catch {
-        owner.callbackError = error
-        return NGTCP2_ERR_CALLBACK_FAILURE
+    Unmanaged<QUICConnection>.fromOpaque(user!)._withUnsafeGuaranteedRef { owner in
+        guard let application = owner.application else { return 0 }
+        do throws(RelayError) {
+            try event(application)
+            return 0
+        } catch {
+            owner.callbackError = error
+            return NGTCP2_ERR_CALLBACK_FAILURE
+        }
     }
 }

@@ -166,6 +166,8 @@ final class QUICConnection {
         guard let conn, !closed else { return }
         let buffer = UnsafeMutableRawBufferPointer(rebasing: packet[...])
         processing = true
+        // One clock reading per batch of datagrams, not one per packet: they arrived together.
+        var now = EventLoop.nowNanos(), readSinceClock = 0
         while !closed {
             let count: Int?
             do {
@@ -175,9 +177,13 @@ final class QUICConnection {
                 return fail(pathFailure(error))
             }
             guard let count else { break }
+            readSinceClock += 1
+            if readSinceClock == QUICSocket.batch {
+                now = EventLoop.nowNanos()
+                readSinceClock = 0
+            }
             var info = ngtcp2_pkt_info()
-            let rc = rf_ngtcp2_conn_read_pkt(conn, &path.pointee.path, &info, buffer.baseAddress!.assumingMemoryBound(to: UInt8.self),
-                                             count, EventLoop.nowNanos())
+            let rc = rf_ngtcp2_conn_read_pkt(conn, &path.pointee.path, &info, buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), count, now)
             if rc != 0 {
                 processing = false
                 return failReading(rc)

@@ -10,20 +10,28 @@ import SystemIO
 /// waiting, up to `batch`, in one recvmmsg call and hand them out one by one; sends queue the
 /// packets of one write and `flush` hands them to the kernel in one sendmmsg call, runs of
 /// equal-size packets as one segmented message each (UDP GSO) unless the kernel refuses it.
-/// Owns the descriptor, its event-loop registration and the datagram slots. Loop thread only.
+/// Owns the descriptor, its event-loop registration and the send slots; reads go into the slots
+/// the loop's sockets share (`QUICReceiveSlots`). Loop thread only.
 final class QUICSocket {
     /// Datagrams one recvmmsg or sendmmsg call takes, and the room for each: the largest UDP
     /// payload we announce (`QUICClientSetup.largestDatagram`); a longer one received is dropped.
     static let batch = 64
     private let loop: EventLoop
-    private let incoming: DatagramSlots
-    /// Nil when reads take one datagram per message: forced off, or no UDP GRO in the kernel.
-    private var coalescing: DatagramCoalescing?
+    /// Whether reads ask for receive offload: false when forced off or the kernel has no UDP GRO.
+    private var coalesces: Bool
+    /// The loop's receive slots: this socket's datagrams are in them while `holder` is this socket.
+    private var shared: QUICReceiveSlots { loop.quicReceiveSlots }
+    private var coalescing: DatagramCoalescing? { coalesces ? shared.coalescing : nil }
+    private var incoming: DatagramSlots { coalesces ? shared.coalescing.slots : shared.plain }
     /// Bytes of the current message already handed out (a coalesced one holds several datagrams).
     private var offsetInMessage = 0
     /// Messages received that held more than one datagram (coalesced by the kernel).
     private(set) var coalescedMessages = 0
-    private let outgoing = DatagramSlots(count: QUICSocket.batch, size: QUICClientSetup.largestDatagram)
+    /// The largest packet ngtcp2 writes: its max_tx_udp_payload_size, left at the default (1452),
+    /// which path MTU discovery does not go past. A longer one would go by send(2) on its own.
+    static let largestSent = 1452
+    /// 64 x 1452 bytes: sends stay queued across turns (a full socket buffer), so each socket has its own.
+    private let outgoing = DatagramSlots(count: QUICSocket.batch, size: QUICSocket.largestSent)
     /// Datagrams the last recvmmsg took, and the next to hand out.
     private var received = 0
     private var nextReceived = 0
@@ -52,9 +60,7 @@ final class QUICSocket {
     init(loop: EventLoop, segmentation: Bool = QUICSocket.segmentsByDefault, coalescing: Bool = QUICSocket.coalescesByDefault) {
         self.loop = loop
         self.segmentation = segmentation ? DatagramSegmentation(count: Self.batch) : nil
-        let coalescing = coalescing ? DatagramCoalescing() : nil
-        self.coalescing = coalescing
-        incoming = coalescing?.slots ?? DatagramSlots(count: QUICSocket.batch, size: QUICClientSetup.largestDatagram)
+        coalesces = coalescing
     }
 
     deinit { if fd >= 0 { Glibc.close(fd) } }  // may run off the loop: no deregistering here
@@ -63,7 +69,7 @@ final class QUICSocket {
     func open(to address: Data, handler: @escaping (_ readable: Bool, _ writable: Bool) -> Void) throws(SystemError) {
         let family = address.withUnsafeBytes { Int32($0.load(as: sockaddr.self).sa_family) }
         fd = try systemCall("socket") { socket(family, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
-        if let coalescing, !DatagramCoalescing.enable(on: fd) { coalescing.detach(); self.coalescing = nil }
+        if coalesces, !DatagramCoalescing.enable(on: fd) { coalesces = false }
         remoteLength = socklen_t(address.count)
         withUnsafeMutableBytes(of: &remoteAddress) { target in address.withUnsafeBytes { target.copyMemory(from: $0) } }
         let socketFD = fd
@@ -94,10 +100,12 @@ final class QUICSocket {
 
     /// Copies the next datagram into `buffer`; nil when none is waiting.
     func receive(into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> Int? {
+        let incoming = incoming, coalescing = coalescing
         while true {
             // Until the socket has none left (EAGAIN): datagrams that arrived while the last batch
-            // was processed are taken in this wake-up too, not in one of their own.
-            if nextReceived == received, try !readBatch() { return nil }
+            // was processed are taken in this wake-up too, not in one of their own. Slots another
+            // socket read into since hold none of ours.
+            if nextReceived == received || shared.holder != ObjectIdentifier(self), try !readBatch() { return nil }
             let index = nextReceived
             let message = incoming.received(index)
             guard !incoming.truncated(index) else {  // longer than a slot
@@ -124,6 +132,7 @@ final class QUICSocket {
         received = 0
         nextReceived = 0
         offsetInMessage = 0
+        shared.holder = ObjectIdentifier(self)
         coalescing?.prepare()
         let socketFD = fd, headers = incoming.headers, slots = UInt32(incoming.count)
         do {
@@ -138,7 +147,7 @@ final class QUICSocket {
     /// (the caller retries when writable).
     func send(_ packet: UnsafeRawBufferPointer) throws(SystemError) -> Bool {
         if queued == Self.batch, try !flush() { return false }
-        guard packet.count <= outgoing.size else {  // ngtcp2 writes 1452 bytes at most: not expected
+        guard packet.count <= outgoing.size else {  // ngtcp2 writes `largestSent` bytes at most: not expected
             let socketFD = fd
             do {
                 try systemCall("send") { Glibc.send(socketFD, packet.baseAddress, packet.count, Int32(MSG_NOSIGNAL)) }
@@ -187,6 +196,7 @@ final class QUICSocket {
     }
 
     func close() {
+        if shared.holder == ObjectIdentifier(self) { shared.holder = nil }  // a later socket may get this one's identifier
         guard fd >= 0 else { return }
         loop.deregister(fd)
         Glibc.close(fd)
