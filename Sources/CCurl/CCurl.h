@@ -17,6 +17,7 @@ static inline CURLcode rf_curl_easy_setopt_blob(CURL *h, CURLoption o, const voi
     struct curl_blob blob = { (void *)data, length, CURL_BLOB_COPY };
     return curl_easy_setopt(h, o, &blob);
 }
+static inline CURLcode rf_curl_easy_setopt_prereq(CURL *h, curl_prereq_callback f) { return curl_easy_setopt(h, CURLOPT_PREREQFUNCTION, f); }
 static inline CURLcode rf_curl_easy_setopt_xferinfo(CURL *h, curl_xferinfo_callback f) { return curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, f); }
 static inline CURLcode rf_curl_easy_getinfo_long(CURL *h, CURLINFO i, long *v) { return curl_easy_getinfo(h, i, v); }
 static inline CURLcode rf_curl_easy_getinfo_double(CURL *h, CURLINFO i, double *v) { return curl_easy_getinfo(h, i, v); }

@@ -121,6 +121,7 @@ final class CurlTransfer: @unchecked Sendable {
         _ = rf_curl_easy_setopt_ptr(easy, CURLOPT_HEADERDATA, me)
 
         configureRequest()
+        if request.originRace != nil { claimBeforeSending() }
         if route.libcurlSpeaksOriginTLS {
             // libcurl's TLS takes a cut stream for the end of a body that ends with the connection:
             // each TLS connection is watched for the origin's close_notify instead.

@@ -18,7 +18,9 @@ final class HTTP3ExchangeReader: HTTP3ResponseSink, @unchecked Sendable {
     private let idleTimeout: Double
     private let timeLimit: Double
     private let reportedTimeLimit: Double?
-    private let headStart: Double?
+    /// Whether a TCP attempt races this one (`OriginRace`): a failure before the request went
+    /// out is then `HTTP3NotUp`, and the request goes over TCP.
+    private let racing: Bool
     /// Set once the exchange started (on the loop).
     var exchange: HTTP3OriginExchange?
     private var pending: [UInt8]?
@@ -33,13 +35,11 @@ final class HTTP3ExchangeReader: HTTP3ResponseSink, @unchecked Sendable {
     private(set) var bodySkipped = false
 
     /// `reportedTimeLimit`: the request's whole time limit, told when the time left runs out
-    /// mid-body (a streamed body); nil: the time left. `headStart`: with a TCP route to fall
-    /// back to, how long QUIC may take to carry the request before it goes over TCP instead
-    /// (`HTTP3NotUp`); nil: no fallback.
+    /// mid-body (a streamed body); nil: the time left.
     init(request: HTTPRequest, hopNames: [String], loop: EventLoop, limit: BodyLimit, configuration: Session.Configuration, buffer: BodyBuffer,
-         reportedTimeLimit: Double?, headStart: Double?) {
+         reportedTimeLimit: Double?, racing: Bool) {
         self.reportedTimeLimit = reportedTimeLimit
-        self.headStart = headStart
+        self.racing = racing
         self.request = request
         self.hopNames = hopNames
         self.loop = loop
@@ -54,16 +54,15 @@ final class HTTP3ExchangeReader: HTTP3ResponseSink, @unchecked Sendable {
     /// Arms the timers (on the loop, once the exchange started).
     func armTimers() {
         guard !finished else { return }
-        if let headStart {
-            // QUIC had its head start: a request not on a connection yet goes over TCP instead.
-            _ = loop.schedule(after: headStart) { [self] in
-                if !finished, exchange?.withdrawIfNotSent() == true { complete(.failure(HTTP3NotUp(failure: nil))) }
-            }
-        }
         if timeLimit.isFinite {
             deadlineTimer = loop.schedule(after: max(0.001, timeLimit)) { [self] in fail(FetchError(.timedOut(reportedTimeLimit ?? timeLimit))) }
         }
         scheduleIdleCheck()
+    }
+
+    /// TCP's connection was up first and took the request: QUIC gives it up (it was not sent).
+    func lostRace() {
+        if !finished, exchange?.withdrawIfNotSent() == true { complete(.failure(HTTP3NotUp(failure: nil))) }
     }
 
     /// A piece of the request body went out (the origin acknowledged the ones before it): an
@@ -139,7 +138,7 @@ final class HTTP3ExchangeReader: HTTP3ResponseSink, @unchecked Sendable {
             if pending != nil { outcome = .success(()) } else { complete(.success(())) }
         case .failure(let error):
             // No QUIC connection carried the request: with a fallback, it goes over TCP.
-            if headStart != nil, exchange?.requestSent != true { return complete(.failure(HTTP3NotUp(failure: fetchError(error)))) }
+            if racing, exchange?.requestSent != true { return complete(.failure(HTTP3NotUp(failure: fetchError(error)))) }
             complete(.failure(fetchError(error)))
         }
     }
@@ -202,8 +201,8 @@ final class HTTP3ExchangeReader: HTTP3ResponseSink, @unchecked Sendable {
     }
 }
 
-/// The request never went out over QUIC: the connection failed (`failure`) or was not up
-/// within the head start (nil); the route sends it over TCP instead.
+/// The request never went out over QUIC: the connection failed (`failure`) or TCP won the race
+/// (nil); the route's TCP attempt carries it instead.
 struct HTTP3NotUp: Error {
     let failure: FetchError?
 }

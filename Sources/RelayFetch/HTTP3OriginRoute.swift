@@ -14,8 +14,8 @@ struct HTTP3OriginRoute: Route {
     /// The origin's port in its URL (TCP), which its Alt-Svc memory is keyed by.
     let originPort: UInt16
     let opener: TunnelOpener
-    /// `auto`: the TCP route this exchange takes when QUIC is not up within `headStart` or fails
-    /// before the request went out; nil (`h3`): QUIC or nothing.
+    /// `auto`: the TCP route raced against QUIC (`OriginRace`): it starts after `headStart`, or
+    /// once QUIC failed before the request went out; nil (`h3`): QUIC or nothing.
     var fallback: (any Route)?
     var headStart: Double = 0.3
 
@@ -29,14 +29,17 @@ struct HTTP3OriginRoute: Route {
 
     func exchange(_ request: HTTPRequest, in session: Session, onBodyChunk: (@Sendable (URL, Data) -> Void)?) async throws -> (Data, HTTPResponse) {
         let limit = BodyLimit(maximum: request.maximumBodySize ?? session.configuration.maximumResponseSize)
-        let reader = try await start(request, in: session, limit: limit, reportedTimeLimit: nil)
+        let race = fallback.map { _ in OriginRace() }
+        let tcp = race.map { race in
+            Task { [fallback] in try await tcpAttempt(request, race: race) { try await fallback!.exchange($0, in: session, onBodyChunk: onBodyChunk) } }
+        }
+        let reader = try await start(request, in: session, limit: limit, reportedTimeLimit: nil, race: race)
         var response: HTTPResponse
         do {
             response = try await reader.buffer.waitForResponse()
         } catch let notUp as HTTP3NotUp {
-            guard let fallback else { throw notUp.failure ?? FetchError(.transfer("HTTP/3 was not up")) }
-            remember(notUp, in: session)
-            return try await fallback.exchange(request, in: session, onBodyChunk: onBodyChunk)
+            guard let race, let tcp else { throw notUp.failure ?? FetchError(.transfer("HTTP/3 was not up")) }
+            return try await tcpResult(race: race, tcp: tcp, in: session)
         }
         let headArrived = Date()
         let waited = response.timings.wait
@@ -56,32 +59,52 @@ struct HTTP3OriginRoute: Route {
     func streamingExchange(_ original: HTTPRequest, in session: Session, timeLimit: Double) async throws -> (ResponseBody, HTTPResponse) {
         let request = session.prepared(original)
         let limit = BodyLimit(maximum: request.maximumBodySize ?? .max)
-        let reader = try await start(request, in: session, limit: limit, reportedTimeLimit: timeLimit)
+        let race = fallback.map { _ in OriginRace() }
+        let tcp = race.map { race in
+            Task { [fallback] in
+                try await tcpAttempt(original, race: race) { try await fallback!.streamingExchange($0, in: session, timeLimit: timeLimit) }
+            }
+        }
+        let reader = try await start(request, in: session, limit: limit, reportedTimeLimit: timeLimit, race: race)
         let response: HTTPResponse
         do {
             response = try await reader.buffer.waitForResponse()
         } catch let notUp as HTTP3NotUp {
-            guard let fallback else { throw notUp.failure ?? FetchError(.transfer("HTTP/3 was not up")) }
-            remember(notUp, in: session)
-            return try await fallback.streamingExchange(original, in: session, timeLimit: timeLimit)
+            guard let race, let tcp else { throw notUp.failure ?? FetchError(.transfer("HTTP/3 was not up")) }
+            return try await tcpResult(race: race, tcp: tcp, in: session)
         }
         session.keepCookies(of: response, for: request)
         return (ResponseBody(buffer: reader.buffer), response)
     }
 
-    /// QUIC that failed outright is not tried again for this origin in this session; one that
-    /// was only slower than the head start may still come up (the pool keeps setting it up).
-    private func remember(_ notUp: HTTP3NotUp, in session: Session) {
-        if notUp.failure != nil { session.originAltServices.preferTCP(host: origin.host, port: originPort) }
+    /// The TCP side of `race`: once QUIC had its head start (or failed), unless QUIC has the
+    /// request by then; libcurl sends it only if its connection is up before QUIC's.
+    private func tcpAttempt<Answer>(_ request: HTTPRequest, race: OriginRace,
+                                    _ run: (HTTPRequest) async throws -> Answer) async throws -> Answer {
+        guard await race.waitForTCPTurn(headStart: headStart) else { throw LostOriginRace() }
+        var racing = request
+        racing.originRace = race
+        return try await run(racing)
+    }
+
+    /// QUIC did not carry the request: TCP won the race, or QUIC failed before it had the
+    /// request (TCP then goes at once). Either way this origin is spoken to over TCP for the rest
+    /// of the session, so later requests wait for no head start.
+    private func tcpResult<Answer>(race: OriginRace, tcp: Task<Answer, Error>, in session: Session) async throws -> Answer {
+        if race.winner != .tcp { race.startTCPNow() }
+        session.originAltServices.preferTCP(host: origin.host, port: originPort)
+        return try await tcp.value
     }
 
     /// Starts the exchange on the transport's loop; its response comes through the reader's buffer.
-    private func start(_ request: HTTPRequest, in session: Session, limit: BodyLimit, reportedTimeLimit: Double?) async throws -> HTTP3ExchangeReader {
+    private func start(_ request: HTTPRequest, in session: Session, limit: BodyLimit, reportedTimeLimit: Double?,
+                       race: OriginRace?) async throws -> HTTP3ExchangeReader {
         var message = Self.message(for: request, configuration: session.configuration)
         let buffer = BodyBuffer()
         let loop = opener.loop
         let reader = HTTP3ExchangeReader(request: request, hopNames: hopNames, loop: loop, limit: limit, configuration: session.configuration,
-                                         buffer: buffer, reportedTimeLimit: reportedTimeLimit, headStart: fallback == nil ? nil : headStart)
+                                         buffer: buffer, reportedTimeLimit: reportedTimeLimit, racing: race != nil)
+        race?.whenTCPWins { [weak reader] in _ = loop.execute { reader?.lostRace() } }
         if let source = message.streamedContent {
             // Each piece read means the ones before it were taken: the idle limit sees the upload move.
             message.streamedContent = { [weak reader] in
@@ -95,7 +118,8 @@ struct HTTP3OriginRoute: Route {
         buffer.cancelProducer = { [weak reader] in _ = loop.execute { reader?.readerCancelled() } }
         let (builder, hops, origin, connectTimeout) = (opener.builder, hops, origin, session.configuration.connectTimeout)
         let queued = loop.execute {
-            reader.exchange = builder.startHTTP3Exchange(message, origin: origin, through: hops, connectTimeout: connectTimeout, sink: reader)
+            reader.exchange = builder.startHTTP3Exchange(message, origin: origin, through: hops, connectTimeout: connectTimeout, sink: reader,
+                                                         claim: { race?.claim(.quic) ?? true })
             reader.armTimers()
         }
         guard queued else { throw FetchError(.transfer("the session has ended")) }

@@ -53,6 +53,9 @@ public struct HTTPRequest: Sendable {
     /// (curl's `--post301`, `--post302`, `--post303`); 307 and 308 always keep it. Another
     /// origin still gets the method and body only as `crossOriginRedirects` allows.
     public var postKeptOnRedirects: Set<Int> = []
+    /// Set on the TCP attempt of an origin race (`HTTP3OriginRoute`): libcurl sends the request
+    /// only if TCP claims it first.
+    var originRace: OriginRace?
 
     public init(url: URL, method: String = "GET", headerFields: HTTPFields = [], body: Data? = nil) {
         self.url = url

@@ -5,7 +5,9 @@ import Foundation
 /// port, TCP and UDP; its TCP answers announce `Alt-Svc: h3`) with a certificate the test CA
 /// issues for `name` and the address. `/h3/echo` answers "METHOD BODY COOKIE", `/h3/cookie`
 /// sets a cookie and redirects to /about.html, and `/h3/badalt` announces HTTP/3 on UDP port 9,
-/// where nothing listens. Its JSON access log records each request's
+/// where nothing listens, `/h3/zeroalt` on port 0 (no valid port), and `/h3/otheralt` on
+/// `alternativePort` when one is given. `/h3/encoded/NAME` serves `encodedFolder/NAME`: gzip when
+/// asked for it, or `NAME.br` as it is to a client that takes br. Its JSON access log records each request's
 /// protocol and peer (`requests()`, which fails when the log is missing).
 public final class CaddyOrigin {
     public let host: String
@@ -13,6 +15,8 @@ public final class CaddyOrigin {
     /// The name its certificate also carries (only relays that know it can resolve it).
     public let name: String
     public let log: URL
+    /// Where `/h3/encoded/` serves from (empty until a test writes files there).
+    public let encodedFolder: URL
     private let folder: URL
     private let process: Process
 
@@ -29,7 +33,7 @@ public final class CaddyOrigin {
     }
 
     /// `otherNames`: more names its certificate carries (as `name` does).
-    public init(host: String, port: UInt16 = 8561, name: String = "h3origin.test", otherNames: [String] = []) throws {
+    public init(host: String, port: UInt16 = 8561, name: String = "h3origin.test", otherNames: [String] = [], alternativePort: UInt16? = nil) throws {
         try TestServers.ensureRunning()
         let caddy = "/usr/bin/caddy"
         guard FileManager.default.isExecutableFile(atPath: caddy) else { throw TestServerError(description: "caddy is missing: run scripts/setup.sh") }
@@ -39,6 +43,8 @@ public final class CaddyOrigin {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("caddy-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         log = folder.appendingPathComponent("access.log")
+        encodedFolder = folder.appendingPathComponent("encoded")
+        try FileManager.default.createDirectory(at: encodedFolder, withIntermediateDirectories: true)
         let certificate = folder.appendingPathComponent("cert.pem").path, key = folder.appendingPathComponent("key.pem").path
         try TestServers.issueCertificate(commonName: name, subjectAltName: ([name] + otherNames).map { "DNS:\($0)," }.joined() + "IP:\(host)", certificate: certificate, key: key, in: folder)
         let site = TestServers.repository.appendingPathComponent("Samples/site").path
@@ -60,6 +66,21 @@ public final class CaddyOrigin {
         	}
         	route /h3/badalt {
         		header Alt-Svc "h3=\\":9\\""
+        		respond "moved" 200
+        	}
+        	route /h3/zeroalt {
+        		header Alt-Svc "h3=\\":0\\""
+        		respond "moved" 200
+        	}
+        	handle_path /h3/encoded/* {
+        		root * \(encodedFolder.path)
+        		encode gzip
+        		file_server {
+        			precompressed br
+        		}
+        	}
+        	route /h3/otheralt {
+        		header Alt-Svc "h3=\\":\(alternativePort ?? 9)\\""
         		respond "moved" 200
         	}
         	route /h3/cookie {
