@@ -22,6 +22,7 @@ let package = Package(
         .systemLibrary(name: "CPSL", pkgConfig: "libpsl", providers: [.apt(["libpsl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CBrotli", pkgConfig: "libbrotlidec", providers: [.apt(["libbrotli-dev"])]),
         .systemLibrary(name: "CPostgreSQL", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
 
         // A value behind a pthread lock, for state shared across threads (ThreadSanitizer sees it).
@@ -39,7 +40,8 @@ let package = Package(
         .target(name: "PrivacyPass", dependencies: ["COpenSSL", "CryptoPrimitives", "WireFormat"]),
         // DNS messages, the per-session answer cache and a stub resolver over encrypted transports.
         .target(name: "NameResolution", dependencies: ["WireFormat", "Locking"]),
-        .target(name: "RelayFetch", dependencies: ["HTTPCore", "SystemIO", "WireFormat", "RelayTransport", "ObliviousHTTP", "NameResolution", "Locking", "CCurl", "CPSL", "COpenSSL", "CLinux"]),
+        .target(name: "RelayFetch", dependencies: ["HTTPCore", "SystemIO", "WireFormat", "RelayTransport", "ObliviousHTTP", "NameResolution", "Locking", "CCurl", "CPSL", "COpenSSL", "CLinux",
+                                                 "CZlib", "CBrotli"]),
         .target(name: "RelayProfiles", dependencies: ["RelayFetch", "SystemIO", "CryptoPrimitives", "COpenSSL"]),
         // The page, in four layers: the DOM (libxml2), style on it, loading it, saving it.
         .target(name: "HTMLDOM", dependencies: ["CLibXML2"]),

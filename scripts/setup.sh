@@ -8,7 +8,7 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 apt_packages=(
   # C libraries the Swift targets link against
   libcurl4-openssl-dev libxml2-dev libssl-dev libnghttp2-dev
-  libngtcp2-dev libngtcp2-crypto-gnutls-dev libnghttp3-dev libpsl-dev zlib1g-dev pkg-config
+  libngtcp2-dev libngtcp2-crypto-gnutls-dev libnghttp3-dev libpsl-dev zlib1g-dev libbrotli-dev pkg-config
   libsqlite3-dev libpq-dev
   # real servers for end-to-end tests (scripts/test-servers.sh)
   squid-openssl nginx-light nghttp2-proxy openssl

@@ -21,6 +21,8 @@ final class HTTP3ExchangeReader: HTTP3ResponseSink, @unchecked Sendable {
     /// Whether a TCP attempt races this one (`OriginRace`): a failure before the request went
     /// out is then `HTTP3NotUp`, and the request goes over TCP.
     private let racing: Bool
+    /// The UDP port of the origin's Alt-Svc alternative, when QUIC goes there rather than to the origin's own port.
+    private let alternativePort: UInt16?
     /// Set once the exchange started (on the loop).
     var exchange: HTTP3OriginExchange?
     private var pending: [UInt8]?
@@ -31,14 +33,22 @@ final class HTTP3ExchangeReader: HTTP3ResponseSink, @unchecked Sendable {
     private var headAt: Double?
     private var idleTimer: UInt64?
     private var deadlineTimer: UInt64?
+    /// Decodes the body's Content-Encoding (as libcurl does on TCP); nil for an identity body,
+    /// or a Range request, which asked for none.
+    private var decoder: ContentDecoder?
+    /// How the connection the request went on was set up; nil when it was open already.
+    private var setUp: HTTP3ConnectionSetUp?
+    /// Hears of a connection this exchange set up (for `-v`), on the loop.
+    var onConnectionSetUp: ((HTTP3ConnectionSetUp) -> Void)?
     /// Set when the response's type is not wanted (`acceptedMediaTypes`): the body is not read.
     private(set) var bodySkipped = false
 
     /// `reportedTimeLimit`: the request's whole time limit, told when the time left runs out
     /// mid-body (a streamed body); nil: the time left.
     init(request: HTTPRequest, hopNames: [String], loop: EventLoop, limit: BodyLimit, configuration: Session.Configuration, buffer: BodyBuffer,
-         reportedTimeLimit: Double?, racing: Bool) {
+         reportedTimeLimit: Double?, racing: Bool, alternativePort: UInt16? = nil) {
         self.reportedTimeLimit = reportedTimeLimit
+        self.alternativePort = alternativePort
         self.racing = racing
         self.request = request
         self.hopNames = hopNames
@@ -103,12 +113,18 @@ final class HTTP3ExchangeReader: HTTP3ResponseSink, @unchecked Sendable {
 
     // MARK: HTTP3ResponseSink
 
+    func http3Connected(_ setUp: HTTP3ConnectionSetUp?) {
+        self.setUp = setUp
+        if let setUp { onConnectionSetUp?(setUp) }
+    }
+
     func http3ReceivedHead(status: Int, fields: [(name: String, value: String)]) {
         guard !finished else { return }
         lastActivity = IdleClock.now()
         headAt = lastActivity
         var head = HTTPResponse(statusCode: status, httpVersion: "HTTP/3", headerFields: HTTPFields(fields), url: request.url, relayHops: hopNames)
         head.timings = timings(through: lastActivity)
+        head.relayHopTimings = setUp?.hopReports.map(RelayHopTiming.init) ?? []
         if !request.wantsBody(status: status, contentType: head.value(forHeaderField: "Content-Type")) {
             bodySkipped = true
             head.bodySkipped = true
@@ -117,12 +133,24 @@ final class HTTP3ExchangeReader: HTTP3ResponseSink, @unchecked Sendable {
             return complete(.success(()))
         }
         guard limit.admits(head, method: request.method.uppercased()) else { return fail(tooLarge()) }
+        if HTTP3OriginRoute.asksForEncodings(request), let coding = head.value(forHeaderField: "Content-Encoding") {
+            decoder = ContentDecoder(contentEncoding: coding)
+        }
         buffer.receivedResponse(head)
     }
 
-    func http3Received(_ bytes: [UInt8]) {
+    func http3Received(_ received: [UInt8]) {
         guard !finished else { return }
         lastActivity = IdleClock.now()
+        var bytes = received
+        if let decoder {
+            do {
+                bytes = try decoder.decode(received)
+            } catch {
+                return fail(FetchError(.transfer("\(error) (origin \(origin) over HTTP/3)")))
+            }
+            if bytes.isEmpty { return }
+        }
         guard limit.fits(bytes.count), limit.take(bytes.count, from: request.byteBudget) else { return fail(tooLarge()) }
         if pending != nil {
             pending! += bytes
@@ -165,7 +193,8 @@ final class HTTP3ExchangeReader: HTTP3ResponseSink, @unchecked Sendable {
     private func fetchError(_ error: RelayError) -> FetchError {
         guard error.hop.index == 0 else { return FetchError(relay: error) }
         let via = hopNames.isEmpty ? "" : " through " + hopNames.indices.map { "hop \($0 + 1) (\(hopNames[$0]))" }.joined(separator: ", ")
-        return FetchError(.transfer("origin \(error.hop.endpoint) over HTTP/3\(via): \(error.cause)"))
+        let at = alternativePort.map { " at its Alt-Svc alternative h3=\":\($0)\"" } ?? ""
+        return FetchError(.transfer("origin \(origin) over HTTP/3\(at)\(via): \(error.cause)"))
     }
 
     private func tooLarge() -> FetchError {
@@ -189,14 +218,21 @@ final class HTTP3ExchangeReader: HTTP3ResponseSink, @unchecked Sendable {
         buffer.finish(result)
     }
 
-    /// HAR's phases as far as this side sees them: the wait for the head (connection set-up
-    /// included on a new connection), then the body.
+    /// HAR's phases as far as this side sees them: on a connection this exchange set up, the
+    /// tunnels through the relays (`connect`) and the QUIC handshake, transport and TLS at once
+    /// (`ssl`, which HAR counts inside `connect` too); then the wait for the head, and the body.
     func timings(through now: Double) -> HTTPTimings {
         var timings = HTTPTimings()
         let head = headAt ?? now
-        timings.wait = max(0, head - started)
+        var connected = 0.0
+        if let setUp {
+            timings.connect = max(setUp.handshakeStarted, 0)
+            timings.ssl = max(setUp.connected - setUp.handshakeStarted, 0)
+            connected = setUp.connected
+        }
+        timings.wait = max(0, head - started - connected)
         timings.receive = max(0, now - head)
-        timings.total = timings.wait + timings.receive
+        timings.total = connected + timings.wait + timings.receive
         return timings
     }
 }

@@ -40,6 +40,9 @@ struct HTTP3OriginRoute: Route {
         } catch let notUp as HTTP3NotUp {
             guard let race, let tcp else { throw notUp.failure ?? FetchError(.transfer("HTTP/3 was not up")) }
             return try await tcpResult(race: race, tcp: tcp, in: session)
+        } catch {
+            forgetAlternative(in: session)
+            throw error
         }
         let headArrived = Date()
         let waited = response.timings.wait
@@ -52,7 +55,7 @@ struct HTTP3OriginRoute: Route {
         }
         response.timings.wait = waited
         response.timings.receive = Date().timeIntervalSince(headArrived)
-        response.timings.total = response.timings.wait + response.timings.receive
+        response.timings.total = max(response.timings.connect, 0) + max(response.timings.ssl, 0) + response.timings.wait + response.timings.receive
         return (data, response)
     }
 
@@ -72,6 +75,9 @@ struct HTTP3OriginRoute: Route {
         } catch let notUp as HTTP3NotUp {
             guard let race, let tcp else { throw notUp.failure ?? FetchError(.transfer("HTTP/3 was not up")) }
             return try await tcpResult(race: race, tcp: tcp, in: session)
+        } catch {
+            forgetAlternative(in: session)
+            throw error
         }
         session.keepCookies(of: response, for: request)
         return (ResponseBody(buffer: reader.buffer), response)
@@ -85,6 +91,12 @@ struct HTTP3OriginRoute: Route {
         var racing = request
         racing.originRace = race
         return try await run(racing)
+    }
+
+    /// The origin's Alt-Svc alternative failed (under `h3`: no TCP to fall back to): the error
+    /// names it, and the next request tries QUIC on the origin's own port.
+    private func forgetAlternative(in session: Session) {
+        if origin.port != originPort { session.originAltServices.forget(host: origin.host, port: originPort) }
     }
 
     /// QUIC did not carry the request: TCP won the race, or QUIC failed before it had the
@@ -103,8 +115,13 @@ struct HTTP3OriginRoute: Route {
         let buffer = BodyBuffer()
         let loop = opener.loop
         let reader = HTTP3ExchangeReader(request: request, hopNames: hopNames, loop: loop, limit: limit, configuration: session.configuration,
-                                         buffer: buffer, reportedTimeLimit: reportedTimeLimit, racing: race != nil)
+                                         buffer: buffer, reportedTimeLimit: reportedTimeLimit, racing: race != nil,
+                                         alternativePort: origin.port == originPort ? nil : origin.port)
         race?.whenTCPWins { [weak reader] in _ = loop.execute { reader?.lostRace() } }
+        // -v names the hops and the origin's connection as a TCP route names its tunnel's hops.
+        reader.onConnectionSetUp = { [opener] setUp in
+            opener.onTunnelOpen?(setUp.hopReports + [HopReport(hop: setUp.origin, connectedAfter: setUp.connected, reusedConnection: false)])
+        }
         if let source = message.streamedContent {
             // Each piece read means the ones before it were taken: the idle limit sees the upload move.
             message.streamedContent = { [weak reader] in
@@ -128,10 +145,14 @@ struct HTTP3OriginRoute: Route {
 
     /// Header fields that are the connection's business in HTTP/1.1 and are not sent over HTTP/3
     /// (RFC 9114 §4.2); Host becomes :authority.
-    /// Accept-Encoding goes too: libcurl decodes what it asks for, this route decodes nothing,
-    /// so the origin is left to send the identity form.
-    private static let connectionFields: Set<String> = ["connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "host", "te",
-                                                        "accept-encoding"]
+    private static let connectionFields: Set<String> = ["connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "host", "te"]
+
+    /// Whether `request` takes an encoded answer, decoded on arrival (`ContentDecoder`): as on
+    /// TCP (libcurl's CURLOPT_ACCEPT_ENCODING), all but a Range request, whose offsets count
+    /// bytes of the identity form.
+    static func asksForEncodings(_ request: HTTPRequest) -> Bool {
+        !request.headerFields.contains { $0.name.lowercased() == "range" }
+    }
 
     /// `request` as an HTTP/3 request: pseudo-header values, header fields as libcurl would send
     /// them (User-Agent and Accept unless the request has its own) and the content: whole, or
@@ -146,6 +167,9 @@ struct HTTP3OriginRoute: Route {
             .map { (name: $0.name.lowercased(), value: $0.value) })
         if !fields.contains(where: { $0.name == "user-agent" }) { fields.insert((name: "user-agent", value: configuration.userAgent), at: 0) }
         if !fields.contains(where: { $0.name == "accept" }) { fields.insert((name: "accept", value: "*/*"), at: 1) }
+        if asksForEncodings(request), !fields.contains(where: { $0.name == "accept-encoding" }) {
+            fields.append((name: "accept-encoding", value: ContentDecoder.acceptEncoding))
+        }
         let content = request.bodyStream == nil ? request.body.map { [UInt8]($0) } : nil
         // A pipe's length is unknown: the stream's end (FIN) ends the content (RFC 9114 §4.1).
         let length = content?.count ?? request.bodyStream?.length

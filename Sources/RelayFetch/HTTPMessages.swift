@@ -120,9 +120,10 @@ public struct HTTPResponse: Sendable {
 /// One hop of a tunnel an exchange opened: which relay, how it was spoken to, and how long after
 /// the chain started its tunnel was open (a hop's time includes the hops before it).
 public struct RelayHopTiming: Sendable, Equatable, CustomStringConvertible {
-    /// 1-based position in the chain, nearest the client first.
+    /// 1-based position in the chain, nearest the client first; 0 for an origin's own
+    /// connection (HTTP/3 to the origin, which `-v` names after the hops).
     public let index: Int
-    /// "host:port" of the relay.
+    /// "host:port" of the relay (or origin).
     public let hop: String
     public let protocolName: String
     public let tunnelOpenAfter: Double
@@ -143,9 +144,12 @@ public struct RelayHopTiming: Sendable, Equatable, CustomStringConvertible {
                   tunnelOpenAfter: report.connectedAfter, reusedConnection: report.reusedConnection)
     }
 
-    /// "hop 1 (relay.example:443, HTTPS, HTTP/2 CONNECT): tunnel open after 12 ms (reused connection)".
+    /// "hop 1 (relay.example:443, HTTPS, HTTP/2 CONNECT): tunnel open after 12 ms (reused connection)";
+    /// index 0, the origin's own QUIC connection: "origin example.com:443 (QUIC, HTTP/3): connected after 20 ms".
     public var description: String {
-        "hop \(index) (\(hop), \(protocolName)): tunnel open after \(Int((tunnelOpenAfter * 1000).rounded())) ms" + (reusedConnection ? " (reused connection)" : "")
+        let after = Int((tunnelOpenAfter * 1000).rounded())
+        if index == 0 { return "origin \(hop) (\(protocolName)): connected after \(after) ms" }
+        return "hop \(index) (\(hop), \(protocolName)): tunnel open after \(after) ms" + (reusedConnection ? " (reused connection)" : "")
     }
 }
 

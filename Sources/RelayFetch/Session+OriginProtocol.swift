@@ -34,6 +34,9 @@ final class OriginAltServices: Sendable {
 
     func preferTCP(host: String, port: UInt16) { _ = tcpPreferred.withLock { $0.insert("\(host):\(port)") } }
 
+    /// Drops the origin's alternative (it failed): QUIC goes to the origin's own port until it announces another.
+    func forget(host: String, port: UInt16) { ports.withLock { $0["\(host):\(port)"] = nil } }
+
     /// Origins whose HTTPS record was asked for this session (once each).
     private let bindingsAsked = Locked<Set<String>>([])
 
@@ -55,7 +58,8 @@ final class OriginAltServices: Sendable {
             let alternative = entry.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
             guard alternative.lowercased().hasPrefix("h3=\"") else { continue }
             let authority = alternative.dropFirst(4).prefix { $0 != "\"" }
-            guard authority.hasPrefix(":"), let quicPort = UInt16(authority.dropFirst()) else { continue }
+            // An alternative with no valid port (0, or past 65535) is invalid, and ignored (RFC 7838 §3).
+            guard authority.hasPrefix(":"), let quicPort = UInt16(authority.dropFirst()), quicPort > 0 else { continue }
             return ports.withLock { $0[key] = quicPort }
         }
     }

@@ -6,35 +6,49 @@
 struct HTTP3OriginConnector {
     let context: ChainContext
 
-    /// The origin as errors name it (hop index 0).
-    static func describe(_ origin: RelayEndpoint) -> HopDescription {
-        HopDescription(index: 0, endpoint: origin.authority, protocolName: "QUIC, HTTP/3")
+    /// The origin as errors and `-v` name it (hop index 0).
+    static func describe(_ origin: RelayEndpoint, tunnelled: Bool = false) -> HopDescription {
+        HopDescription(index: 0, endpoint: origin.authority, protocolName: tunnelled ? "QUIC, HTTP/3 inside CONNECT-UDP" : "QUIC, HTTP/3")
     }
 
     /// The pooled connection to `origin` through `hops`, or a new one; `stalled` hears which hop
-    /// (or the origin) a new connection is waiting on, for a timeout's error.
-    func connection(to origin: RelayEndpoint, through hops: [RelayEndpoint], stalled: @escaping (HopDescription) -> Void,
-                    completion: @escaping (Result<HTTP3RelayConnection, RelayError>) -> Void) {
-        let hop = Self.describe(origin)
+    /// (or the origin) a new connection is waiting on, for a timeout's error. With a connection
+    /// this call set up comes how (`HTTP3ConnectionSetUp`, times from `started`); nil: it was open.
+    func connection(to origin: RelayEndpoint, through hops: [RelayEndpoint], started: UInt64, stalled: @escaping (HopDescription) -> Void,
+                    completion: @escaping (Result<(HTTP3RelayConnection, HTTP3ConnectionSetUp?), RelayError>) -> Void) {
+        let hop = Self.describe(origin, tunnelled: !hops.isEmpty)
+        var hopReports: [HopReport] = []
+        var handshakeStarted = started
         let make: HTTP3ConnectionPool.Make = { made in
             if hops.isEmpty {
                 stalled(hop)
+                handshakeStarted = EventLoop.nowNanos()
                 made(Self.makeConnection(loop: context.loop, origin: origin, hop: hop, path: nil, resolver: context.resolver))
             } else {
-                makeConnection(to: origin, through: hops, hop: hop, stalled: stalled, completion: made)
+                makeConnection(to: origin, through: hops, hop: hop, stalled: stalled) { result, reports in
+                    hopReports = reports
+                    handshakeStarted = EventLoop.nowNanos()
+                    made(result)
+                }
             }
         }
         context.http3Pool.connection(for: RelayConnectionPool.Key((hops + [origin])[...]), opened: {}, make: make) { result in
-            completion(result.map(\.connection))
+            completion(result.map { connection, reused in
+                func seconds(_ nanos: UInt64) -> Double { Double(nanos &- started) / 1e9 }
+                let setUp = reused ? nil : HTTP3ConnectionSetUp(hopReports: hopReports, handshakeStarted: seconds(handshakeStarted),
+                                                                connected: seconds(EventLoop.nowNanos()), origin: hop)
+                return (connection, setUp)
+            })
         }
     }
 
     /// Opens a CONNECT-UDP stream through the last hop to the origin's UDP port and makes an
-    /// HTTP/3 connection over it (not yet connected).
+    /// HTTP/3 connection over it (not yet connected); with it, the hops' reports.
     private func makeConnection(to origin: RelayEndpoint, through hops: [RelayEndpoint], hop: HopDescription,
                                 stalled: @escaping (HopDescription) -> Void,
-                                completion: @escaping (Result<HTTP3RelayConnection, RelayError>) -> Void) {
+                                completion: @escaping (Result<HTTP3RelayConnection, RelayError>, [HopReport]) -> Void) {
         let attempt = ChainAttempt(hops: hops, started: EventLoop.nowNanos())
+        let completion: (Result<HTTP3RelayConnection, RelayError>) -> Void = { completion($0, attempt.reports) }
         if let (index, why) = HopRegistry.misplacedHop(in: hops) {
             return completion(.failure(RelayError(hop: attempt.description(ofHop: index, negotiated: nil), cause: .unsupported(why))))
         }

@@ -25,9 +25,26 @@ package struct HTTP3OriginRequest: Sendable {
     }
 }
 
-/// Receives one HTTP/3 exchange's response, on the transport's loop, in order: the head, the
-/// content in pieces, then how it ended (once; also when it failed before any head).
+/// How a new QUIC connection to an origin was set up, for `-v` and HAR: the relay hops' tunnels
+/// (none when direct), then the origin's QUIC handshake (transport and TLS at once), in seconds
+/// from the exchange's start.
+package struct HTTP3ConnectionSetUp: Sendable {
+    /// Each relay hop's report, nearest first.
+    package let hopReports: [HopReport]
+    /// When the origin's handshake began: the tunnels (and the name lookup) took this long.
+    package let handshakeStarted: Double
+    /// When the origin's connection was up.
+    package let connected: Double
+    /// The origin as `-v` names it (hop index 0).
+    package let origin: HopDescription
+}
+
+/// Receives one HTTP/3 exchange's response, on the transport's loop, in order: the connection
+/// it went on, the head, the content in pieces, then how it ended (once; also when it failed
+/// before any head).
 package protocol HTTP3ResponseSink: AnyObject {
+    /// The request went on a connection: one this exchange set up (`setUp`), or an open one (nil).
+    func http3Connected(_ setUp: HTTP3ConnectionSetUp?)
     func http3ReceivedHead(status: Int, fields: [(name: String, value: String)])
     func http3Received(_ bytes: [UInt8])
     func http3Finished(_ result: Result<Void, RelayError>)

@@ -18,18 +18,20 @@ extension RelayChainBuilder {
             done = true
             sink.http3Finished(.failure(RelayError(hop: stalledAt, cause: .timeout)))
         }
-        HTTP3OriginConnector(context: context).connection(to: origin, through: hops, stalled: { stalledAt = $0 }) { [context] result in
+        let started = EventLoop.nowNanos()
+        HTTP3OriginConnector(context: context).connection(to: origin, through: hops, started: started, stalled: { stalledAt = $0 }) { [context] result in
             context.loop.cancelTimer(timer)
             guard !done else { return }
             done = true
             switch result {
             case .failure(let error):
                 sink.http3Finished(.failure(error))
-            case .success(let connection):
+            case .success(let (connection, setUp)):
                 guard !exchange.cancelled else { return }
                 guard claim() else {
                     return sink.http3Finished(.failure(RelayError(hop: originHop, cause: .protocolError("TCP carried the request"))))
                 }
+                sink.http3Connected(setUp)
                 let stream = HTTP3RequestStream(connection: connection, request: request, loop: context.loop, sink: sink)
                 exchange.stream = stream
                 if exchange.paused { stream.setReadingPaused(true) }
