@@ -24,8 +24,8 @@ extension Session {
         /// Seconds QUIC gets to reach a relay's HTTP/3 endpoint before its TCP (HTTP/2) endpoint
         /// is tried too (Happy Eyeballs); the first tunnel up is used, and a session remembers
         /// which relays needed TCP. When QUIC fails outright, TCP starts at once. With
-        /// `originProtocol` `.automatic`, an origin's QUIC gets the same head start before the
-        /// request goes over TCP.
+        /// `originProtocol` `.automatic`, an origin's QUIC gets the same head start before TCP
+        /// races it (the first connection up carries the request).
         public var http3FallbackDelay: Double = 0.3
         /// Seconds for a whole request, redirects included (curl's `--max-time`).
         public var requestTimeout: Double = 120
