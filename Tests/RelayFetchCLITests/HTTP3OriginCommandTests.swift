@@ -100,5 +100,8 @@ final class HTTP3OriginCommandTests: XCTestCase {
             XCTAssertEqual(entry["time"] as? Double ?? -1, sum, accuracy: 0.002, "HAR timings add up to the entry's time: \(timing)")
         }
         XCTAssertTrue(timings.dropFirst().contains { $0["connect"] == -1 && $0["ssl"] == -1 }, "a later exchange reused the connection: \(timings)")
+        let hops = try XCTUnwrap(entries.first?["_relayChainTimings"] as? [[String: Any]])
+        XCTAssertEqual(hops.compactMap { $0["hop"] as? String }, ["127.0.0.11:4433", "127.0.0.12:4433"], "the hops the connection's tunnel opened")
+        XCTAssertTrue(hops.allSatisfy { ($0["tunnelOpen"] as? Double ?? -1) > 0 }, "\(hops)")
     }
 }

@@ -67,7 +67,8 @@ final class QUICSocketCoalescingTests: XCTestCase {
         }
     }
 
-    private static func tagged(_ datagram: [UInt8], _ tag: Int) -> [UInt8] { [UInt8(tag)] + datagram.dropFirst() }
+    /// `datagram` with its first byte set to `tag` (as it was, for nil).
+    private static func tagged(_ datagram: [UInt8], _ tag: Int?) -> [UInt8] { tag.map { [UInt8($0)] + datagram.dropFirst() } ?? datagram }
 
     /// A plain UDP socket on 127.0.5.13 and its address.
     private static func boundSender() throws -> (Int32, Data) {
@@ -84,7 +85,7 @@ final class QUICSocketCoalescingTests: XCTestCase {
     }
 
     /// Sends `datagrams` (one size but the last) as one segmented send, each datagram's first byte set to `tag`.
-    private static func send(_ datagrams: [[UInt8]], from sender: Int32, to target: Data, tag: Int) throws {
+    private static func send(_ datagrams: [[UInt8]], from sender: Int32, to target: Data, tag: Int?) throws {
         var segment = Int32(datagrams[0].count)
         guard setsockopt(sender, 17, 103, &segment, socklen_t(MemoryLayout<Int32>.size)) == 0 else { throw TestServerError(description: "UDP_SEGMENT") }
         let payload = datagrams.flatMap { tagged($0, tag) }
@@ -105,18 +106,8 @@ final class QUICSocketCoalescingTests: XCTestCase {
     }
 
     private func sendAndReceive(coalescing: Bool) throws -> (received: [[UInt8]], coalesced: Int) {
-        let sender = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-        XCTAssertGreaterThanOrEqual(sender, 0)
+        let (sender, senderAddress) = try Self.boundSender()
         defer { close(sender) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.5.13")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(sender, $0, length) == 0 && getsockname(sender, $0, &length) == 0 }
-        }
-        XCTAssertTrue(bound, "cannot bind 127.0.5.13")
-        let senderAddress = withUnsafeBytes(of: address) { Data($0) }
 
         let loop = EventLoop()
         let socket = QUICSocket(loop: loop, coalescing: coalescing)
@@ -125,15 +116,7 @@ final class QUICSocketCoalescingTests: XCTestCase {
             do { try socket.open(to: senderAddress) { _, _ in } } catch { XCTFail("\(error)") }
             socket.withAddresses { local, localLength, _, _ in receiverAddress = Data(bytes: local, count: Int(localLength)) }
         }
-        for send in Self.datagrams() {
-            var segment = Int32(send[0].count)
-            XCTAssertEqual(setsockopt(sender, 17, 103, &segment, socklen_t(MemoryLayout<Int32>.size)), 0, "UDP_SEGMENT")
-            let payload = send.flatMap { $0 }
-            let sent = receiverAddress.withUnsafeBytes { target in
-                payload.withUnsafeBytes { sendto(sender, $0.baseAddress, $0.count, 0, target.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(target.count)) }
-            }
-            XCTAssertEqual(sent, payload.count)
-        }
+        for send in Self.datagrams() { try Self.send(send, from: sender, to: receiverAddress, tag: nil) }
         usleep(100_000)  // both sends are in the receiver's queue
         var received: [[UInt8]] = []
         var coalesced = 0
