@@ -30,6 +30,9 @@ struct BodyLimit {
         return true
     }
 
+    /// Bytes the body may still grow by (`.max` without a limit).
+    var room: Int { maximum == .max ? .max : max(0, maximum - rangeStart - received) }
+
     /// Whether `count` more bytes fit the limit (before they are offered anywhere).
     mutating func fits(_ count: Int) -> Bool { received + count > maximum - rangeStart ? exceed() : true }
 

@@ -9,10 +9,11 @@ final class ContentDecoder {
     /// What a request asks for when it can take an encoded answer (libcurl's, less zstd, which this side cannot decode).
     static let acceptEncoding = "deflate, gzip, br"
 
-    /// The origin's bytes could not be decoded.
+    /// The origin's bytes could not be decoded, or one piece decoded past `atMost` (`tooLarge`).
     struct Failure: Error, CustomStringConvertible {
         let coding: String
-        var description: String { "the origin's \(coding) body could not be decoded" }
+        var tooLarge = false
+        var description: String { tooLarge ? "the origin's \(coding) body decodes past its size limit" : "the origin's \(coding) body could not be decoded" }
     }
 
     private let stages: [Stage]
@@ -25,10 +26,11 @@ final class ContentDecoder {
         self.stages = stages
     }
 
-    /// The decoded form of the next piece of the body.
-    func decode(_ bytes: [UInt8]) throws(Failure) -> [UInt8] {
+    /// The decoded form of the next piece of the body; decoding stops with `tooLarge` once the
+    /// piece's output passes `atMost` (a body's size limit holds before a small piece expands in memory).
+    func decode(_ bytes: [UInt8], atMost: Int = .max) throws(Failure) -> [UInt8] {
         var piece = bytes
-        for stage in stages { piece = try stage.decode(piece) }
+        for stage in stages { piece = try stage.decode(piece, atMost: atMost) }
         return piece
     }
 
@@ -58,15 +60,15 @@ final class ContentDecoder {
             if let brotli { BrotliDecoderDestroyInstance(brotli) }
         }
 
-        func decode(_ input: [UInt8]) throws(Failure) -> [UInt8] {
+        func decode(_ input: [UInt8], atMost: Int) throws(Failure) -> [UInt8] {
             guard !input.isEmpty, !ended else { return [] }
             switch kind {
-            case .zlib(let windowBits): return try inflate(input, windowBits: windowBits)
-            case .brotli: return try unbrotli(input)
+            case .zlib(let windowBits): return try inflate(input, windowBits: windowBits, atMost: atMost)
+            case .brotli: return try unbrotli(input, atMost: atMost)
             }
         }
 
-        private func inflate(_ input: [UInt8], windowBits: Int32) throws(Failure) -> [UInt8] {
+        private func inflate(_ input: [UInt8], windowBits: Int32, atMost: Int) throws(Failure) -> [UInt8] {
             if !started {
                 guard rf_inflateInit2(&zstream, windowBits) == Z_OK else { throw Failure(coding: coding) }
                 started = true
@@ -84,7 +86,7 @@ final class ContentDecoder {
                         return CZlib.inflate(&zstream, Z_NO_FLUSH)
                     }
                     output.append(contentsOf: chunk[0..<(chunk.count - Int(zstream.avail_out))])
-                } while status == Z_OK && (zstream.avail_in > 0 || zstream.avail_out == 0)
+                } while status == Z_OK && (zstream.avail_in > 0 || zstream.avail_out == 0) && output.count <= atMost
                 zstream.next_in = nil
             }
             // A "deflate" body that is not zlib-wrapped is the raw stream: start over as one (libcurl does too).
@@ -92,8 +94,9 @@ final class ContentDecoder {
                 inflateEnd(&zstream)
                 guard rf_inflateInit2(&zstream, -15) == Z_OK else { throw Failure(coding: coding) }
                 fed = 1
-                return try inflate(input, windowBits: -15)
+                return try inflate(input, windowBits: -15, atMost: atMost)
             }
+            if output.count > atMost { throw Failure(coding: coding, tooLarge: true) }
             fed += input.count
             switch status {
             case Z_STREAM_END: ended = true
@@ -103,7 +106,7 @@ final class ContentDecoder {
             return output
         }
 
-        private func unbrotli(_ input: [UInt8]) throws(Failure) -> [UInt8] {
+        private func unbrotli(_ input: [UInt8], atMost: Int) throws(Failure) -> [UInt8] {
             if brotli == nil { brotli = BrotliDecoderCreateInstance(nil, nil, nil) }
             guard let brotli else { throw Failure(coding: coding) }
             var output: [UInt8] = []
@@ -112,7 +115,7 @@ final class ContentDecoder {
             input.withUnsafeBufferPointer { source in
                 var availableIn = source.count
                 var nextIn = source.baseAddress
-                while result == BROTLI_DECODER_RESULT_NEEDS_MORE_OUTPUT {
+                while result == BROTLI_DECODER_RESULT_NEEDS_MORE_OUTPUT && output.count <= atMost {
                     let produced = chunk.withUnsafeMutableBufferPointer { buffer -> Int in
                         var availableOut = buffer.count
                         var nextOut = buffer.baseAddress
@@ -122,6 +125,7 @@ final class ContentDecoder {
                     output.append(contentsOf: chunk[0..<produced])
                 }
             }
+            if output.count > atMost { throw Failure(coding: coding, tooLarge: true) }
             switch result {
             case BROTLI_DECODER_RESULT_SUCCESS: ended = true
             case BROTLI_DECODER_RESULT_NEEDS_MORE_INPUT: break

@@ -145,9 +145,9 @@ final class HTTP3ExchangeReader: HTTP3ResponseSink, @unchecked Sendable {
         var bytes = received
         if let decoder {
             do {
-                bytes = try decoder.decode(received)
+                bytes = try decoder.decode(received, atMost: limit.room)
             } catch {
-                return fail(FetchError(.transfer("\(error) (origin \(origin) over HTTP/3)")))
+                return fail(error.tooLarge ? tooLarge() : FetchError(.transfer("\(error) (origin \(origin) over HTTP/3)")))
             }
             if bytes.isEmpty { return }
         }

@@ -62,4 +62,12 @@ final class ContentDecoderTests: XCTestCase {
         let decoder = try XCTUnwrap(ContentDecoder(contentEncoding: "gzip"))
         XCTAssertThrowsError(try decoder.decode(Array("not gzip at all".utf8)))
     }
+
+    /// A small piece that expands past the body's limit stops expanding there (a bomb is refused, not inflated).
+    func testAPieceThatDecodesPastTheLimitFails() throws {
+        let bomb = try Self.encoded("(lambda c: c.compress(bytes(64 << 20)) + c.flush())(zlib.compressobj(wbits=31))")
+        XCTAssertLessThan(bomb.count, 128 << 10)
+        let decoder = try XCTUnwrap(ContentDecoder(contentEncoding: "gzip"))
+        XCTAssertThrowsError(try decoder.decode(bomb, atMost: 1 << 20)) { XCTAssertTrue(($0 as? ContentDecoder.Failure)?.tooLarge == true, "\($0)") }
+    }
 }
