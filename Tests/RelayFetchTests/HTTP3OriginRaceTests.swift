@@ -81,6 +81,29 @@ final class HTTP3OriginRaceTests: XCTestCase {
         XCTAssertEqual(blackholed.count, 0)
     }
 
+    /// A streamed body (`bytes(for:)`, as `get` reads one) takes the same race: over TCP near the
+    /// head start, then at once; each request reaches the origin once.
+    func testAStreamedBodyRacesTheSameWay() async throws {
+        let origin = try caddy()
+        let marker = TestServers.marker("streamed")
+        let session = try session()
+        defer { session.invalidate() }
+        _ = try await session.data(from: URL(string: "\(origin.url)/h3/otheralt?\(marker)-0")!)
+        var durations: [Double] = []
+        for index in 1...2 {
+            let started = Date()
+            let (body, response) = try await session.bytes(for: HTTPRequest(url: URL(string: "\(origin.url)/h3/otheralt?\(marker)-\(index)")!))
+            var text = Data()
+            for try await chunk in body.chunks { text.append(chunk) }
+            durations.append(Date().timeIntervalSince(started))
+            XCTAssertNotEqual(response.httpVersion, "HTTP/3")
+            XCTAssertEqual(String(decoding: text, as: UTF8.self), "moved")
+        }
+        XCTAssertGreaterThanOrEqual(durations[0], Self.headStart * 0.9, "\(durations)")
+        XCTAssertLessThan(durations[1], Self.headStart / 2, "TCP was not remembered: \(durations)")
+        for index in 1...2 { XCTAssertEqual(try origin.requests(containing: "\(marker)-\(index)", expected: 1).count, 1) }
+    }
+
     /// A healthy HTTP/3 origin wins the race: once announced, requests go over HTTP/3, once each.
     func testAHealthyHTTP3OriginWinsTheRace() async throws {
         let origin = try caddy()
