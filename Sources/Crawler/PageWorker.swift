@@ -7,7 +7,7 @@ import RelayFetch
 struct PageWorker: Sendable {
     let configuration: CrawlConfiguration
     let scope: CrawlScope
-    let pool: RelayPool
+    let pool: RelayPool<Session>
     let coordinator: CrawlCoordinator
     let robots: RobotsCache
     let sessions: PageSessions
@@ -30,7 +30,7 @@ struct PageWorker: Sendable {
             return
         }
         let chain: Int, chainSession: Session
-        switch await pool.choice(for: entry.host) {
+        switch pool.choice(for: entry.host) {
         case .chain(let index, let chosen): (chain, chainSession) = (index, chosen)
         case .allDown:
             try await waitForRelays(entry)
@@ -47,7 +47,7 @@ struct PageWorker: Sendable {
                 // In the page scope, robots.txt has a store of its own too (it is not a page).
                 answer = try await robots.rules(for: url) { [sessions, host = entry.host] in sessions.session(for: host, on: chainSession) }
             } catch {
-                await pool.report(chain: chain, relayFailure: "\(error)")
+                pool.report(chain: chain, relayFailure: "\(error)")
                 try await retryOrWait(entry, error: "robots.txt: \(error)", mayWait: !Self.targetUnreachable(error))
                 return
             }
@@ -81,11 +81,11 @@ struct PageWorker: Sendable {
         do {
             (body, response) = try await session.data(for: request)
         } catch {
-            await pool.report(chain: chain, relayFailure: (error as? FetchError)?.relayError.map { "\($0)" })
+            pool.report(chain: chain, relayFailure: (error as? FetchError)?.relayError.map { "\($0)" })
             try await retryOrWait(entry, error: "\(error)", mayWait: !Self.targetUnreachable(error))
             return
         }
-        await pool.report(chain: chain, relayFailure: nil)
+        pool.report(chain: chain, relayFailure: nil)
         if RetryPolicy.isRetryable(status: response.statusCode), entry.attempts < configuration.retry.maximumRetries {
             let retryAfter = response.value(forHeaderField: "Retry-After").flatMap { RetryPolicy.retryAfterSeconds($0) }
             let wait = configuration.retry.delay(retry: entry.attempts + 1, retryAfter: retryAfter, jitter: Double.random(in: 0..<1))
@@ -142,7 +142,7 @@ struct PageWorker: Sendable {
     /// down, unless not `mayWait`; otherwise it is tried again after a backoff or, out of
     /// retries, recorded as failed.
     private func retryOrWait(_ entry: CrawlStore.Entry, error: String, mayWait: Bool) async throws {
-        if mayWait, await pool.allDown(for: entry.host) {
+        if mayWait, pool.allDown(for: entry.host) {
             try await waitForRelays(entry)
         } else if entry.attempts < configuration.retry.maximumRetries {
             let wait = configuration.retry.delay(retry: entry.attempts + 1, retryAfter: nil, jitter: Double.random(in: 0..<1))
@@ -171,7 +171,7 @@ struct PageWorker: Sendable {
     /// is recorded as failed, with each chain and its last failure.
     private func waitForRelays(_ entry: CrawlStore.Entry) async throws {
         let waited = await coordinator.relayWaitSoFar(entry)
-        let reason = await pool.downReason(for: entry.host)
+        let reason = pool.downReason(for: entry.host)
         let left = configuration.relayWait - waited
         guard left > 0 else {
             let error = "no relay chain came back within \(Self.seconds(configuration.relayWait)) s (the relay wait): \(reason)"
@@ -181,7 +181,7 @@ struct PageWorker: Sendable {
         }
         // Never sooner than 10 ms (no spinning on a chain about to recover), never past the end
         // of the wait (the URL then fails on time).
-        let recovery = await pool.secondsUntilRecovery()
+        let recovery = pool.secondsUntilRecovery()
         try await coordinator.waitForRelays(entry, after: min(left, max(0.01, recovery)), error: reason)
     }
 
