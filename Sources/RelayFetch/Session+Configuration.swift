@@ -4,9 +4,12 @@ import RelayTransport
 extension Session {
     /// How a session fetches: which relays, which store, which trust and limits.
     public struct Configuration: Sendable {
-        /// Relay configurations, tried in order; the first that covers a host carries it. A host
-        /// no configuration covers goes direct, unless `allowsDirectConnections` is false.
+        /// Relay configurations; the first that covers a host carries it, or with
+        /// `relayChainPolicy` `.failover` each is a chain of a pool. A host no configuration
+        /// covers goes direct, unless `allowsDirectConnections` is false.
         public var proxyConfigurations: [ProxyConfiguration]
+        /// How a host's configuration is chosen among those that cover it (`RelayChainPolicy`).
+        public var relayChainPolicy: RelayChainPolicy = .firstMatch
         /// False to refuse (`FetchError` `.notRelayed`) every request to a host no relay
         /// configuration covers instead of connecting to it directly: a crawler following links
         /// and page requisites to any host sets it.

@@ -9,7 +9,7 @@ extension ProxyCommand {
     func run(io: CommandIO) async -> Int32 {
         let configuration: Session.Configuration
         do {
-            configuration = try await relay.sessionConfiguration(warn: io.log)
+            configuration = try await Self.sessionConfiguration([relay] + moreChains, warn: io.log)
         } catch {
             io.log("relayfetch: error: \(ErrorHint.text(error))")
             return 1
@@ -51,6 +51,7 @@ extension ProxyCommand {
     private func waitForSignals(server: ProxyServer, io: CommandIO) async {
         let queue = DispatchQueue(label: "relayfetch.proxy.signals")
         let relay = relay
+        let moreChains = moreChains
         let credentials = credentials
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             var sources: [DispatchSourceSignal] = []
@@ -75,7 +76,7 @@ extension ProxyCommand {
                     do {
                         var relay = relay
                         try relay.rereadInstalledProfiles(for: "proxy")
-                        let configuration = try await relay.sessionConfiguration(warn: io.log)
+                        let configuration = try await Self.sessionConfiguration([relay] + moreChains, warn: io.log)
                         server.reload(configuration: configuration, credentials: credentials)
                         io.log("relayfetch proxy: configuration reloaded")
                     } catch {

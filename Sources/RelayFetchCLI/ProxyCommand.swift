@@ -31,6 +31,9 @@ struct ProxyCommand: Subcommand {
       --handshake-timeout SECS time a client gets to finish its SOCKS5 or HTTP request (default 10)
       --pid-file FILE          write the process ID to FILE while listening
       --check                  validate the options and relay configuration, print it, and exit
+      --chain                  start another relay chain, formed by the relay options after it
+                               (as crawl's); each connection fails over to another chain when
+                               its chain's relay fails, never to a direct connection
       -h, --help               show this help
     \(RelayOptions.help(maximumTimeDefault: "none"))
 
@@ -43,6 +46,8 @@ struct ProxyCommand: Subcommand {
     """
 
     var relay = RelayOptions()
+    /// Chains after the first (`--chain` groups): with any, every chain is one of a pool.
+    var moreChains: [RelayOptions] = []
     var listen = ProxyListenAddress.tcp(host: "127.0.0.1", port: ProxyListenAddress.defaultPort)
     var listenMode: mode_t = 0o600
     var credentials = ProxyCredentials()
@@ -55,7 +60,8 @@ struct ProxyCommand: Subcommand {
 
     static func parse(_ arguments: [String]) throws -> ProxyCommand? {
         var command = ProxyCommand()
-        var scanner = ArgumentScanner(arguments)
+        let groups = arguments.split(separator: "--chain", omittingEmptySubsequences: false).map(Array.init)
+        var scanner = ArgumentScanner(groups[0])
         var allowRemote = false
         while let argument = scanner.next() {
             if try command.relay.parse(&scanner) { continue }
@@ -91,8 +97,12 @@ struct ProxyCommand: Subcommand {
             }
         }
         try command.relay.validate()
+        command.moreChains = try groups.dropFirst().map { try RelayOptions.chainGroup($0, inheriting: command.relay) }
+        if !command.moreChains.isEmpty && !command.relay.namesRelays {
+            throw UsageError("with --chain, the first chain needs relays too (a pool never connects directly)")
+        }
         try command.relay.requireRelays(for: "proxy")
-        if command.relay.ohttpRelay != nil { throw UsageError("proxy carries connections, not requests: --ohttp-relay cannot carry them") }
+        if ([command.relay] + command.moreChains).contains(where: { $0.ohttpRelay != nil }) { throw UsageError("proxy carries connections, not requests: --ohttp-relay cannot carry them") }
         if !command.listen.isLoopback {
             guard allowRemote else { throw UsageError("--listen \(command.listen) is reachable from other machines: add --allow-remote (and --user)") }
             guard command.credentials.required else { throw UsageError("--allow-remote needs --user: a proxy others can reach must ask for a password") }
