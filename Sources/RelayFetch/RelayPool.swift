@@ -93,7 +93,8 @@ package final class RelayPool<Chain: Sendable>: Sendable {
         }
     }
 
-    /// The last transport failure of a chain that covers `host`, the one seen last among them.
+    /// A transport failure of the chains that cover `host`: the last such chain's (in the
+    /// pool's order) that has one, which is the last one tried when every chain failed in turn.
     package func lastError(for host: String) -> RelayError? {
         state.withLock { state in
             (state.coverage.peek(host) ?? Array(chains.indices)).compactMap { state.lastErrors[$0] }.last

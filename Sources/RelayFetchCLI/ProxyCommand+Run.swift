@@ -101,6 +101,9 @@ extension ProxyCommand {
             if !proxy.excludedDomains.isEmpty { scope += ", except " + proxy.excludedDomains.joined(separator: ", ") }
             lines.append("relays \(index + 1): \(hops.joined(separator: " -> ")) for \(scope)")
         }
+        if configuration.relayChainPolicy != .firstMatch {
+            lines.append("chains: the relay configurations form one pool; each connection fails over between those covering its host")
+        }
         lines.append("other hosts: refused (never direct)")
         return lines.joined(separator: "\n")
     }

@@ -39,6 +39,26 @@ final class ProxyChainPoolTests: XCTestCase {
         XCTAssertEqual(proxy.stop(), 0)
     }
 
+    /// Chain choice is per login: chain 1 is relay A, chain 2 relay A then relay B. Alice's first
+    /// host takes chain 1 and her second the chain with fewer hosts, chain 2 (origin B sees relay
+    /// B); Bob's first host is that same second host, and his own pool gives it chain 1 (origin B
+    /// sees relay A), where a pool shared between logins would have kept it on chain 2.
+    func testEachLoginHasAPoolOfItsOwn() throws {
+        let proxy = try ProxyProcess(CommandRun.relayArguments + ["--user", "alice:a-pass", "--user", "bob:b-pass", "--chain"]
+                                     + CommandRun.twoHopRelayArguments)
+        let marker = TestServers.marker("proxy-chain-logins")
+        let fetches = [("alice:a-pass", "origin.test", TestServers.originALog), ("alice:a-pass", "origin2.test", TestServers.originBLog),
+                       ("bob:b-pass", "origin2.test", TestServers.originBLog)]
+        var peers: [String?] = []
+        for (index, (login, host, log)) in fetches.enumerated() {
+            let result = try ProxyCommandTests.curl(["--socks5-hostname", proxy.socks, "--proxy-user", login,
+                                                     "https://\(host)/index.html?\(marker)-\(index)", "-o", "/dev/null"])
+            XCTAssertEqual(result.status, 0, result.output)
+            peers += try TestServers.waitForLogLines(log, containing: "\(marker)-\(index)", skipping: 0).map { $0.first }
+        }
+        XCTAssertEqual(peers, ["127.0.0.11", "127.0.0.12", "127.0.0.11"])
+    }
+
     /// Both chains dead: SOCKS5 "network unreachable" (3) and HTTP 502, and origin A's address,
     /// which a direct connection reaches (proven first), sees nothing of the requests.
     func testWithEveryChainDeadTheClientGetsAnErrorAndNothingGoesDirect() async throws {
