@@ -59,6 +59,21 @@ final class ProxyChainPoolTests: XCTestCase {
         XCTAssertEqual(peers, ["127.0.0.11", "127.0.0.12", "127.0.0.11"])
     }
 
+    /// The last relay's refusal to reach a target (squid's 503 for a port that refuses) is the
+    /// target's failure, not the chain's: the client hears "host unreachable" (4) from chain 1,
+    /// no other chain is tried, and the host stays on chain 1 (origin A sees relay A), where a
+    /// rested chain 1 would have moved it to chain 2 (relay B).
+    func testATargetTheLastRelayCannotReachRestsNoChain() throws {
+        let proxy = try ProxyProcess(CommandRun.relayArguments + ["--chain"] + CommandRun.twoHopRelayArguments)
+        XCTAssertEqual(try ProxyPrivacyTests.socksReplyCode(proxy, host: "origin.test", port: 1), 4)
+        let marker = TestServers.marker("proxy-chain-target")
+        let result = try ProxyCommandTests.curl(["--socks5-hostname", proxy.socks, "https://origin.test/index.html?\(marker)", "-o", "/dev/null"])
+        XCTAssertEqual(result.status, 0, result.output)
+        XCTAssertEqual(try TestServers.waitForLogLines(TestServers.originALog, containing: marker, skipping: 0).map { $0.first }, ["127.0.0.11"])
+        let logged = try proxy.connectionLines(count: 2)
+        XCTAssertTrue(logged.first?.contains(" chain 127.0.0.11:3129 target - up 0 down 0 ") == true, logged.joined(separator: "\n"))
+    }
+
     /// Both chains dead: SOCKS5 "network unreachable" (3) and HTTP 502, and origin A's address,
     /// which a direct connection reaches (proven first), sees nothing of the requests.
     func testWithEveryChainDeadTheClientGetsAnErrorAndNothingGoesDirect() async throws {
