@@ -6,14 +6,16 @@ extension Session {
     /// failure while its tunnel was built (nothing reached the origin) runs it again on the chain
     /// the pool takes next, at most once per other chain, unless the body is a stream (it cannot
     /// be read twice). With every chain for the host resting, the route throws: never direct.
-    func failingOver<T>(_ request: HTTPRequest, _ attempt: (any Route) async throws -> T) async throws -> T {
+    /// A result for which `usedChain` is false (an answer from the cache) tells the pool nothing.
+    func failingOver<T>(_ request: HTTPRequest, usedChain: (T) -> Bool = { _ in true },
+                        _ attempt: (any Route) async throws -> T) async throws -> T {
         var failovers = 0
         while true {
             let (route, chain) = try chainRoute(for: request.url)
             guard let chain, let pool = chains.pool else { return try await attempt(route) }
             do {
                 let result = try await attempt(route)
-                chains.report(chain: chain, nil)
+                if usedChain(result) { chains.report(chain: chain, nil) }
                 return result
             } catch let error as FetchError {
                 let relayError = error.relayError.map(RelayError.init)

@@ -145,7 +145,9 @@ public final class Session: Sendable {
     /// cookies go out and come back, fresh responses come from the cache, stale ones revalidate.
     func exchange(_ original: HTTPRequest, onBodyChunk: (@Sendable (URL, Data) -> Void)?) async throws -> (Data, HTTPResponse) {
         await learnServiceBinding(for: original.url)
-        return try await failingOver(original) { route in try await self.exchange(original, route: route, onBodyChunk: onBodyChunk) }
+        return try await failingOver(original, usedChain: { !$0.1.fromCache }) { route in
+            try await self.exchange(original, route: route, onBodyChunk: onBodyChunk)
+        }
     }
 
     private func exchange(_ original: HTTPRequest, route: any Route, onBodyChunk: (@Sendable (URL, Data) -> Void)?) async throws -> (Data, HTTPResponse) {
