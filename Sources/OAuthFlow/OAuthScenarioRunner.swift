@@ -19,7 +19,7 @@ public enum OAuthScenarioRunner {
         public let failure: String?
         public let seconds: Double
         /// Every request and response, in order (secrets in them: redact before writing).
-        public let exchanges: [RecordedExchange]
+        public let exchanges: [HTTPExchange]
         public var passed: Bool { failure == nil }
     }
 
