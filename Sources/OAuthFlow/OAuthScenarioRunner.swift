@@ -178,14 +178,3 @@ public enum OAuthScenarioRunner {
         return driver
     }
 }
-
-extension OAuthError {
-    /// The OAuth error code the provider sent (`access_denied`, `invalid_grant`, ...), if any.
-    public var oauthErrorCode: String? {
-        switch code {
-        case .authorizationDenied(let error, _): return error
-        case .tokenEndpoint(_, let error, _): return error
-        default: return nil
-        }
-    }
-}
