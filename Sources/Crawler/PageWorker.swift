@@ -103,12 +103,17 @@ struct PageWorker: Sendable {
         result.bytes = body.count
         result.contentDigest = response.bodySkipped ? nil : Crawler.digest(body)
         result.links = found.all
-        var page = CrawledPage(record: result, requestHeaderFields: [("User-Agent", session.configuration.userAgent)] + request.headerFields,
-                               responseHeaderFields: response.headerFields, body: configuration.keepBodies ? body : nil)
+        var exchange = HTTPExchange(request: request, response: response, mimeType: response.contentType.mediaType,
+                                    body: configuration.keepBodies ? .data(body) : .none, bodySize: body.count,
+                                    startedAt: result.fetchedAt, duration: 0)
+        // The archive shows the fields as sent: the session adds its User-Agent before the request's own.
+        exchange.request.headerFields = [("User-Agent", session.configuration.userAgent)] + request.headerFields
+        var page = CrawledPage(record: result, exchange: exchange)
         if configuration.loadsRequisites, !response.bodySkipped, (200..<300).contains(response.statusCode), LinkExtractor.isHTML(result.contentType) {
             page.requisites = await requisites(of: body, response: response, session: session)
             page.record.requisites = page.requisites.map {
-                CrawlRequisite(url: $0.url.absoluteString, status: $0.statusCode, contentType: $0.mimeType, bytes: $0.size, error: $0.error)
+                CrawlRequisite(url: $0.request.url.absoluteString, status: $0.response.statusCode, contentType: $0.response.mimeType,
+                               bytes: $0.bodySize, error: $0.error)
             }
         }
         try await finish(entry, page: page, links: found.queued)
@@ -116,14 +121,14 @@ struct PageWorker: Sendable {
 
     /// The page's requisites, loaded through `session` (its chain, its scope's store) a few at a
     /// time; none when the body is not HTML after all.
-    private func requisites(of body: Data, response: HTTPResponse, session: Session) async -> [PageResource] {
+    private func requisites(of body: Data, response: HTTPResponse, session: Session) async -> [HTTPExchange] {
         // Complete mode: an archive keeps what any viewport or medium needs (scripts, every
         // srcset candidate, print sheets), as `--requisites` promises.
         var options = PageLoader.Options.complete
         options.keepBodies = configuration.keepBodies
         options.maximumConcurrentRequests = 6
         options.maximumConcurrentRequestsPerOrigin = configuration.perHostConcurrency
-        return (try? await PageLoader(session: session, options: options).requisites(of: body, response: response).resources) ?? []
+        return (try? await PageLoader(session: session, options: options).requisites(of: body, response: response).resources.map(\.exchange)) ?? []
     }
 
     /// Queues the in-scope sitemaps a host's robots.txt names, one step deeper than the page

@@ -150,7 +150,7 @@ package final class ProxyServer: @unchecked Sendable {
     private func associate(_ request: ProxyRequest, fd: Int32, session: Session, line: ProxyLogLine) {
         guard session.carriesDatagrams else {
             sessions.release(session)
-            return refuse(fd, request, .unsupported, line: line, why: "no relay chain ends in an HTTP/3 hop (--relay-protocol h3) to carry UDP")
+            return refuse(fd, request, .unsupported, line: line, why: "no relay chain ends in an HTTP/3 hop to carry UDP")
         }
         guard let (udp, address, port, client) = UDPAssociation.socket(beside: fd) else {
             sessions.release(session)

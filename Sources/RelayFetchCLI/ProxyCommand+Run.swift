@@ -25,7 +25,7 @@ extension ProxyCommand {
         settings.handshakeTimeout = handshakeTimeout
         let server: ProxyServer
         do {
-            server = try ProxyServer(settings: settings, configuration: configuration) { io.log($0) }
+            server = try ProxyServer(settings: settings, configuration: configuration) { io.log(ErrorHint.text($0)) }
         } catch {
             io.log("relayfetch: error: cannot listen on \(listen): \(error)")
             return 1

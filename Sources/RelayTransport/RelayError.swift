@@ -1,23 +1,3 @@
-/// Which hop of a relay chain a layer belongs to; errors carry it so users know where it failed.
-package struct HopDescription: Sendable, Equatable, CustomStringConvertible {
-    /// 1-based position in the chain, nearest the client first; 0 for the origin itself.
-    package let index: Int
-    /// "host:port" of the relay (or origin).
-    package let endpoint: String
-    /// The protocol spoken to that hop, e.g. "HTTP/1.1 CONNECT".
-    package let protocolName: String
-
-    package init(index: Int, endpoint: String, protocolName: String) {
-        self.index = index
-        self.endpoint = endpoint
-        self.protocolName = protocolName
-    }
-
-    package var description: String {
-        index == 0 ? "origin \(endpoint)" : "hop \(index) (\(endpoint), \(protocolName))"
-    }
-}
-
 /// A failure of the transport, naming the hop and the cause.
 package struct RelayError: Error, Sendable, CustomStringConvertible {
     /// Why a hop failed.
