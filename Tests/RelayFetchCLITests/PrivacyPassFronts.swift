@@ -15,12 +15,13 @@ final class PrivacyPassFronts {
     private(set) var http2: NGHTTPXFront?
     private(set) var http3: HTTP3RelayInstance?
 
-    init(_ kind: Kind, issuerArguments: [String] = []) throws {
+    /// `openTargets`: authorities besides the issuer the front admits without a token (the IdP).
+    init(_ kind: Kind, issuerArguments: [String] = [], openTargets: [String] = []) throws {
         issuer = try HostileServer(script: "privacy_pass_issuer.py", host: "127.0.23.2", arguments: issuerArguments)
         front = try HostileServer(script: "privacy_pass_relay.py", host: "127.0.23.1", arguments: [
             "--issuer", "http://127.0.23.2:\(issuer.port)", "--upstream", "127.0.0.12:3128", "--upstream-token", TestServers.relayBToken,
             "--open-target", "127.0.23.2:\(issuer.port)",
-        ])
+        ] + openTargets.flatMap { ["--open-target", $0] })
         switch kind {
         case .http1: break
         case .http2: http2 = try NGHTTPXFront(host: "127.0.23.3", backend: "127.0.23.1:\(front.port)")

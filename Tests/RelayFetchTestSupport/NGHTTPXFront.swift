@@ -9,6 +9,8 @@ public final class NGHTTPXFront {
     public let host: String
     public let port: UInt16
     public let log: URL
+    /// Its certificate (PEM), issued by the test CA for `host`.
+    public let certificate: URL
     private let folder: URL
     private let process: Process
 
@@ -18,7 +20,8 @@ public final class NGHTTPXFront {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("nghttpx-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         log = folder.appendingPathComponent("access.log")
-        let certificate = folder.appendingPathComponent("relay.pem").path, key = folder.appendingPathComponent("relay.key").path
+        self.certificate = folder.appendingPathComponent("relay.pem")
+        let certificate = self.certificate.path, key = folder.appendingPathComponent("relay.key").path
         try TestServers.issueCertificate(commonName: host, subjectAltName: "IP:\(host)", certificate: certificate, key: key, in: folder)
         port = try Self.freePort(on: host)
         let backendParts = backend.split(separator: ":")
@@ -60,6 +63,15 @@ public final class NGHTTPXFront {
     deinit {
         stop()
         try? FileManager.default.removeItem(at: folder)
+    }
+
+    /// Its certificate's SubjectPublicKeyInfo (DER), for a profile's `RawPublicKeys`.
+    public func publicKeyDER() throws -> Data {
+        let result = try TestServers.run(["/bin/sh", "-c", "openssl x509 -in '\(certificate.path)' -pubkey -noout | openssl pkey -pubin -outform DER | base64 -w0"])
+        guard result.status == 0, let der = Data(base64Encoded: result.output.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw TestServerError(description: "cannot read nghttpx's public key: \(result.output)")
+        }
+        return der
     }
 
     /// The relay's URL for `--relay` (with `--relay-protocol h2`).
