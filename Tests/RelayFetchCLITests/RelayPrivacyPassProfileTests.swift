@@ -20,28 +20,12 @@ final class RelayPrivacyPassProfileTests: XCTestCase {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         try FileManager.default.copyItem(atPath: try TokenRelayFront.scenarioFile(), toPath: folder.appendingPathComponent("attest.json").path)
-        let profile = """
-            <?xml version="1.0" encoding="UTF-8"?>
-            <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
-            <plist version="1.0"><dict>
-            <key>PayloadContent</key><array><dict>
-            <key>PayloadIdentifier</key><string>com.example.relay.privacy-pass</string>
-            <key>PayloadType</key><string>com.apple.relay.managed</string>
-            <key>PayloadUUID</key><string>7D1E0A52-0000-4000-8000-0000000027B1</string>
-            <key>PayloadVersion</key><integer>1</integer>
-            <key>Relays</key><array><dict>
+        let profile = Self.profile(relayKeys: """
             <key>HTTP2RelayURL</key><string>\(relay.url.absoluteString)</string>
             <key>RawPublicKeys</key><array><data>\(try relay.publicKeyDER().base64EncodedString())</data></array>
             <key>RelayPrivacyPassIssuer</key><string>\(fronts.issuerURL)</string>
             <key>RelayPrivacyPassOAuthScenario</key><string>attest.json</string>
-            </dict></array>
-            </dict></array>
-            <key>PayloadIdentifier</key><string>com.example.privacy-pass</string>
-            <key>PayloadType</key><string>Configuration</string>
-            <key>PayloadUUID</key><string>7D1E0A52-0000-4000-8000-0000000027B0</string>
-            <key>PayloadVersion</key><integer>1</integer>
-            </dict></plist>
-            """
+            """)
         let path = folder.appendingPathComponent("privacy-pass.mobileconfig").path
         try Data(profile.utf8).write(to: URL(fileURLWithPath: path))
         let marker = TestServers.marker("ppprofile")
@@ -70,30 +54,35 @@ final class RelayPrivacyPassProfileTests: XCTestCase {
             ("<key>RelayPrivacyPassOAuthScenario</key><string>attest.json</string>", "needs RelayPrivacyPassIssuer beside it"),
             ("<key>RelayPrivacyPassIssuer</key><string>issuer.example</string>", "not an issuer URL such as https://issuer.example"),
         ] {
-            let profile = """
-                <?xml version="1.0" encoding="UTF-8"?>
-                <plist version="1.0"><dict>
-                <key>PayloadContent</key><array><dict>
-                <key>PayloadIdentifier</key><string>com.example.relay.pp</string>
-                <key>PayloadType</key><string>com.apple.relay.managed</string>
-                <key>PayloadUUID</key><string>7D1E0A52-0000-4000-8000-0000000027C1</string>
-                <key>PayloadVersion</key><integer>1</integer>
-                <key>Relays</key><array><dict>
-                <key>HTTP2RelayURL</key><string>https://127.0.23.3:1</string>
-                \(keys)
-                </dict></array>
-                </dict></array>
-                <key>PayloadIdentifier</key><string>com.example.pp</string>
-                <key>PayloadType</key><string>Configuration</string>
-                <key>PayloadUUID</key><string>7D1E0A52-0000-4000-8000-0000000027C0</string>
-                <key>PayloadVersion</key><integer>1</integer>
-                </dict></plist>
-                """
+            let profile = Self.profile(relayKeys: "<key>HTTP2RelayURL</key><string>https://127.0.23.3:1</string>\n" + keys)
             let path = folder.appendingPathComponent("pp.mobileconfig").path
             try Data(profile.utf8).write(to: URL(fileURLWithPath: path))
             let run = await CommandRun.run(["get", "https://origin.test/", "--profile", path])
             XCTAssertNotEqual(run.status, 0, run.stderr)
             XCTAssertTrue(run.stderr.contains(expected), run.stderr)
         }
+    }
+
+    /// A profile with one managed relay payload whose one relay has `relayKeys`.
+    private static func profile(relayKeys: String) -> String {
+        """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+        <plist version="1.0"><dict>
+        <key>PayloadContent</key><array><dict>
+        <key>PayloadIdentifier</key><string>com.example.relay.privacy-pass</string>
+        <key>PayloadType</key><string>com.apple.relay.managed</string>
+        <key>PayloadUUID</key><string>7D1E0A52-0000-4000-8000-0000000027B1</string>
+        <key>PayloadVersion</key><integer>1</integer>
+        <key>Relays</key><array><dict>
+        \(relayKeys)
+        </dict></array>
+        </dict></array>
+        <key>PayloadIdentifier</key><string>com.example.privacy-pass</string>
+        <key>PayloadType</key><string>Configuration</string>
+        <key>PayloadUUID</key><string>7D1E0A52-0000-4000-8000-0000000027B0</string>
+        <key>PayloadVersion</key><integer>1</integer>
+        </dict></plist>
+        """
     }
 }

@@ -83,11 +83,7 @@ public final class HTTP3RelayInstance {
     public func stop(graceful: Bool = true) {
         guard let process else { return }
         self.process = nil
-        guard process.isRunning else { return }
-        kill(process.processIdentifier, graceful ? SIGTERM : SIGKILL)
-        let deadline = Date().addingTimeInterval(5)
-        while process.isRunning && Date() < deadline { usleep(10_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.stopServer(graceful: graceful)
     }
 
     /// The log's lines, split at tabs; throws when the log is missing.

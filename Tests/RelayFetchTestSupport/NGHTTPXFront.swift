@@ -23,7 +23,7 @@ public final class NGHTTPXFront {
         self.certificate = folder.appendingPathComponent("relay.pem")
         let certificate = self.certificate.path, key = folder.appendingPathComponent("relay.key").path
         try TestServers.issueCertificate(commonName: host, subjectAltName: "IP:\(host)", certificate: certificate, key: key, in: folder)
-        port = try Self.freePort(on: host)
+        port = try SOCKSServer.freePort(on: host)
         let backendParts = backend.split(separator: ":")
         let configuration = """
             frontend=\(host),\(port)
@@ -77,14 +77,8 @@ public final class NGHTTPXFront {
     /// The relay's URL for `--relay` (with `--relay-protocol h2`).
     public var url: URL { URL(string: "https://\(host):\(port)")! }
 
-    /// Ends nghttpx (SIGTERM to its master, which ends its worker), polling rather than waiting.
-    public func stop() {
-        guard process.isRunning else { return }
-        kill(process.processIdentifier, SIGTERM)
-        let deadline = Date().addingTimeInterval(5)
-        while process.isRunning && Date() < deadline { usleep(10_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-    }
+    /// Ends nghttpx (SIGTERM to its master, which ends its worker).
+    public func stop() { process.stopServer() }
 
     /// The access log's lines, split at tabs; throws when the log is missing.
     public func lines() throws -> [[String]] {
@@ -92,19 +86,6 @@ public final class NGHTTPXFront {
             throw TestServerError(description: "nghttpx's log \(log.path) is missing")
         }
         return try TestServers.allLogLines(log)
-    }
-
-    /// A TCP port nothing listens on at `host` now (the kernel's pick, released at once).
-    private static func freePort(on host: String) throws -> UInt16 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in(sin_family: sa_family_t(AF_INET), sin_port: 0, sin_addr: in_addr(s_addr: inet_addr(host)), sin_zero: (0, 0, 0, 0, 0, 0, 0, 0))
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard bound else { throw TestServerError(description: "no free port on \(host)") }
-        return UInt16(bigEndian: address.sin_port)
     }
 
     private static func accepts(host: String, port: UInt16) -> Bool {
