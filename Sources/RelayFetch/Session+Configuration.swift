@@ -53,8 +53,8 @@ extension Session {
         /// How the names relayfetch resolves itself are resolved (encrypted DNS); nil: the system
         /// resolver. Relayed names are never resolved locally either way.
         public var privacyContext: PrivacyContext?
-        /// Answers an HTTP/1.1 relay's 407 with a fresh credential (a Privacy Pass token) for one
-        /// retry of that tunnel; nil: a 407 fails the fetch. Package access until the per-hop API.
+        /// Answers a relay's 407 (HTTP/1.1, HTTP/2 or HTTP/3 CONNECT) with a fresh credential (a
+        /// Privacy Pass token) for one retry of that tunnel; nil: a 407 fails the fetch. Package access until the per-hop API.
         package var proxyChallengeResponder: ProxyChallengeResponder?
         /// Whether https origins are spoken to over HTTP/3 (QUIC) or TCP (`OriginProtocol`).
         public var originProtocol: OriginProtocol = .automatic

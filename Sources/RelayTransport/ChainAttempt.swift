@@ -4,6 +4,10 @@ final class ChainAttempt {
     /// The chain; a hop may be swapped for its fallback while the attempt runs.
     private(set) var hops: [RelayEndpoint]
     let started: UInt64
+    /// Credentials that answer hops' 407 challenges on this attempt, by 1-based hop index: sent
+    /// as that hop's `Proxy-Authorization` in place of its own (`fields(ofHop:)`). Not part of
+    /// the hops, so pooled connections (keyed on hops) carry the retry's new stream.
+    let credentials: [Int: String]
     var currentHop: HopDescription
     private(set) var reports: [HopReport] = []
     private var reused: [Int: Bool] = [:]
@@ -12,9 +16,10 @@ final class ChainAttempt {
     private var finished = false
     var onFinish: ((Result<TransportLayer, RelayError>) -> Void)?
 
-    init(hops: [RelayEndpoint], started: UInt64) {
+    init(hops: [RelayEndpoint], started: UInt64, credentials: [Int: String] = [:]) {
         self.hops = hops
         self.started = started
+        self.credentials = credentials
         currentHop = HopRegistry.describe(hop: 1, of: hops, negotiated: nil)
     }
 
@@ -24,9 +29,17 @@ final class ChainAttempt {
         HopRegistry.describe(hop: index, of: hops, negotiated: alpn)
     }
 
+    /// Hop `index`'s own header fields for its CONNECT, with this attempt's answer to its
+    /// challenge as `Proxy-Authorization` when there is one.
+    func fields(ofHop index: Int) -> [(String, String)] {
+        let own = hops[index - 1].fieldPairs
+        guard let credential = credentials[index] else { return own }
+        return own.filter { $0.0.lowercased() != "proxy-authorization" } + [("Proxy-Authorization", credential)]
+    }
+
     /// A copy with the same hops, reports and current hop, for the other side of a race.
     func copy() -> ChainAttempt {
-        let other = ChainAttempt(hops: hops, started: started)
+        let other = ChainAttempt(hops: hops, started: started, credentials: credentials)
         other.adopt(self)
         return other
     }

@@ -44,7 +44,7 @@ struct HTTP2ConnectConnector: HopConnector {
         let nextHop = context.nextHop(after: count, attempt: attempt)
         if let connection = pool.usableConnection(for: key) {
             attempt.note(hop: count, reused: true)
-            let stream = connection.makeStream(authority: target.description, headers: relay.fieldPairs, nextHop: nextHop)
+            let stream = connection.makeStream(authority: target.description, headers: attempt.fields(ofHop: count), nextHop: nextHop)
             return context.connect(stream, hop: count, attempt: attempt, completion: completion)
         }
         if pool.isEstablishing(key) {
@@ -65,7 +65,7 @@ struct HTTP2ConnectConnector: HopConnector {
                     let connection = try HTTP2RelayConnection(over: layer, hop: hop, atEndOfTurn: context.loop.atEndOfTurn)
                     connection.start()
                     pool.endEstablishing(key, connection: connection, speaksHTTP1: false)
-                    let stream = connection.makeStream(authority: target.description, headers: relay.fieldPairs, nextHop: nextHop)
+                    let stream = connection.makeStream(authority: target.description, headers: attempt.fields(ofHop: count), nextHop: nextHop)
                     context.connect(stream, hop: count, attempt: attempt, completion: completion)
                 } catch {
                     layer.close()

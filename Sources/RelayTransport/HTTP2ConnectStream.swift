@@ -11,6 +11,7 @@ final class HTTP2ConnectStream: ConnectStreamActor, ConnectAnswer {
     let nextHop: HopDescription?
     var completion: ((Result<Void, RelayError>) -> Void)?
     private(set) var altSvc: String?
+    private(set) var proxyAuthenticate: [String] = []
     var machine = ConnectStreamMachine(protocolName: "HTTP/2")
     private var outgoing: [UInt8] = []
     private var credit = FlowCredit()
@@ -54,6 +55,7 @@ final class HTTP2ConnectStream: ConnectStreamActor, ConnectAnswer {
     }
 
     func receivedAltSvc(_ value: String) { altSvc = value }
+    func receivedProxyAuthenticate(_ value: String) { proxyAuthenticate.append(value) }
     func headersComplete() { perform(machine.handle(.headersComplete)) }
 
     func receivedData(_ bytes: [UInt8]) {

@@ -294,6 +294,8 @@ private func h2OnHeader(_ session: OpaquePointer?, _ frame: UnsafePointer<nghttp
         stream.receivedStatus(Int(text) ?? 0)
     } else if headerName == "alt-svc" {
         stream.receivedAltSvc(text)
+    } else if headerName == "proxy-authenticate" {
+        stream.receivedProxyAuthenticate(text)
     }
     return 0
 }

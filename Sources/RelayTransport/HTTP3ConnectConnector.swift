@@ -69,7 +69,7 @@ extension HTTP3HopConnector {
             case .failure(let error):
                 completion(.failure(error))
             case .success(let connection):
-                let stream = connection.makeStream(authority: target.description, headers: attempt.hops[count - 1].fieldPairs,
+                let stream = connection.makeStream(authority: target.description, headers: attempt.fields(ofHop: count),
                                                    nextHop: context.nextHop(after: count, attempt: attempt))
                 context.connect(stream, hop: count, attempt: attempt, completion: completion)
             }

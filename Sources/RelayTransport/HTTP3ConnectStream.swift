@@ -4,7 +4,7 @@
 /// change state at once and reach the layer above through `HTTP3RelayConnection.post`, after
 /// the QUIC stack has returned; its control state is a `ConnectStreamMachine`. Owns the bytes
 /// it sends until the relay acknowledges them.
-final class HTTP3ConnectStream: ConnectStreamActor {
+final class HTTP3ConnectStream: ConnectStreamActor, ConnectAnswer {
     let authority: String
     let headers: [(String, String)]
     /// The request's pseudo-header fields: CONNECT to `authority`, or an extended CONNECT.
@@ -22,6 +22,9 @@ final class HTTP3ConnectStream: ConnectStreamActor {
     let nextHop: HopDescription?
     var completion: ((Result<Void, RelayError>) -> Void)?
     var machine = ConnectStreamMachine(protocolName: "HTTP/3")
+    /// A 407's challenges, for a responder; HTTP/3 relays' Alt-Svc means nothing here (no TCP side).
+    private(set) var proxyAuthenticate: [String] = []
+    var altSvc: String? { nil }
     private var credit = FlowCredit()
     /// Tunnel bytes received since the last delivery: all the DATA that one read of the QUIC
     /// socket brought goes up as one piece, not one per packet.
@@ -59,6 +62,8 @@ final class HTTP3ConnectStream: ConnectStreamActor {
     }
 
     // MARK: events from the connection (inside nghttp3's callbacks)
+
+    func noteProxyAuthenticate(_ value: String) { proxyAuthenticate.append(value) }
 
     func headersComplete() {
         let actions = machine.handle(.headersComplete)

@@ -32,10 +32,15 @@ package struct RelayError: Error, Sendable, CustomStringConvertible {
         case tokenUnavailable(String)
         /// The relay refused the hop's token again after it was replaced by a fresh one.
         case tokenRefused(status: Int, reason: String)
+        /// The hop's Privacy Pass issuer gave no token for the relay's 407 challenge.
+        case tokenIssuanceFailed(TokenIssuanceFailure)
     }
 
     package let hop: HopDescription
     package let cause: Cause
+    /// A 407's `Proxy-Authenticate` values (the challenges a `ProxyChallengeResponder` may
+    /// answer); empty for any other failure.
+    package var proxyAuthenticate: [String] = []
 
     package init(hop: HopDescription, cause: Cause) {
         self.hop = hop
@@ -76,6 +81,7 @@ extension RelayError.Cause: CustomStringConvertible {
         case .tokenUnavailable(let why): return "no relay token from the identity provider: \(why)"
         case .tokenRefused(let status, let reason):
             return "relay refused the identity provider's token again after a fresh one was fetched: \(status) \(reason)"
+        case .tokenIssuanceFailed(let failure): return failure.description
         }
     }
 }
