@@ -68,6 +68,8 @@ extension HTTP3HopConnector {
             switch result {
             case .failure(let error):
                 completion(.failure(error))
+            case .success where attempt.isFinished:
+                return  // timed out while it waited for a stream
             case .success(let connection):
                 let stream = connection.makeStream(authority: target.description, headers: attempt.hops[count - 1].fieldPairs,
                                                    nextHop: context.nextHop(after: count, attempt: attempt))
