@@ -1,0 +1,149 @@
+import Foundation
+import XCTest
+@testable import RelayTransport
+import RelayFetchTestSupport
+
+/// A thousand long-lived tunnels opened at once through one relay, more than its limit of
+/// concurrent streams per connection (nghttpx: SETTINGS_MAX_CONCURRENT_STREAMS 256; aioquic:
+/// MAX_STREAMS 128): every one must open, each connection keeping within the limit, the excess
+/// going to further pooled connections rather than queue behind tunnels that never end. Proven
+/// from the servers' logs: the relay's CONNECT lines for this run's origin port, and the origin's
+/// line for each tunnel's greeting. Old code: 256 of 1,000 opened over HTTP/2 and 128 over
+/// HTTP/3; the rest timed out at hop 1.
+final class RelayStreamLimitTests: XCTestCase {
+    private static let tunnels = 1_000
+    /// Well under the 15 s connect timeout the old code's excess tunnels died at.
+    private static let bound = 12.0
+
+    override func setUpWithError() throws { try TestServers.ensureRunning() }
+
+    func testAThousandHeldTunnelsThroughOneHTTP2Relay() throws {
+        let origin = try HostileServer(script: "held_origin.py")
+        defer { origin.stop() }
+        let relay = RelayEndpoint(host: "127.0.0.11", port: 4433, trust: TLSTrust(caFile: TestServers.caFile),
+                                  headerFields: [("Proxy-Authorization", TestServers.relayToken)], relayProtocol: .http2)
+        let held = try HeldTunnels.open(Self.tunnels, through: relay, to: TunnelTarget(host: "origin.test", port: origin.port))
+        defer { held.end() }
+        XCTAssertEqual(held.failures, [], "tunnels that failed (first few)")
+        XCTAssertLessThan(held.elapsed, Self.bound, "all tunnels open and answered")
+        // The kernel: enough connections for 256 streams each, and few.
+        let connections = try TestServers.ownSockets(.tcp, to: "127.0.0.11:4433")
+        XCTAssertTrue((4...16).contains(connections.count), "\(connections.count) connections to the relay")
+        // The relay: one CONNECT answered 200 per tunnel, to this run's origin port.
+        let connects = try TestServers.logLines(TestServers.http2RelayALog, containing: "origin.test:\(origin.port)")
+        XCTAssertEqual(connects.with(HTTP2RelayLogField.method, "CONNECT").with(HTTP2RelayLogField.status, "200").count, Self.tunnels)
+        try assertOriginGreeted(origin)
+    }
+
+    func testAThousandHeldTunnelsThroughOneHTTP3Relay() throws {
+        let origin = try HostileServer(script: "held_origin.py")
+        defer { origin.stop() }
+        let linesBefore = try TestServers.allLogLines(TestServers.http3RelayALog).count
+        let held = try HeldTunnels.open(Self.tunnels, through: HTTP3RelayTests.relay(), to: TunnelTarget(host: "origin.test", port: origin.port))
+        defer { held.end() }
+        XCTAssertEqual(held.failures, [], "tunnels that failed (first few)")
+        XCTAssertLessThan(held.elapsed, Self.bound, "all tunnels open and answered")
+        let sockets = try TestServers.ownSockets(.udp, to: "127.0.0.11:4433")
+        XCTAssertTrue((8...16).contains(sockets.count), "\(sockets.count) QUIC connections to the relay")
+        let lines = try TestServers.http3RelayLines(TestServers.http3RelayALog, skipping: linesBefore, from: sockets)
+        let connects = lines.with(HTTP3RelayLogField.authority, "origin.test:\(origin.port)").with(HTTP3RelayLogField.status, "200")
+        XCTAssertEqual(connects.count, Self.tunnels)
+        // No connection carried more streams than the relay allows at once (all are held open).
+        let perConnection = Dictionary(grouping: connects, by: { $0[HTTP3RelayLogField.peer.rawValue] }).mapValues(\.count)
+        XCTAssertLessThanOrEqual(perConnection.values.max() ?? 0, 128, "\(perConnection)")
+        try assertOriginGreeted(origin)
+    }
+
+    /// The origin logged every tunnel's greeting, each id once, all from the relay's address.
+    private func assertOriginGreeted(_ origin: HostileServer, file: StaticString = #filePath, line: UInt = #line) throws {
+        let hellos = try origin.events().map { $0.components(separatedBy: "\t") }.filter { $0.first == "hello" }
+        XCTAssertEqual(Set(hellos.map { $0[1] }).count, Self.tunnels, file: file, line: line)
+        XCTAssertEqual(Set(hellos.map { $0[2] }), ["127.0.0.11"], file: file, line: line)
+    }
+}
+
+/// Tunnels opened all at once on a loop of their own and held: each sends "HELLO <n>" to the
+/// origin and waits for its "OK <n>"; the outcome of each is collected, then all stay open
+/// until `end`.
+private final class HeldTunnels: @unchecked Sendable {
+    let loop = EventLoop()
+    private var builder: RelayChainBuilder!
+    private var layers: [TransportLayer] = []
+    private var readers: [GreetingReader] = []
+    private(set) var failures: [String] = []
+    private(set) var elapsed = 0.0
+
+    static func open(_ count: Int, through relay: RelayEndpoint, to target: TunnelTarget) throws -> HeldTunnels {
+        let held = HeldTunnels()
+        let done = DispatchSemaphore(value: 0)
+        let started = Date()
+        held.loop.execute {
+            held.builder = RelayChainBuilder(loop: held.loop)
+            var left = count
+            let finished = { (failure: String?) in
+                if let failure, held.failures.count < 5 { held.failures.append(failure) }
+                left -= 1
+                if left == 0 {
+                    held.elapsed = Date().timeIntervalSince(started)
+                    done.signal()
+                }
+            }
+            for index in 0..<count {
+                held.builder.build(hops: [relay], to: target, connectTimeout: 15) { outcome in
+                    switch outcome {
+                    case .failure(let error):
+                        finished("tunnel \(index): \(error)")
+                    case .success(let (tunnel, _)):
+                        let reader = GreetingReader(expected: "OK \(index)\n") { answered in finished(answered ? nil : "tunnel \(index): no answer") }
+                        tunnel.delegate = reader
+                        held.layers.append(tunnel)
+                        held.readers.append(reader)
+                        tunnel.send(Array("HELLO \(index)\n".utf8))
+                    }
+                }
+            }
+        }
+        guard done.wait(timeout: .now() + 40) == .success else {
+            held.end()
+            throw TestServerError(description: "the tunnels did not all finish within 40 s")
+        }
+        return held
+    }
+
+    func end() {
+        let done = DispatchSemaphore(value: 0)
+        loop.execute { [self] in
+            for layer in layers { layer.close() }
+            layers.removeAll()
+            builder?.closeAll()
+            done.signal()
+        }
+        done.wait()
+        loop.shutdown()
+    }
+}
+
+/// Waits for one line from the origin through a tunnel.
+private final class GreetingReader: TransportLayerDelegate {
+    private let expected: [UInt8]
+    private var received: [UInt8] = []
+    private var answered: ((Bool) -> Void)?
+
+    init(expected: String, answered: @escaping (Bool) -> Void) {
+        self.expected = Array(expected.utf8)
+        self.answered = answered
+    }
+
+    func layerDidReceive(_ bytes: [UInt8]) {
+        received += bytes
+        if received.count >= expected.count { finish(received == expected) }
+    }
+
+    func layerDidReceiveEOF() { finish(false) }
+    func layerDidFail(_ error: RelayError) { finish(false) }
+
+    private func finish(_ ok: Bool) {
+        answered?(ok)
+        answered = nil
+    }
+}
