@@ -54,6 +54,23 @@ final class RelayStreamLimitTests: XCTestCase {
         try assertOriginGreeted(origin)
     }
 
+    /// A relay that answers REFUSED_STREAM (its limit was lower than it said): the CONNECT is
+    /// sent again, on a second connection, and the tunnel opens. Old code: the tunnel failed
+    /// with "relay reset the stream: REFUSED_STREAM 0x7".
+    func testAStreamTheRelayRefusesGoesAgainOnAnotherConnection() throws {
+        let relay = try HostileServer(script: "h2_relay.py", host: "127.0.0.11", arguments: ["--mode", "refuse-first"])
+        defer { relay.stop() }
+        let endpoint = RelayEndpoint(host: "127.0.0.11", port: relay.port, trust: TLSTrust(caFile: TestServers.caFile), relayProtocol: .http2)
+        let chain = HTTP3TestChain()
+        defer { chain.end() }
+        let outcome = chain.tunnel(through: [endpoint])
+        XCTAssertNoThrow(try outcome.get(), "\(outcome)")
+        let events = try relay.events().map { $0.components(separatedBy: "\t")[0] }
+        XCTAssertEqual(events.filter { $0 == "CONNECTION" }.count, 2, "\(events)")
+        XCTAssertEqual(events.filter { $0 == "REFUSED" }.count, 1, "\(events)")
+        XCTAssertEqual(events.filter { $0 == "CONNECT" }.count, 1, "\(events)")
+    }
+
     /// The origin logged every tunnel's greeting, each id once, all from the relay's address.
     private func assertOriginGreeted(_ origin: HostileServer, file: StaticString = #filePath, line: UInt = #line) throws {
         let hellos = try origin.events().map { $0.components(separatedBy: "\t") }.filter { $0.first == "hello" }
