@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """A plain TCP origin that holds every connection open, for tests of many long-lived tunnels at
 once (HostileServer.swift). Not hostile in itself: on 127.0.0.21 it is origin.test:<port> to the
-relays. Each line "HELLO <id>" a client sends is answered "OK <id>" and logged as
-"hello<TAB><id><TAB><peer address>"; connections stay open until the client closes them. One
-thread with a selector, so a thousand held connections cost no thread each.
+relays. Each line "HELLO <id> [<size> [padding]]" a client sends is answered "OK <id>" (padded
+with spaces to <size> bytes, newline included) and logged as "hello<TAB><id><TAB><peer
+address>"; connections stay open until the client closes them. One thread with a selector, so a
+thousand held connections cost no thread each.
 """
 import selectors
 
@@ -46,9 +47,11 @@ def main():
             while b"\n" in pending[conn]:
                 line, _, pending[conn] = pending[conn].partition(b"\n")
                 words = line.decode("latin-1").split()
-                if len(words) == 2 and words[0] == "HELLO":
+                if len(words) >= 2 and words[0] == "HELLO":
                     log("hello", words[1], conn.getpeername()[0])
-                    conn.sendall(b"OK %s\n" % words[1].encode())
+                    answer = b"OK " + words[1].encode()
+                    size = int(words[2]) if len(words) > 2 and words[2].isdigit() else 0
+                    conn.sendall(answer.ljust(min(size, 1 << 20) - 1) + b"\n")
 
 
 if __name__ == "__main__":
