@@ -32,7 +32,7 @@ struct ProxyCommand: Subcommand {
       --pid-file FILE          write the process ID to FILE while listening
       --check                  validate the options and relay configuration, print it, and exit
       -h, --help               show this help
-    \(RelayOptions.help(maximumTimeDefault: "none"))
+    \(RelayOptions.helpForCarriedConnections)
 
     Examples:
       relayfetch proxy --relay https://relay.example:443 --relay-header 'Proxy-Authorization: Bearer T'
@@ -58,6 +58,9 @@ struct ProxyCommand: Subcommand {
         var scanner = ArgumentScanner(arguments)
         var allowRemote = false
         while let argument = scanner.next() {
+            if let why = RelayOptions.notForCarriedConnections[argument] {
+                throw UsageError("\(argument) does not apply to proxy: \(why) (see relayfetch proxy --help)")
+            }
             if try command.relay.parse(&scanner) { continue }
             switch argument {
             case "-h", "--help": return nil
@@ -92,7 +95,6 @@ struct ProxyCommand: Subcommand {
         }
         try command.relay.validate()
         try command.relay.requireRelays(for: "proxy")
-        if command.relay.ohttpRelay != nil { throw UsageError("proxy carries connections, not requests: --ohttp-relay cannot carry them") }
         if !command.listen.isLoopback {
             guard allowRemote else { throw UsageError("--listen \(command.listen) is reachable from other machines: add --allow-remote (and --user)") }
             guard command.credentials.required else { throw UsageError("--allow-remote needs --user: a proxy others can reach must ask for a password") }
