@@ -15,8 +15,8 @@ final class HTTP3ConnectionPool {
 
     private let shared: MultiplexedConnectionPool<Key, HTTP3RelayConnection, Waiter>
 
-    init(loop: EventLoop, idleTimeout: Double) {
-        shared = MultiplexedConnectionPool(loop: loop, idleTimeout: idleTimeout)
+    init(loop: EventLoop, idleTimeout: Double, maxConnections: Int) {
+        shared = MultiplexedConnectionPool(loop: loop, idleTimeout: idleTimeout, maxConnections: maxConnections)
     }
 
     /// An open connection for `key`: the pooled one, or a new one from `make` (`opened` is called

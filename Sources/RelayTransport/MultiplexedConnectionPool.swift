@@ -38,7 +38,7 @@ final class MultiplexedConnectionPool<Key: Hashable, Connection: MultiplexedRela
     private var streamWaiters: [Key: [() -> Void]] = [:]
     private var idleTimers: [ObjectIdentifier: UInt64] = [:]
 
-    init(loop: EventLoop, idleTimeout: Double, maxConnections: Int = 16) {
+    init(loop: EventLoop, idleTimeout: Double, maxConnections: Int) {
         self.loop = loop
         self.idleTimeout = idleTimeout
         self.maxConnections = maxConnections

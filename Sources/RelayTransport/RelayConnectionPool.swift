@@ -16,9 +16,9 @@ final class RelayConnectionPool {
     private var http1Relays: Set<Key> = []
     private(set) var connectionsOpened: [Int: Int] = [:]
 
-    init(loop: EventLoop, idleTimeout: Double) {
+    init(loop: EventLoop, idleTimeout: Double, maxConnections: Int) {
         self.loop = loop
-        shared = MultiplexedConnectionPool(loop: loop, idleTimeout: idleTimeout)
+        shared = MultiplexedConnectionPool(loop: loop, idleTimeout: idleTimeout, maxConnections: maxConnections)
     }
 
     func usableConnection(for key: Key) -> HTTP2RelayConnection? { shared.usableConnection(for: key) }

@@ -54,6 +54,30 @@ final class RelayStreamLimitTests: XCTestCase {
         try assertOriginGreeted(origin)
     }
 
+    /// Held to one connection, the tunnels beyond the relay's 256 streams wait for a stream
+    /// (within their connect timeout) rather than fail or exceed the limit, and open as soon as
+    /// other tunnels end: never more than 256 at once, all in the relay's log in the end.
+    func testTunnelsBeyondTheLastConnectionWaitForAStream() throws {
+        let origin = try HostileServer(script: "held_origin.py")
+        defer { origin.stop() }
+        let relay = RelayEndpoint(host: "127.0.0.11", port: 4433, trust: TLSTrust(caFile: TestServers.caFile),
+                                  headerFields: [("Proxy-Authorization", TestServers.relayToken)], relayProtocol: .http2)
+        let held = HeldTunnels(maxConnectionsPerRelay: 1)
+        defer { held.end() }
+        held.start(300, through: relay, to: TunnelTarget(host: "origin.test", port: origin.port))
+        XCTAssertTrue(held.waitFor(256, timeout: 10), "a connection's worth of tunnels opened")
+        Thread.sleep(forTimeInterval: 0.5)
+        XCTAssertEqual(held.counts.finished, 256, "the rest wait: \(held.failures)")
+        held.closeOpen(50)
+        XCTAssertTrue(held.waitFor(300, timeout: 5), "the waiting tunnels opened as streams ended")
+        XCTAssertEqual(held.failures, [])
+        XCTAssertEqual(try TestServers.ownSockets(.tcp, to: "127.0.0.11:4433").count, 1)
+        let connects = try TestServers.logLines(TestServers.http2RelayALog, containing: "origin.test:\(origin.port)")
+        XCTAssertEqual(connects.with(HTTP2RelayLogField.method, "CONNECT").with(HTTP2RelayLogField.status, "200").count, 300)
+        let hellos = try origin.events().filter { $0.hasPrefix("hello\t") }
+        XCTAssertEqual(hellos.count, 300)
+    }
+
     /// A relay that answers REFUSED_STREAM (its limit was lower than it said): the CONNECT is
     /// sent again, on a second connection, and the tunnel opens. Old code: the tunnel failed
     /// with "relay reset the stream: REFUSED_STREAM 0x7".
@@ -81,50 +105,99 @@ final class RelayStreamLimitTests: XCTestCase {
 
 /// Tunnels opened all at once on a loop of their own and held: each sends "HELLO <n>" to the
 /// origin and waits for its "OK <n>"; the outcome of each is collected, then all stay open
-/// until `end`.
+/// until `closeOpen` or `end`.
 private final class HeldTunnels: @unchecked Sendable {
     let loop = EventLoop()
     private var builder: RelayChainBuilder!
     private var layers: [TransportLayer] = []
     private var readers: [GreetingReader] = []
-    private(set) var failures: [String] = []
-    private(set) var elapsed = 0.0
+    /// Outcomes so far (touched on the loop; read through `counts`).
+    private var finished = 0
+    private var failed: [String] = []
+    private var started = Date()
+    private var lastFinished = Date()
 
+    /// Opens `count` tunnels and waits for every outcome (40 s at most).
     static func open(_ count: Int, through relay: RelayEndpoint, to target: TunnelTarget) throws -> HeldTunnels {
-        let held = HeldTunnels()
-        let done = DispatchSemaphore(value: 0)
-        let started = Date()
-        held.loop.execute {
-            held.builder = RelayChainBuilder(loop: held.loop)
-            var left = count
-            let finished = { (failure: String?) in
-                if let failure, held.failures.count < 5 { held.failures.append(failure) }
-                left -= 1
-                if left == 0 {
-                    held.elapsed = Date().timeIntervalSince(started)
-                    done.signal()
-                }
-            }
+        let held = HeldTunnels(maxConnectionsPerRelay: 16)
+        held.start(count, through: relay, to: target)
+        guard held.waitFor(count, timeout: 40) else {
+            held.end()
+            throw TestServerError(description: "the tunnels did not all finish within 40 s")
+        }
+        return held
+    }
+
+    init(maxConnectionsPerRelay: Int) {
+        let ready = DispatchSemaphore(value: 0)
+        loop.execute { [self] in
+            builder = RelayChainBuilder(loop: loop, maxConnectionsPerRelay: maxConnectionsPerRelay)
+            ready.signal()
+        }
+        ready.wait()
+    }
+
+    /// Starts `count` tunnels to `target`, numbered from 0.
+    func start(_ count: Int, through relay: RelayEndpoint, to target: TunnelTarget, connectTimeout: Double = 15) {
+        loop.execute { [self] in
+            started = Date()
             for index in 0..<count {
-                held.builder.build(hops: [relay], to: target, connectTimeout: 15) { outcome in
+                builder.build(hops: [relay], to: target, connectTimeout: connectTimeout) { [self] outcome in
                     switch outcome {
                     case .failure(let error):
-                        finished("tunnel \(index): \(error)")
+                        record("tunnel \(index): \(error)")
                     case .success(let (tunnel, _)):
-                        let reader = GreetingReader(expected: "OK \(index)\n") { answered in finished(answered ? nil : "tunnel \(index): no answer") }
+                        let reader = GreetingReader(expected: "OK \(index)\n") { [self] answered in record(answered ? nil : "tunnel \(index): no answer") }
                         tunnel.delegate = reader
-                        held.layers.append(tunnel)
-                        held.readers.append(reader)
+                        layers.append(tunnel)
+                        readers.append(reader)
                         tunnel.send(Array("HELLO \(index)\n".utf8))
                     }
                 }
             }
         }
-        guard done.wait(timeout: .now() + 40) == .success else {
-            held.end()
-            throw TestServerError(description: "the tunnels did not all finish within 40 s")
+    }
+
+    private func record(_ failure: String?) {
+        finished += 1
+        lastFinished = Date()
+        if let failure { failed.append(failure) }
+    }
+
+    /// Outcomes so far, failures (the first five) and seconds from the start to the last outcome.
+    var counts: (finished: Int, failures: [String], elapsed: Double) {
+        let done = DispatchSemaphore(value: 0)
+        var result: (Int, [String], Double) = (0, [], 0)
+        loop.execute { [self] in
+            result = (finished, Array(failed.prefix(5)), lastFinished.timeIntervalSince(started))
+            done.signal()
         }
-        return held
+        done.wait()
+        return result
+    }
+
+    var failures: [String] { counts.failures }
+    var elapsed: Double { counts.elapsed }
+
+    /// Waits until `count` tunnels have an outcome; false at the timeout.
+    func waitFor(_ count: Int, timeout: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while counts.finished < count {
+            guard Date() < deadline else { return false }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        return true
+    }
+
+    /// Closes the first `count` tunnels that opened.
+    func closeOpen(_ count: Int) {
+        let done = DispatchSemaphore(value: 0)
+        loop.execute { [self] in
+            for layer in layers.prefix(count) { layer.close() }
+            layers.removeFirst(min(count, layers.count))
+            done.signal()
+        }
+        done.wait()
     }
 
     func end() {
