@@ -14,7 +14,7 @@ final class HTTP2RelayConnection: TransportLayerDelegate {
     private var flushScheduled = false
     private(set) var session: OpaquePointer?
     private(set) var streams: [Int32: HTTP2ConnectStream] = [:]
-    private(set) var closed = false
+    private var closed = false
     /// True once the relay sent GOAWAY or the connection failed: no new streams.
     private(set) var isDraining = false
     /// Called (on the loop) whenever the last stream ends, and when the connection dies.
@@ -25,6 +25,7 @@ final class HTTP2RelayConnection: TransportLayerDelegate {
     /// Called once, when the relay's first SETTINGS arrived (its stream limit is known) or the
     /// connection ended before them.
     var onPeerSettings: (() -> Void)?
+    /// `onStreamAvailable` is due at the end of this turn (`streamMayBeAvailable`).
     var availabilityScheduled = false
     /// Streams the relay took when it last refused one (REFUSED_STREAM): no more go to it until
     /// one ends or new SETTINGS arrive, whatever its advertised limit says.
@@ -42,6 +43,7 @@ final class HTTP2RelayConnection: TransportLayerDelegate {
     /// stream; 16 MiB for all), small enough that a paused reader holds back little.
     static let streamWindow: Int32 = 4 << 20
     static let connectionWindow: Int32 = 16 << 20
+    /// The relay's limit of concurrent streams until its SETTINGS name one.
     static let assumedStreamLimit: UInt32 = 100
 
     /// `atEndOfTurn` runs queued frames' write once the loop's turn is done (tests over an

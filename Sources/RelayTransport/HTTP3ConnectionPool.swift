@@ -1,4 +1,4 @@
-/// A session's HTTP/3 relay connections, one per chain prefix (the hops, with their trust and
+/// A session's HTTP/3 relay connections by chain prefix (the hops, with their trust and
 /// headers, up to and including the relay): QUIC straight to a first hop, or QUIC inside a
 /// CONNECT-UDP stream through the hop before for a later one. Tunnels share an open connection
 /// while the relay's MAX_STREAMS leaves it a free stream, and tunnels that arrive while one is
@@ -19,7 +19,7 @@ final class HTTP3ConnectionPool {
         shared = MultiplexedConnectionPool(loop: loop, idleTimeout: idleTimeout, maxConnections: maxConnections)
     }
 
-    /// An open connection for `key`: the pooled one, or a new one from `make` (`opened` is called
+    /// An open connection for `key` with a free stream: a pooled one, or a new one from `make` (`opened` is called
     /// when a new one has completed its handshake: a QUIC attempt nothing answered opened no
     /// connection). `completion` runs once, on the loop; `reused` is false only for the tunnel
     /// that started the connection.
