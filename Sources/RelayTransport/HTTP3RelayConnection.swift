@@ -209,11 +209,15 @@ final class HTTP3RelayConnection: QUICApplication {
         isDraining = true
         let sender = hop.index == 0 ? "the origin" : "relay"
         for (streamID, stream) in streams where streamID >= id && !stream.ended {
+            (stream as? HTTP3ConnectStream)?.markRefusedUnprocessed()
             stream.connectionFailed(RelayError(hop: hop, cause: .protocolError("\(sender) sent GOAWAY before the stream started")))
         }
         let waiting = waitingForStreamID
         waitingForStreamID.removeAll()
-        for stream in waiting { stream.connectionFailed(RelayError(hop: hop, cause: .protocolError("\(sender) sent GOAWAY"))) }
+        for stream in waiting {
+            (stream as? HTTP3ConnectStream)?.markRefusedUnprocessed()
+            stream.connectionFailed(RelayError(hop: hop, cause: .protocolError("\(sender) sent GOAWAY")))
+        }
         post { [self] in
             if activeStreams == 0 { onIdle?() }
             onStreamAvailable?()  // the pool drops it: waiting tunnels may open another

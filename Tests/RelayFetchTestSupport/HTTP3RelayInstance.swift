@@ -20,9 +20,10 @@ public final class HTTP3RelayInstance {
     /// sends GOAWAY on a connection after that many tunnels on it; with `holdCredit`, it gives a
     /// tunnel no stream credit while its TCP target is behind (`--hold-credit`: back-pressure
     /// for uploads, which aioquic alone does not apply); `hosts` are names (to IPv4 loopback
-    /// addresses) it resolves besides the shared relays' map.
+    /// addresses) it resolves besides the shared relays' map; it resets the first `rejectFirst`
+    /// requests with H3_REQUEST_REJECTED, unprocessed.
     public init(host: String, token: String = "relay-token-B", idleTimeout: Double = 60, goAwayAfter: Int = 0,
-                holdCredit: Bool = false, hosts: [String: String] = [:]) throws {
+                holdCredit: Bool = false, hosts: [String: String] = [:], rejectFirst: Int = 0) throws {
         try TestServers.ensureRunning()
         self.host = host
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("h3relay-\(UUID().uuidString)")
@@ -33,7 +34,7 @@ public final class HTTP3RelayInstance {
         arguments = ["-u", "-B", TestServers.repository.appendingPathComponent("Samples/servers/h3_relay.py").path,
                      "--name", "T", "--source", host, "--token", token,
                      "--cert", certificate, "--key", key, "--state", folder.path, "--idle-timeout", String(idleTimeout),
-                     "--goaway-after", String(goAwayAfter)] + (holdCredit ? ["--hold-credit"] : [])
+                     "--goaway-after", String(goAwayAfter), "--reject-first", String(rejectFirst)] + (holdCredit ? ["--hold-credit"] : [])
                      + hosts.sorted { $0.key < $1.key }.flatMap { ["--host", "\($0.key)=\($0.value)"] }
         try start()
     }

@@ -95,6 +95,21 @@ final class RelayStreamLimitTests: XCTestCase {
         XCTAssertEqual(events.filter { $0 == "CONNECT" }.count, 1, "\(events)")
     }
 
+    /// An HTTP/3 relay that resets the first request with H3_REQUEST_REJECTED (unprocessed): the
+    /// CONNECT is sent again and the tunnel opens. Old code: the tunnel failed with "relay reset
+    /// the stream: H3_REQUEST_REJECTED 0x10b".
+    func testAStreamTheHTTP3RelayRejectsGoesAgain() throws {
+        let relay = try HTTP3RelayInstance(host: "127.0.0.11", rejectFirst: 1)
+        let endpoint = RelayEndpoint(host: "127.0.0.11", port: relay.port, trust: TLSTrust(caFile: TestServers.caFile),
+                                     headerFields: [("Proxy-Authorization", TestServers.relayBToken)], relayProtocol: .http3)
+        let chain = HTTP3TestChain()
+        defer { chain.end() }
+        let outcome = chain.tunnel(through: [endpoint])
+        XCTAssertNoThrow(try outcome.get(), "\(outcome)")
+        let statuses = try relay.lines().with(HTTP3RelayLogField.authority, "origin.test:443").values(HTTP3RelayLogField.status)
+        XCTAssertEqual(statuses, ["rejected", "200"])
+    }
+
     /// The origin logged every tunnel's greeting, each id once, all from the relay's address.
     private func assertOriginGreeted(_ origin: HostileServer, file: StaticString = #filePath, line: UInt = #line) throws {
         let hellos = try origin.events().map { $0.components(separatedBy: "\t") }.filter { $0.first == "hello" }
