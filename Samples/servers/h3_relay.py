@@ -28,7 +28,8 @@ requests 400.
 
 With --goaway-after N, the relay sends GOAWAY (RFC 9114 section 5.2) on a connection once it has
 answered N CONNECT requests on it with 200, naming the next request stream: the client takes later
-tunnels to a new connection.
+tunnels to a new connection. With --reject-first N, it resets the first N requests it gets (all
+connections together) with H3_REQUEST_REJECTED, unprocessed (logged with status "rejected").
 
 With --upstream HOST:PORT, the relay is an HTTP/3 front of an HTTP/1.1 relay: it checks no token
 itself, and sends each CONNECT on as an HTTP/1.1 CONNECT to that relay (from --source), with the
@@ -224,10 +225,12 @@ def say(message):
 class Relay:
     """What one relay (A or B) is: its token, source address, log, packet sizes and when it sends GOAWAY."""
 
-    def __init__(self, name, token, source, log_path, max_packet, tunnel_max_packet, goaway_after=0, hold_credit=False):
+    def __init__(self, name, token, source, log_path, max_packet, tunnel_max_packet, goaway_after=0, hold_credit=False,
+                 reject_first=0):
         self.name, self.token, self.source = name, token, source
         self.max_packet, self.tunnel_max_packet = max_packet, tunnel_max_packet
         self.goaway_after = goaway_after
+        self.reject_first = reject_first  # requests still to reject unprocessed (--reject-first)
         self.hold_credit = hold_credit
         self.upstream = None  # (host, port) of an HTTP/1.1 relay every CONNECT goes to (--upstream)
         self.log_file = open(log_path, "a", buffering=1, encoding="utf-8")
@@ -599,6 +602,14 @@ class RelayProtocol(QuicConnectionProtocol):
             self.relay.log(self.peer, method, protocol, authority, path, status, authorization)
             self.respond(stream_id, status, headers)
 
+        if self.relay.reject_first > 0:
+            self.relay.reject_first -= 1
+            self.relay.log(self.peer, method, protocol, authority, path, "rejected", authorization)
+            self._quic.reset_stream(stream_id, 0x10B)  # H3_REQUEST_REJECTED: safe to send again
+            self._quic.stop_stream(stream_id, 0x10B)
+            self.transmit()
+            return
+
         if self.relay.upstream is None and authorization != f"Bearer {self.relay.token}":
             return finish(407, [("proxy-authenticate", f'Bearer realm="relay-{self.relay.name}"')])
         if method != "CONNECT":
@@ -692,7 +703,7 @@ async def run(args):
     os.makedirs(args.state, exist_ok=True)
     relay = Relay(
         args.name, args.token, args.source, os.path.join(args.state, "access.log"),
-        args.max_packet, args.tunnel_max_packet, args.goaway_after, args.hold_credit,
+        args.max_packet, args.tunnel_max_packet, args.goaway_after, args.hold_credit, args.reject_first,
     )
     if args.upstream:
         host, _, port = args.upstream.rpartition(":")
@@ -786,6 +797,8 @@ def main():
     parser.add_argument("--idle-timeout", type=float, default=60.0, help="QUIC idle timeout, seconds")
     parser.add_argument("--goaway-after", type=int, default=0,
                         help="send GOAWAY on a connection after N tunnels on it (default 0: never)")
+    parser.add_argument("--reject-first", type=int, default=0,
+                        help="reset the first N requests with H3_REQUEST_REJECTED, unprocessed (default 0)")
     parser.add_argument("--hold-credit", action="store_true",
                         help="give no stream credit while a TCP target is behind (back-pressure for uploads)")
     parser.add_argument("--host", action="append", default=[], metavar="NAME=ADDRESS",

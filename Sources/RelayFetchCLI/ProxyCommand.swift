@@ -35,7 +35,7 @@ struct ProxyCommand: Subcommand {
                                (as crawl's); each connection fails over to another chain when
                                its chain's relay fails, never to a direct connection
       -h, --help               show this help
-    \(RelayOptions.help(maximumTimeDefault: "none"))
+    \(RelayOptions.helpForCarriedConnections)
 
     Examples:
       relayfetch proxy --relay https://relay.example:443 --relay-header 'Proxy-Authorization: Bearer T'
@@ -64,6 +64,9 @@ struct ProxyCommand: Subcommand {
         var scanner = ArgumentScanner(groups[0])
         var allowRemote = false
         while let argument = scanner.next() {
+            if let why = RelayOptions.notForCarriedConnections[argument] {
+                throw UsageError("\(argument) does not apply to proxy: \(why) (see relayfetch proxy --help)")
+            }
             if try command.relay.parse(&scanner) { continue }
             switch argument {
             case "-h", "--help": return nil
@@ -97,6 +100,12 @@ struct ProxyCommand: Subcommand {
             }
         }
         try command.relay.validate()
+        for argument in groups.dropFirst().joined() {
+            let name = String(argument.prefix { $0 != "=" })
+            if let why = RelayOptions.notForCarriedConnections[name] {
+                throw UsageError("\(name) does not apply to proxy: \(why) (see relayfetch proxy --help)")
+            }
+        }
         command.moreChains = try groups.dropFirst().map { try RelayOptions.chainGroup($0, inheriting: command.relay) }
         if !command.moreChains.isEmpty && !command.relay.namesRelays {
             throw UsageError("with --chain, the first chain needs relays too (a pool never connects directly)")

@@ -13,7 +13,9 @@ final class ChainAttempt {
     private var reused: [Int: Bool] = [:]
     /// Pooled HTTP/3 connections this attempt reused, by hop.
     private var reusedHTTP3: [Int: WeakHTTP3Connection] = [:]
-    private var finished = false
+    private(set) var isFinished = false
+    /// Streams relays turned away unprocessed and this attempt sent again, by hop.
+    private var refusedRetries: [Int: Int] = [:]
     var onFinish: ((Result<TransportLayer, RelayError>) -> Void)?
 
     init(hops: [RelayEndpoint], started: UInt64, credentials: [Int: String] = [:]) {
@@ -73,6 +75,14 @@ final class ChainAttempt {
     /// its idle timeout), so the next tunnel opens a fresh one rather than waiting there too.
     func retireReusedConnection(atHop index: Int) { reusedHTTP3[index]?.connection?.retire() }
 
+    /// Whether a stream hop `index` refused unprocessed may be sent again: a few times per hop,
+    /// so a relay that refuses every stream fails the attempt rather than spin until its timeout.
+    func mayRetryRefusedStream(atHop index: Int) -> Bool {
+        guard !isFinished, refusedRetries[index, default: 0] < 3 else { return false }
+        refusedRetries[index, default: 0] += 1
+        return true
+    }
+
     func recordOpen(hop index: Int, description: HopDescription) {
         reports.append(HopReport(hop: description, connectedAfter: Double(EventLoop.nowNanos() - started) / 1e9,
                                  reusedConnection: reused[index] ?? false))
@@ -80,11 +90,11 @@ final class ChainAttempt {
 
     /// Completes the attempt once; a layer that arrives after a timeout is closed.
     func finish(_ result: Result<TransportLayer, RelayError>) {
-        guard !finished else {
+        guard !isFinished else {
             if case .success(let layer) = result { layer.close() }
             return
         }
-        finished = true
+        isFinished = true
         onFinish?(result)
         onFinish = nil
     }

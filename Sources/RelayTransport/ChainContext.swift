@@ -17,12 +17,12 @@ final class ChainContext {
     var proxyChallengeResponder: ProxyChallengeResponder?
     private var contexts: [TLSTrust: TLSContext] = [:]
 
-    init(loop: EventLoop, idleTimeout: Double, http3HeadStart: Double, resolver: HostResolver?) {
+    init(loop: EventLoop, idleTimeout: Double, http3HeadStart: Double, resolver: HostResolver?, maxConnectionsPerRelay: Int) {
         self.loop = loop
         self.http3HeadStart = http3HeadStart
         self.resolver = resolver
-        pool = RelayConnectionPool(loop: loop, idleTimeout: idleTimeout)
-        http3Pool = HTTP3ConnectionPool(loop: loop, idleTimeout: idleTimeout)
+        pool = RelayConnectionPool(loop: loop, idleTimeout: idleTimeout, maxConnections: maxConnectionsPerRelay)
+        http3Pool = HTTP3ConnectionPool(loop: loop, idleTimeout: idleTimeout, maxConnections: maxConnectionsPerRelay)
     }
 
     /// The connector of hop `index` of `hops`, from the registry.

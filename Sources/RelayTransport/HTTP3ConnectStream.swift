@@ -25,6 +25,9 @@ final class HTTP3ConnectStream: ConnectStreamActor, ConnectAnswer {
     /// A 407's challenges, for a responder; HTTP/3 relays' Alt-Svc means nothing here (no TCP side).
     private(set) var proxyAuthenticate: [String] = []
     var altSvc: String? { nil }
+    /// True when the relay turned the stream away unprocessed (H3_REQUEST_REJECTED, or GOAWAY
+    /// at or below its id) before answering: the CONNECT may go again (RFC 9114 §4.1.1, §5.2).
+    private(set) var wasRefusedUnprocessed = false
     private var credit = FlowCredit()
     /// Tunnel bytes received since the last delivery: all the DATA that one read of the QUIC
     /// socket brought goes up as one piece, not one per packet.
@@ -92,16 +95,23 @@ final class HTTP3ConnectStream: ConnectStreamActor, ConnectAnswer {
 
     /// The relay reset the stream or asked us to stop sending.
     func aborted(code: UInt64) {
+        if code == HTTP3ErrorCode.requestRejected { markRefusedUnprocessed() }
         connection.post { [self] in perform(machine.handle(.aborted(code: HTTP3ErrorCode.name(code)))) }
     }
 
     /// Both directions are closed and nghttp3 forgot the stream.
     func streamClosed(code: UInt64) {
+        if code == HTTP3ErrorCode.requestRejected { markRefusedUnprocessed() }
         let owed = credit.settle()  // the stream is gone, but the connection's window must get these back
         if owed > 0 { connection.credit(self, count: owed) }
         connection.post { [self] in
             perform(machine.handle(.closed(resetCode: code == HTTP3ErrorCode.noError ? nil : HTTP3ErrorCode.name(code))))
         }
+    }
+
+    /// The relay left the stream unprocessed, if it had not answered it yet.
+    func markRefusedUnprocessed() {
+        if !machine.wasOpened { wasRefusedUnprocessed = true }
     }
 
     func connectionFailed(_ error: RelayError) {

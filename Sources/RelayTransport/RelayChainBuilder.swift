@@ -16,9 +16,13 @@ package final class RelayChainBuilder {
     /// - Parameter idleTimeout: seconds an HTTP/2 or HTTP/3 relay connection with no tunnels stays open.
     /// - Parameter http3HeadStart: seconds QUIC runs alone before a hop's TCP fallback is raced against it.
     /// - Parameter resolver: resolves the first hop's host name (nil: the system resolver).
-    package init(loop: EventLoop, idleTimeout: Double = 60, http3HeadStart: Double = 0.3, resolver: HostResolver? = nil) {
+    /// - Parameter maxConnectionsPerRelay: HTTP/2 or HTTP/3 connections one chain prefix may have
+    ///   open when each carries as many tunnels as its relay allows; beyond, tunnels wait for a stream.
+    package init(loop: EventLoop, idleTimeout: Double = 60, http3HeadStart: Double = 0.3, resolver: HostResolver? = nil,
+                 maxConnectionsPerRelay: Int = 16) {
         self.loop = loop
-        context = ChainContext(loop: loop, idleTimeout: idleTimeout, http3HeadStart: http3HeadStart, resolver: resolver)
+        context = ChainContext(loop: loop, idleTimeout: idleTimeout, http3HeadStart: http3HeadStart, resolver: resolver,
+                               maxConnectionsPerRelay: maxConnectionsPerRelay)
     }
 
     /// How hop `index` (`relay`) reads in `-v`, errors and HAR before anything is negotiated,
