@@ -78,7 +78,8 @@ let package = Package(
         .testTarget(name: "RelayProfilesTests", dependencies: ["RelayProfiles", "RelayFetchTestSupport"]),
         .testTarget(name: "CrawlerTests", dependencies: ["Crawler", "RelayFetchTestSupport", "Locking"]),
         .testTarget(name: "LocalProxyTests", dependencies: ["LocalProxy", "RelayTransport", "RelayFetchTestSupport"]),
-        .testTarget(name: "RelayFetchCLITests", dependencies: ["RelayFetchCLI", "LocalProxy", "Crawler", "RelayFetchTestSupport", "Locking", "CLibXML2", "COpenSSL"],
+        .testTarget(name: "RelayFetchCLITests", dependencies: ["RelayFetchCLI", "LocalProxy", "Crawler", "RelayFetchTestSupport", "Locking", "CLibXML2", "COpenSSL",
+                                                              "PrivacyPass", "RelayTransport"],
                     exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]

@@ -28,7 +28,13 @@ requests 400.
 
 With --goaway-after N, the relay sends GOAWAY (RFC 9114 section 5.2) on a connection once it has
 answered N CONNECT requests on it with 200, naming the next request stream: the client takes later
-tunnels to a new connection.
+tunnels to a new connection. With --reject-first N, it resets the first N requests it gets (all
+connections together) with H3_REQUEST_REJECTED, unprocessed (logged with status "rejected").
+
+With --upstream HOST:PORT, the relay is an HTTP/3 front of an HTTP/1.1 relay: it checks no token
+itself, and sends each CONNECT on as an HTTP/1.1 CONNECT to that relay (from --source), with the
+client's proxy-authorization; a refusal comes back with its status and proxy-authenticate fields
+(a PrivateToken 407 from privacy_pass_relay.py reaches the client as it was sent).
 
 One TAB-separated line per request goes to STATE/access.log when its status is decided (tunnels
 are long-lived): time, client address:port, method, :protocol, :authority, :path, status,
@@ -219,11 +225,14 @@ def say(message):
 class Relay:
     """What one relay (A or B) is: its token, source address, log, packet sizes and when it sends GOAWAY."""
 
-    def __init__(self, name, token, source, log_path, max_packet, tunnel_max_packet, goaway_after=0, hold_credit=False):
+    def __init__(self, name, token, source, log_path, max_packet, tunnel_max_packet, goaway_after=0, hold_credit=False,
+                 reject_first=0):
         self.name, self.token, self.source = name, token, source
         self.max_packet, self.tunnel_max_packet = max_packet, tunnel_max_packet
         self.goaway_after = goaway_after
+        self.reject_first = reject_first  # requests still to reject unprocessed (--reject-first)
         self.hold_credit = hold_credit
+        self.upstream = None  # (host, port) of an HTTP/1.1 relay every CONNECT goes to (--upstream)
         self.log_file = open(log_path, "a", buffering=1, encoding="utf-8")
         self.protocols = set()
 
@@ -555,6 +564,24 @@ class RelayProtocol(QuicConnectionProtocol):
                 if len(early) < MAX_EARLY_DATAGRAMS:
                     early.append(event.data)
 
+    async def connect_upstream(self, authority, authorization, refusal):
+        """An HTTP/1.1 CONNECT to --upstream; on a refusal, appends (status, proxy-authenticate
+        fields) to `refusal` and raises OSError."""
+        reader, writer = await asyncio.open_connection(*self.relay.upstream, local_addr=(self.relay.source, 0))
+        request = f"CONNECT {authority} HTTP/1.1\r\nHost: {authority}\r\n"
+        if authorization is not None:
+            request += f"Proxy-Authorization: {authorization}\r\n"
+        writer.write((request + "\r\n").encode())
+        head = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1").split("\r\n")
+        status = int(head[0].split(" ")[1])
+        if 200 <= status < 300:
+            return reader, writer
+        writer.close()
+        challenges = [("proxy-authenticate", line.partition(":")[2].strip()) for line in head[1:]
+                      if line.lower().startswith("proxy-authenticate:")]
+        refusal.append((status, challenges))
+        raise OSError(f"upstream answered {status}")
+
     def request(self, stream_id, headers, ended):
         pseudo, fields = {}, {}
         for key, value in headers:
@@ -575,7 +602,15 @@ class RelayProtocol(QuicConnectionProtocol):
             self.relay.log(self.peer, method, protocol, authority, path, status, authorization)
             self.respond(stream_id, status, headers)
 
-        if authorization != f"Bearer {self.relay.token}":
+        if self.relay.reject_first > 0:
+            self.relay.reject_first -= 1
+            self.relay.log(self.peer, method, protocol, authority, path, "rejected", authorization)
+            self._quic.reset_stream(stream_id, 0x10B)  # H3_REQUEST_REJECTED: safe to send again
+            self._quic.stop_stream(stream_id, 0x10B)
+            self.transmit()
+            return
+
+        if self.relay.upstream is None and authorization != f"Bearer {self.relay.token}":
             return finish(407, [("proxy-authenticate", f'Bearer realm="relay-{self.relay.name}"')])
         if method != "CONNECT":
             return finish(405, [("allow", "CONNECT")])
@@ -585,7 +620,7 @@ class RelayProtocol(QuicConnectionProtocol):
             target = parse_authority(authority or "")
             if target is None:
                 return finish(400)
-            address = resolve(target[0])
+            address = resolve(target[0]) if self.relay.upstream is None else target[0]
             if address is None:
                 return finish(502)
             tunnel = TcpTunnel(self, stream_id)
@@ -594,15 +629,19 @@ class RelayProtocol(QuicConnectionProtocol):
                 tunnel.client_done = True
 
             async def open_tcp():
+                refusal = []
                 try:
-                    reader, writer = await asyncio.wait_for(
-                        asyncio.open_connection(address, target[1], local_addr=(self.relay.source, 0)),
-                        CONNECT_TIMEOUT,
-                    )
+                    if self.relay.upstream is None:
+                        reader, writer = await asyncio.wait_for(
+                            asyncio.open_connection(address, target[1], local_addr=(self.relay.source, 0)),
+                            CONNECT_TIMEOUT,
+                        )
+                    else:
+                        reader, writer = await asyncio.wait_for(self.connect_upstream(authority, authorization, refusal), CONNECT_TIMEOUT)
                 except asyncio.TimeoutError:
                     status = 504
                 except OSError:
-                    status = 502
+                    status, headers = refusal[0] if refusal else (502, [])
                 else:
                     if tunnel.closed:  # the client gave up meanwhile
                         writer.close()
@@ -614,7 +653,7 @@ class RelayProtocol(QuicConnectionProtocol):
                     return
                 tunnel.close()
                 if self._quic._close_event is None:
-                    finish(status)
+                    finish(status, headers if refusal else ())
 
             asyncio.ensure_future(open_tcp())
             return
@@ -664,8 +703,11 @@ async def run(args):
     os.makedirs(args.state, exist_ok=True)
     relay = Relay(
         args.name, args.token, args.source, os.path.join(args.state, "access.log"),
-        args.max_packet, args.tunnel_max_packet, args.goaway_after, args.hold_credit,
+        args.max_packet, args.tunnel_max_packet, args.goaway_after, args.hold_credit, args.reject_first,
     )
+    if args.upstream:
+        host, _, port = args.upstream.rpartition(":")
+        relay.upstream = (host, int(port))
     configuration = QuicConfiguration(
         is_client=False,
         alpn_protocols=H3_ALPN,
@@ -755,10 +797,13 @@ def main():
     parser.add_argument("--idle-timeout", type=float, default=60.0, help="QUIC idle timeout, seconds")
     parser.add_argument("--goaway-after", type=int, default=0,
                         help="send GOAWAY on a connection after N tunnels on it (default 0: never)")
+    parser.add_argument("--reject-first", type=int, default=0,
+                        help="reset the first N requests with H3_REQUEST_REJECTED, unprocessed (default 0)")
     parser.add_argument("--hold-credit", action="store_true",
                         help="give no stream credit while a TCP target is behind (back-pressure for uploads)")
     parser.add_argument("--host", action="append", default=[], metavar="NAME=ADDRESS",
                         help="one more name the relay resolves (a test's own origin); repeatable")
+    parser.add_argument("--upstream", help="HOST:PORT of an HTTP/1.1 relay to send every CONNECT to (no token check here)")
     parser.add_argument("--self-test", action="store_true", help="check the codecs and exit")
     args = parser.parse_args()
     for entry in args.host:

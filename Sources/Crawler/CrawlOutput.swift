@@ -93,14 +93,11 @@ public final class CrawlOutput: Sendable {
     /// WARC file. A page whose body was skipped for its type is in the JSON lines only: its
     /// archive record would claim a payload it never had.
     private func warcRecords(for page: CrawledPage) -> Data? {
-        guard warcFolder != nil, page.record.outcome != .skippedByType, let status = page.record.status,
-              let url = URL(string: page.record.url) else { return nil }
-        var records = WARCWriter.records(for: WARCExchange(url: url, requestHeaderFields: page.requestHeaderFields, statusCode: status,
-                                                           responseHeaderFields: page.responseHeaderFields, body: page.body ?? Data(),
-                                                           startedAt: page.record.fetchedAt))
-        for requisite in page.requisites {
-            guard requisite.statusCode != nil else { continue }
-            records += WARCWriter.records(for: requisite.exchange)
+        guard warcFolder != nil, page.record.outcome != .skippedByType, let exchange = page.exchange,
+              exchange.response.statusCode != nil else { return nil }
+        var records = WARCWriter.records(for: exchange)
+        for requisite in page.requisites where requisite.response.statusCode != nil {
+            records += WARCWriter.records(for: requisite)
         }
         return records
     }

@@ -54,15 +54,20 @@ public struct CrawlRequisite: Sendable, Codable {
     public var error: String?
 }
 
-/// A crawled page as handed to outputs: its record, and for archives the exchange itself.
+/// A crawled page as handed to outputs: its record, and for archives the exchanges themselves.
 public struct CrawledPage: Sendable {
     public var record: CrawlRecord
-    public var requestHeaderFields: HTTPFields = []
-    public var responseHeaderFields: HTTPFields = []
-    /// The body, when `CrawlConfiguration.keepBodies` is set.
-    public var body: Data?
+    /// The page's exchange, when a response came (its body kept when
+    /// `CrawlConfiguration.keepBodies` is set); nil for a page that failed or robots.txt refused.
+    public var exchange: HTTPExchange?
     /// The requisites' exchanges (bodies too when `keepBodies` is set), for archives.
-    public var requisites: [PageResource] = []
+    public var requisites: [HTTPExchange] = []
+
+    public init(record: CrawlRecord, exchange: HTTPExchange? = nil, requisites: [HTTPExchange] = []) {
+        self.record = record
+        self.exchange = exchange
+        self.requisites = requisites
+    }
 }
 
 /// Where a crawl stands, for progress lines and the final summary.

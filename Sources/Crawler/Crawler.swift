@@ -12,7 +12,7 @@ import CryptoPrimitives
 /// session, and never lets the session follow a redirect: a redirect is a link, held to the scope.
 public final class Crawler: Sendable {
     public let configuration: CrawlConfiguration
-    private let pool: RelayPool
+    private let pool: RelayPool<Session>
     private let coordinator: CrawlCoordinator
     private let robots: RobotsCache
     private let pageSessions: PageSessions
@@ -90,15 +90,15 @@ public final class Crawler: Sendable {
     /// Where the crawl stands now.
     public func progress() async throws -> CrawlProgress {
         var progress = try await coordinator.snapshot()
-        (progress.relayChainsUp, progress.relayChains) = await pool.upCount()
-        progress.chains = await pool.chainHealth()
+        (progress.relayChainsUp, progress.relayChains) = pool.upCount()
+        progress.chains = pool.chainHealth()
         return progress
     }
 
     /// How many hosts (origins, for robots.txt) each kind of per-host state holds now: what
     /// `CrawlConfiguration.maximumHostsRemembered` bounds.
     func rememberedHostCounts() async -> [String: Int] {
-        let (coverage, assignments) = await pool.hostCounts()
+        let (coverage, assignments) = pool.hostCounts()
         return ["session stores": pageSessions.hostCount, "robots.txt": await robots.originCount,
                 "politeness": await coordinator.politenessHostCount, "chain coverage": coverage, "chain assignment": assignments]
     }

@@ -7,7 +7,7 @@ import RelayFetch
 struct PageWorker: Sendable {
     let configuration: CrawlConfiguration
     let scope: CrawlScope
-    let pool: RelayPool
+    let pool: RelayPool<Session>
     let coordinator: CrawlCoordinator
     let robots: RobotsCache
     let sessions: PageSessions
@@ -30,7 +30,7 @@ struct PageWorker: Sendable {
             return
         }
         let chain: Int, chainSession: Session
-        switch await pool.choice(for: entry.host) {
+        switch pool.choice(for: entry.host) {
         case .chain(let index, let chosen): (chain, chainSession) = (index, chosen)
         case .allDown:
             try await waitForRelays(entry)
@@ -47,7 +47,7 @@ struct PageWorker: Sendable {
                 // In the page scope, robots.txt has a store of its own too (it is not a page).
                 answer = try await robots.rules(for: url) { [sessions, host = entry.host] in sessions.session(for: host, on: chainSession) }
             } catch {
-                await pool.report(chain: chain, relayFailure: "\(error)")
+                pool.report(chain: chain, relayFailure: "\(error)")
                 try await retryOrWait(entry, error: "robots.txt: \(error)", mayWait: !Self.targetUnreachable(error))
                 return
             }
@@ -81,11 +81,11 @@ struct PageWorker: Sendable {
         do {
             (body, response) = try await session.data(for: request)
         } catch {
-            await pool.report(chain: chain, relayFailure: (error as? FetchError)?.relayError.map { "\($0)" })
+            pool.report(chain: chain, relayFailure: (error as? FetchError)?.relayError.map { "\($0)" })
             try await retryOrWait(entry, error: "\(error)", mayWait: !Self.targetUnreachable(error))
             return
         }
-        await pool.report(chain: chain, relayFailure: nil)
+        pool.report(chain: chain, relayFailure: nil)
         if RetryPolicy.isRetryable(status: response.statusCode), entry.attempts < configuration.retry.maximumRetries {
             let retryAfter = response.value(forHeaderField: "Retry-After").flatMap { RetryPolicy.retryAfterSeconds($0) }
             let wait = configuration.retry.delay(retry: entry.attempts + 1, retryAfter: retryAfter, jitter: Double.random(in: 0..<1))
@@ -103,12 +103,17 @@ struct PageWorker: Sendable {
         result.bytes = body.count
         result.contentDigest = response.bodySkipped ? nil : Crawler.digest(body)
         result.links = found.all
-        var page = CrawledPage(record: result, requestHeaderFields: [("User-Agent", session.configuration.userAgent)] + request.headerFields,
-                               responseHeaderFields: response.headerFields, body: configuration.keepBodies ? body : nil)
+        var exchange = HTTPExchange(request: request, response: response, mimeType: response.contentType.mediaType,
+                                    body: configuration.keepBodies ? .data(body) : .none, bodySize: body.count,
+                                    startedAt: result.fetchedAt, duration: 0)
+        // The archive shows the fields as sent: the session adds its User-Agent before the request's own.
+        exchange.request.headerFields = [("User-Agent", session.configuration.userAgent)] + request.headerFields
+        var page = CrawledPage(record: result, exchange: exchange)
         if configuration.loadsRequisites, !response.bodySkipped, (200..<300).contains(response.statusCode), LinkExtractor.isHTML(result.contentType) {
             page.requisites = await requisites(of: body, response: response, session: session)
             page.record.requisites = page.requisites.map {
-                CrawlRequisite(url: $0.url.absoluteString, status: $0.statusCode, contentType: $0.mimeType, bytes: $0.size, error: $0.error)
+                CrawlRequisite(url: $0.request.url.absoluteString, status: $0.response.statusCode, contentType: $0.response.mimeType,
+                               bytes: $0.bodySize, error: $0.error)
             }
         }
         try await finish(entry, page: page, links: found.queued)
@@ -116,14 +121,14 @@ struct PageWorker: Sendable {
 
     /// The page's requisites, loaded through `session` (its chain, its scope's store) a few at a
     /// time; none when the body is not HTML after all.
-    private func requisites(of body: Data, response: HTTPResponse, session: Session) async -> [PageResource] {
+    private func requisites(of body: Data, response: HTTPResponse, session: Session) async -> [HTTPExchange] {
         // Complete mode: an archive keeps what any viewport or medium needs (scripts, every
         // srcset candidate, print sheets), as `--requisites` promises.
         var options = PageLoader.Options.complete
         options.keepBodies = configuration.keepBodies
         options.maximumConcurrentRequests = 6
         options.maximumConcurrentRequestsPerOrigin = configuration.perHostConcurrency
-        return (try? await PageLoader(session: session, options: options).requisites(of: body, response: response).resources) ?? []
+        return (try? await PageLoader(session: session, options: options).requisites(of: body, response: response).resources.map(\.exchange)) ?? []
     }
 
     /// Queues the in-scope sitemaps a host's robots.txt names, one step deeper than the page
@@ -142,7 +147,7 @@ struct PageWorker: Sendable {
     /// down, unless not `mayWait`; otherwise it is tried again after a backoff or, out of
     /// retries, recorded as failed.
     private func retryOrWait(_ entry: CrawlStore.Entry, error: String, mayWait: Bool) async throws {
-        if mayWait, await pool.allDown(for: entry.host) {
+        if mayWait, pool.allDown(for: entry.host) {
             try await waitForRelays(entry)
         } else if entry.attempts < configuration.retry.maximumRetries {
             let wait = configuration.retry.delay(retry: entry.attempts + 1, retryAfter: nil, jitter: Double.random(in: 0..<1))
@@ -171,7 +176,7 @@ struct PageWorker: Sendable {
     /// is recorded as failed, with each chain and its last failure.
     private func waitForRelays(_ entry: CrawlStore.Entry) async throws {
         let waited = await coordinator.relayWaitSoFar(entry)
-        let reason = await pool.downReason(for: entry.host)
+        let reason = pool.downReason(for: entry.host)
         let left = configuration.relayWait - waited
         guard left > 0 else {
             let error = "no relay chain came back within \(Self.seconds(configuration.relayWait)) s (the relay wait): \(reason)"
@@ -181,7 +186,7 @@ struct PageWorker: Sendable {
         }
         // Never sooner than 10 ms (no spinning on a chain about to recover), never past the end
         // of the wait (the URL then fails on time).
-        let recovery = await pool.secondsUntilRecovery()
+        let recovery = pool.secondsUntilRecovery()
         try await coordinator.waitForRelays(entry, after: min(left, max(0.01, recovery)), error: reason)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import RelayFetch
 
 /// When the crawler may start its next request: per host, at most `perHostConcurrency` at once
 /// and `delay` seconds (or the host's `Crawl-delay`, if longer) between starts, nothing while a

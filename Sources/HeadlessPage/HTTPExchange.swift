@@ -2,9 +2,10 @@ import Foundation
 import RelayFetch
 
 /// One HTTP exchange as the archive writers read it (HAR, WARC): the request, the response head,
-/// the timings, the relay chain that carried it and where its body is. A page's resources
-/// (`PageResource.exchange`) and a flow's recorded exchanges (`RecordedExchange.exchange`) both
-/// give one, so every writer reads a single shape whichever command produced it.
+/// the timings, the relay chain that carried it and where its body is. The page loader
+/// (`PageResource.exchange`), a flow's `ExchangeRecorder` and the crawler each record their
+/// exchanges as this and nothing else, so every writer reads a single shape whichever command
+/// produced it.
 public struct HTTPExchange: Sendable {
     public struct Request: Sendable {
         public var method: String
@@ -42,6 +43,12 @@ public struct HTTPExchange: Sendable {
         case none
         case data(Data)
         case spooled(SpooledBody)
+
+        /// Whether a body was kept, in memory or spooled.
+        public var isKept: Bool {
+            if case .none = self { return false }
+            return true
+        }
 
         /// Bytes kept (0 when none was).
         public var count: Int {
@@ -98,28 +105,5 @@ public struct HTTPExchange: Sendable {
         var data = Data(capacity: body.count)
         try body.forEachChunk { data.append($0) }
         return data
-    }
-}
-
-extension PageResource {
-    /// This resource as an exchange record (a page's loads are GETs; the body is whichever the
-    /// loader kept).
-    public var exchange: HTTPExchange {
-        let kept: HTTPExchange.Body = spooledBody.map { .spooled($0) } ?? body.map { .data($0) } ?? .none
-        return HTTPExchange(request: .init(method: "GET", url: url, headerFields: requestHeaderFields, body: nil),
-                            response: .init(statusCode: statusCode, httpVersion: httpVersion, headerFields: responseHeaderFields, mimeType: mimeType),
-                            body: kept, bodySize: size, startedAt: startedAt, duration: duration, timings: timings,
-                            relayChain: relayChain, relayHopTimings: relayHopTimings, error: error)
-    }
-}
-
-extension RecordedExchange {
-    /// This exchange as an exchange record.
-    public var exchange: HTTPExchange {
-        HTTPExchange(request: .init(method: request.method, url: request.url, headerFields: request.headerFields, body: request.body),
-                     response: .init(statusCode: response.statusCode, httpVersion: response.httpVersion, headerFields: response.headerFields,
-                                     mimeType: response.value(forHeaderField: "Content-Type")),
-                     body: .data(body), bodySize: body.count, startedAt: startedAt, duration: duration, timings: response.timings,
-                     relayChain: response.relayHops, relayHopTimings: response.relayHopTimings, error: nil)
     }
 }

@@ -60,7 +60,7 @@ public final class Navigator: Sendable {
         while true {
             if policy.shouldIntercept(current.url) { return .intercepted(current.url) }
             let sent = current
-            var main = PageResource(url: sent.url, kind: .other, referrer: referrer, startedAt: Date())
+            let sentAt = Date()
             let (body, response) = try await session.data(for: sent, recorder: recorder)
             if let next = try redirects.next(after: response, to: current) {
                 current = next
@@ -69,7 +69,8 @@ public final class Navigator: Sendable {
             // A redirect not followed (it would carry the body elsewhere) that the policy would
             // intercept anyway is the policy's to report.
             if let refused = redirects.refusedTarget, policy.shouldIntercept(refused) { return .intercepted(refused) }
-            main.record(response: response, body: body, request: sent, keepBody: true)
+            let main = PageResource(kind: .other, referrer: referrer,
+                                    exchange: .loaded(sent, response: response, body: body, startedAt: sentAt, keepBody: true))
             let document = HTMLDocument(data: body, url: response.url, charset: response.contentType.charset)
                 ?? HTMLDocument(data: Data("<html></html>".utf8), url: response.url)!
             return .page(Page(url: response.url, statusCode: response.statusCode, headerFields: response.headerFields,

@@ -2,32 +2,29 @@ import Foundation
 import RelayFetch
 import HTMLDOM
 
-/// One loaded subresource (or the page itself): what was asked, what came back, how and when.
+/// One loaded subresource (or the page itself): its exchange, and what the page made of it (its
+/// kind, the URL that referenced it). The exchange is the one record archives read
+/// (`HTTPExchange`); the properties below only read it.
 public struct PageResource: Sendable {
-    public let url: URL
     public let kind: SubresourceKind
     /// The URL that referenced it (the page, a style sheet or a frame).
     public let referrer: URL?
-    public var statusCode: Int?
-    public var httpVersion: String?
-    public var mimeType: String?
-    public var size: Int = 0
-    public var requestHeaderFields: HTTPFields = []
-    public var responseHeaderFields: HTTPFields = []
-    public var startedAt: Date
-    /// Seconds from start to the last byte.
-    public var duration: Double = 0
-    public var timings = HTTPTimings()
-    /// The relay hops that carried it, nearest the client first (empty when direct).
-    public var relayChain: [String] = []
-    /// When this exchange opened its tunnel, each hop's timing (empty on a reused connection).
-    public var relayHopTimings: [RelayHopTiming] = []
-    public var error: String?
-    /// The body, kept when an archive needs it.
-    public var body: Data?
-    /// The body instead of `body` when the loader spooled it to an unnamed file
-    /// (`PageLoader.Options.spoolDirectory`); `forEachBodyChunk` reads either.
-    public var spooledBody: SpooledBody?
+    /// What was asked, what came back, how and when; the body when an archive needs it.
+    public var exchange: HTTPExchange
+
+    public init(kind: SubresourceKind, referrer: URL?, exchange: HTTPExchange) {
+        self.kind = kind
+        self.referrer = referrer
+        self.exchange = exchange
+    }
+
+    public var url: URL { exchange.request.url }
+    /// Nil when no response came.
+    public var statusCode: Int? { exchange.response.statusCode }
+    /// The body's size in bytes as received.
+    public var size: Int { exchange.bodySize }
+    /// Why it failed, when it did.
+    public var error: String? { exchange.error }
 }
 
 /// A loaded page: the final URL and response, the parsed document, and every subresource.

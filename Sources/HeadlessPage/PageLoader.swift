@@ -117,13 +117,14 @@ public final class PageLoader: Sendable {
             let scanner = StreamingScanner(mode: scanMode) { references, url, policy in
                 scheduler.submit(references.map { SubresourceJob(reference: $0, referrer: url, policy: policy ?? defaultPolicy) })
             }
-            var main = PageResource(url: target, kind: .other, referrer: nil, startedAt: Date())
+            let mainStarted = Date()
             var request = HTTPRequest(url: target, headerFields: FetchDestination.document.headerFields(for: target, initiator: nil))
             request.timeout = deadline.timeIntervalSinceNow
             request.byteBudget = budget
             let (data, response) = try await session.data(for: request) { scanner.feed($1, from: $0) }
             await scanner.settle()
-            main.record(response: response, body: data, request: request, keepBody: options.keepBodies)
+            let main = PageResource(kind: .other, referrer: nil,
+                                    exchange: .loaded(request, response: response, body: data, startedAt: mainStarted, keepBody: options.keepBodies))
             scheduler.markSeen(response.url)
             let document = try parse(data, response: response)
             // The complete document may name what the streaming pass could not see yet (the
@@ -170,22 +171,6 @@ public final class PageLoader: Sendable {
             throw FetchError(.transfer("\(response.url.absoluteString) could not be parsed as HTML"))
         }
         return document
-    }
-}
-
-extension PageResource {
-    mutating func record(response: HTTPResponse, body: Data, request: HTTPRequest, keepBody: Bool) {
-        statusCode = response.statusCode
-        httpVersion = response.httpVersion
-        mimeType = response.contentType.mediaType
-        size = body.count
-        requestHeaderFields = request.headerFields
-        responseHeaderFields = response.headerFields
-        duration = Date().timeIntervalSince(startedAt)
-        timings = response.timings
-        relayChain = response.relayHops
-        relayHopTimings = response.relayHopTimings
-        if keepBody { self.body = body }
     }
 }
 

@@ -61,22 +61,3 @@ public final class SpooledBody: Sendable {
         CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "spooled body \(operation) failed: \(String(cString: strerror(code)))"])
     }
 }
-
-extension PageResource {
-    /// Hands the body (kept in memory or spooled) to `consume` in chunks; nothing when none was kept.
-    public func forEachBodyChunk(_ consume: (Data) throws -> Void) throws {
-        if let spooledBody { return try spooledBody.forEachChunk(consume) }
-        if let body { try consume(body) }
-    }
-
-    /// Whether a body was kept, in memory or spooled.
-    public var hasBody: Bool { body != nil || spooledBody != nil }
-
-    /// The whole body in memory (reads a spooled one back: for writers that need it whole).
-    public func wholeBody() throws -> Data? {
-        guard let spooledBody else { return body }
-        var data = Data(capacity: spooledBody.count)
-        try spooledBody.forEachChunk { data.append($0) }
-        return data
-    }
-}

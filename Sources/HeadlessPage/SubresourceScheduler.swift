@@ -199,7 +199,8 @@ final class SubresourceScheduler: Sendable {
     }
 
     private func load(_ job: SubresourceJob) async -> [SubresourceJob] {
-        var resource = PageResource(url: job.reference.url, kind: job.reference.kind, referrer: job.referrer, startedAt: Date())
+        let started = Date()
+        let exchange: HTTPExchange
         var next: [SubresourceJob] = []
         let policy = job.reference.referrerPolicy ?? job.policy
         var request = HTTPRequest(url: job.reference.url,
@@ -214,26 +215,29 @@ final class SubresourceScheduler: Sendable {
             guard request.timeout! > 0 else { throw FetchError(.timedOut(loader.options.pageTimeout)) }
             if let directory = loader.options.spoolDirectory, loader.options.keepBodies, !Self.isStyleInput(job) {
                 let (body, response, spooled) = try await spooling(request, into: directory)
-                resource.record(response: response, body: body, request: request, keepBody: spooled == nil)
+                var loaded = HTTPExchange.loaded(request, response: response, body: body, startedAt: started, keepBody: spooled == nil)
                 if let spooled {
-                    resource.size = spooled.count
-                    resource.spooledBody = spooled
+                    loaded.bodySize = spooled.count
+                    loaded.body = .spooled(spooled)
                 }
+                exchange = loaded
                 next = followUps(of: job, body: body, response: response)
             } else {
                 let (body, response) = try await loader.session.data(for: request)
-                resource.record(response: response, body: body, request: request, keepBody: loader.options.keepBodies)
+                exchange = .loaded(request, response: response, body: body, startedAt: started, keepBody: loader.options.keepBodies)
                 next = followUps(of: job, body: body, response: response)
             }
         } catch {
+            let why: String
             if case .responseTooLarge = (error as? FetchError)?.code, budget.isExhausted {
                 note(.bytes(loader.options.maximumPageBytes))
-                resource.error = "not loaded: the page reached its limit of \(loader.options.maximumPageBytes) bytes (maximumPageBytes)"
+                why = "not loaded: the page reached its limit of \(loader.options.maximumPageBytes) bytes (maximumPageBytes)"
             } else {
-                resource.error = "\(error)"
+                why = "\(error)"
             }
-            resource.duration = Date().timeIntervalSince(resource.startedAt)
+            exchange = .failed(job.reference.url, startedAt: started, error: why)
         }
+        let resource = PageResource(kind: job.reference.kind, referrer: job.referrer, exchange: exchange)
         let snapshot: PageProgress = state.withLock { state in
             state.finished.append(resource)
             state.bytes += resource.size

@@ -119,29 +119,28 @@ package final class ProxyServer: @unchecked Sendable {
 
     /// Carries a complete request through its identity's session, or refuses it.
     private func route(_ request: ProxyRequest, fd: Int32, peer: String, started: UInt64) {
-        var line = ProxyLogLine(client: peer, request: request, showsTarget: settings.logTargets, started: started)
+        let line = ProxyLogLine(client: peer, request: request, showsTarget: settings.logTargets, started: started)
         let session: Session
-        let hops: [RelayEndpoint]
         do {
             session = try sessions.acquire(for: request.identity)
         } catch {
             return refuse(fd, request, .generalFailure, line: line, why: "cannot start a session: \(error)")
         }
-        do {
-            // UDP ASSOCIATE names where the client sends from, not a target: each datagram is routed.
-            hops = request.dialect == .socks5Associate ? [] : try session.relayHops(forHost: request.host)
-        } catch {
+        // UDP ASSOCIATE names where the client sends from, not a target: each datagram is routed.
+        if request.dialect == .socks5Associate { return associate(request, fd: fd, session: session, line: line) }
+        guard session.relaysStreams(toHost: request.host) else {
             sessions.release(session)
             return refuse(fd, request, .notAllowed, line: line, why: "no relay covers the target")
         }
-        line.chain = hops.map { "\($0.host):\($0.port)" }
-        if request.dialect == .socks5Associate { return associate(request, fd: fd, session: session, line: line) }
         shared.withLock { $0.openStreams += 1 }
-        session.carry(socket: fd, through: hops, to: TunnelTarget(host: request.host, port: request.port), firstBytes: request.firstBytes,
-                      answer: { error in ProxyHandshake.answer(for: request, error.map { ProxyRefusal($0, chainLength: hops.count) }) },
+        // The session picks the chain (failing over between chains of a pool) and says which it took.
+        session.carry(socket: fd, to: TunnelTarget(host: request.host, port: request.port), firstBytes: request.firstBytes,
+                      answer: { error, hops in ProxyHandshake.answer(for: request, error.map { ProxyRefusal($0, chainLength: hops) }) },
                       ended: { [self] report in
             shared.withLock { $0.openStreams -= 1 }
             sessions.release(session)
+            var line = line
+            line.chain = report.chain
             log(line.text(report))
         })
     }
@@ -151,7 +150,7 @@ package final class ProxyServer: @unchecked Sendable {
     private func associate(_ request: ProxyRequest, fd: Int32, session: Session, line: ProxyLogLine) {
         guard session.carriesDatagrams else {
             sessions.release(session)
-            return refuse(fd, request, .unsupported, line: line, why: "no relay chain ends in an HTTP/3 hop (--relay-protocol h3) to carry UDP")
+            return refuse(fd, request, .unsupported, line: line, why: "no relay chain ends in an HTTP/3 hop to carry UDP")
         }
         guard let (udp, address, port, client) = UDPAssociation.socket(beside: fd) else {
             sessions.release(session)

@@ -17,7 +17,7 @@ public struct DNSMessage: Sendable {
     public static let nameError: UInt8 = 3
 
     /// Reads a response (or any message); throws for anything malformed.
-    public init(parsing bytes: [UInt8]) throws(DNSMessageError) {
+    public init(parsing bytes: [UInt8]) throws(ResolutionError) {
         var reader = DNSMessageReader(bytes)
         id = try reader.u16()
         let flags = try reader.u16()
@@ -42,7 +42,7 @@ public struct DNSMessage: Sendable {
     /// The wire form of a query for `name` and `type`: recursion desired, and an EDNS(0) OPT
     /// record padded (RFC 7830, RFC 8467) so the message is a multiple of `paddingBlock` bytes,
     /// which keeps the name's length from showing in the encrypted message's size.
-    public static func query(id: UInt16, name: String, type: DNSRecordType, paddingBlock: Int = 128) throws(DNSMessageError) -> [UInt8] {
+    public static func query(id: UInt16, name: String, type: DNSRecordType, paddingBlock: Int = 128) throws(ResolutionError) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.appendBigEndian(id)
         bytes.appendBigEndian(UInt16(0x0100))  // RD
@@ -68,7 +68,7 @@ public struct DNSMessage: Sendable {
     }
 
     /// A name in wire form; refuses empty or over-long labels and names over 255 bytes.
-    static func encodedName(_ name: String) throws(DNSMessageError) -> [UInt8] {
+    static func encodedName(_ name: String) throws(ResolutionError) -> [UInt8] {
         var trimmed = Substring(name)
         if trimmed.hasSuffix(".") { trimmed = trimmed.dropLast() }
         var bytes: [UInt8] = []
@@ -85,7 +85,7 @@ public struct DNSMessage: Sendable {
         return bytes
     }
 
-    private static func record(_ reader: inout DNSMessageReader) throws(DNSMessageError) -> DNSRecord {
+    private static func record(_ reader: inout DNSMessageReader) throws(ResolutionError) -> DNSRecord {
         let name = try reader.name()
         let type = DNSRecordType(rawValue: try reader.u16())
         _ = try reader.u16()  // class
@@ -115,7 +115,7 @@ public struct DNSMessage: Sendable {
 extension ServiceBinding {
     /// Decodes SVCB/HTTPS RDATA (RFC 9460 §2.2): priority, target name (uncompressed), then
     /// parameters in strictly increasing key order.
-    init(rdata: [UInt8]) throws(DNSMessageError) {
+    init(rdata: [UInt8]) throws(ResolutionError) {
         var reader = DNSMessageReader(rdata)
         priority = try reader.u16()
         target = try reader.name()

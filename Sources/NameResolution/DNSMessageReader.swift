@@ -13,24 +13,24 @@ struct DNSMessageReader {
     var remaining: Int { wire.remaining }
 
     // Running out of bytes is the one way a WireReader read fails; DNS calls that `.truncated`.
-    mutating func u8() throws(DNSMessageError) -> UInt8 {
+    mutating func u8() throws(ResolutionError) -> UInt8 {
         do { return try wire.u8() } catch { throw .truncated }
     }
 
-    mutating func u16() throws(DNSMessageError) -> UInt16 {
+    mutating func u16() throws(ResolutionError) -> UInt16 {
         do { return try wire.u16() } catch { throw .truncated }
     }
 
-    mutating func u32() throws(DNSMessageError) -> UInt32 {
+    mutating func u32() throws(ResolutionError) -> UInt32 {
         do { return try wire.u32() } catch { throw .truncated }
     }
 
-    mutating func take(_ count: Int) throws(DNSMessageError) -> [UInt8] {
+    mutating func take(_ count: Int) throws(ResolutionError) -> [UInt8] {
         do { return Array(try wire.take(count)) } catch { throw .truncated }
     }
 
     /// A name at the current offset, in lower case without the final dot ("" for the root).
-    mutating func name() throws(DNSMessageError) -> String {
+    mutating func name() throws(ResolutionError) -> String {
         let (name, end) = try Self.name(in: bytes, at: offset)
         // `end` lies within the message (name(in:at:) checked), so this only moves past the name.
         do { _ = try wire.take(end - offset) } catch { throw .truncated }
@@ -39,7 +39,7 @@ struct DNSMessageReader {
 
     /// The name that starts at `start` and the offset just after it (after its first pointer,
     /// when compressed).
-    static func name(in bytes: [UInt8], at start: Int) throws(DNSMessageError) -> (String, Int) {
+    static func name(in bytes: [UInt8], at start: Int) throws(ResolutionError) -> (String, Int) {
         var labels: [String] = []
         var position = start
         var end: Int?

@@ -23,7 +23,7 @@ public final class StubResolver: Sendable {
         }
         guard !bytes.isEmpty else {
             if case .failure(let error) = four { throw error }
-            throw ResolutionError(host: host, reason: "\(transport.resolverDescription) has no address for it")
+            throw ResolutionError.unresolved(host, .noAddress, "\(transport.resolverDescription) has no address for it")
         }
         return bytes
     }
@@ -48,7 +48,7 @@ public final class StubResolver: Sendable {
     public func flushCache() { cache.flush() }
 
     private static func noSuchName(_ host: String, _ transport: DNSTransport) -> ResolutionError {
-        ResolutionError(host: host, reason: "no such name (\(transport.resolverDescription))")
+        ResolutionError.unresolved(host, .noSuchName, "no such name (\(transport.resolverDescription))")
     }
 
     /// The records of `type` answering `host` (CNAMEs followed): cached, or asked for.
@@ -59,44 +59,33 @@ public final class StubResolver: Sendable {
         do {
             query = try DNSMessage.query(id: 0, name: host, type: type)
         } catch {
-            throw ResolutionError(host: host, reason: error.description)
+            throw ResolutionError.unresolved(host, .badQuery, error.description)
         }
         let bytes: [UInt8]
         do {
             bytes = try await transport.exchange(query)
         } catch {
-            throw ResolutionError(host: host, reason: "\(transport.resolverDescription) failed: \(error)")
+            throw ResolutionError.unresolved(host, .resolverFailed, "\(transport.resolverDescription) failed: \(error)")
         }
         let response: DNSMessage
         do {
             response = try DNSMessage(parsing: bytes)
         } catch {
-            throw ResolutionError(host: host, reason: "\(transport.resolverDescription) answered: \(error)")
+            throw ResolutionError.unresolved(host, .badAnswer, "\(transport.resolverDescription) answered: \(error)")
         }
         guard response.isResponse, response.id == 0, !response.isTruncated, response.questions.count == 1,
               response.questions[0].name == DNSMessage.normalized(host), response.questions[0].type == type else {
-            throw ResolutionError(host: host, reason: "\(transport.resolverDescription) answered another question")
+            throw ResolutionError.unresolved(host, .badAnswer, "\(transport.resolverDescription) answered another question")
         }
         switch response.responseCode {
         case DNSMessage.noError: break
         case DNSMessage.nameError:
             cache.storeNonexistent(host)
             throw Self.noSuchName(host, transport)
-        case let code: throw ResolutionError(host: host, reason: "\(transport.resolverDescription) answered RCODE \(code)")
+        case let code: throw ResolutionError.unresolved(host, .refused, "\(transport.resolverDescription) answered RCODE \(code)")
         }
         let (records, ttl) = response.records(answering: host, type: type)
         cache.store(records, for: host, type: type, ttl: records.isEmpty ? DNSCache.emptyAnswerSeconds : ttl)
         return records
     }
-}
-
-/// A name that could not be resolved, and why.
-public struct ResolutionError: Error, Sendable, CustomStringConvertible {
-    public let host: String
-    public let reason: String
-    public init(host: String, reason: String) {
-        self.host = host
-        self.reason = reason
-    }
-    public var description: String { "cannot resolve \(host): \(reason)" }
 }

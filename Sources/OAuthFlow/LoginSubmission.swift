@@ -19,9 +19,9 @@ enum LoginSubmission {
         guard case .intercepted(let target) = outcome, !redirectPolicy.shouldIntercept(target) else { return outcome }
         // The hop that led off the provider: the last exchange redirecting to exactly there.
         let hop = recorder.exchanges.last { exchange in
-            exchange.response.value(forHeaderField: "Location").flatMap { URL(string: $0, relativeTo: exchange.request.url)?.absoluteURL } == target
+            exchange.response.headerFields.values(for: "Location").first.flatMap { URL(string: $0, relativeTo: exchange.request.url)?.absoluteURL } == target
         }
-        guard let hop, ![307, 308].contains(hop.response.statusCode) else {
+        guard let hop, ![307, 308].contains(hop.response.statusCode ?? 0) else {
             throw OAuthError(.untrustedOrigin(what: "login: the login form's answer redirects to", url: LoginDriver.redacted(target),
                                               trusted: origins.description))
         }

@@ -1,10 +1,16 @@
 import Foundation
 
-/// Why an OAuth flow failed; each failed check has its own code, and the description names the
-/// step (discovery, authorization, token, ID token, userinfo) and the cause. Secrets (codes,
-/// tokens, client secrets, passwords) never appear in it.
+/// Why an OAuth flow failed, or a scenario file could not be used: the module's one error. Each
+/// failed check has its own code, and the description names the step (discovery, authorization,
+/// token, ID token, userinfo) and the cause. Secrets (codes, tokens, client secrets, passwords)
+/// never appear in it.
+///
+/// `code` is an open set, as `FetchError.Code` is (a struct of static values, so a new check is
+/// a new value and no client's `switch` stops compiling): compare with `==` or match with a
+/// `default:`. The values of a condition are properties (`status`, `url`, `oauthErrorCode`,
+/// `file`, `path`); `Detail` holds them inside the package, where the text is written.
 public struct OAuthError: Error, Sendable, CustomStringConvertible, Equatable {
-    public enum Code: Sendable, Equatable {
+    package enum Detail: Sendable, Equatable {
         /// The discovery document or JWKS could not be fetched or read.
         case discovery(String)
         /// The provider answered the authorization request with an OAuth error (e.g. access_denied).
@@ -34,14 +40,16 @@ public struct OAuthError: Error, Sendable, CustomStringConvertible, Equatable {
         case configuration(String)
         /// A scenario's expectation did not hold.
         case expectation(String)
+        /// A scenario file that cannot be used: the file, the JSON path and why.
+        case scenarioFile(file: String, path: String, reason: String)
     }
 
-    public let code: Code
+    package let detail: Detail
 
-    public init(_ code: Code) { self.code = code }
+    package init(_ detail: Detail) { self.detail = detail }
 
     public var description: String {
-        switch code {
+        switch detail {
         case .discovery(let why): return "discovery: \(why)"
         case .authorizationDenied(let error, let description):
             return "authorization: the provider answered \(error)" + (description.map { " (\($0))" } ?? "")
@@ -61,12 +69,14 @@ public struct OAuthError: Error, Sendable, CustomStringConvertible, Equatable {
         case .userinfo(let why): return "userinfo: \(why)"
         case .configuration(let why): return "configuration: \(why)"
         case .expectation(let why): return "expected \(why)"
+        case .scenarioFile(let file, let path, let reason): return "\(file): \(path) \(reason)"
         }
     }
 }
 
-/// One ID token (or JWS) check that failed, by name.
-public enum IDTokenCheck: Sendable, Equatable, CustomStringConvertible {
+/// One ID token (or JWS) check that failed, by name: the detail of `OAuthError.Code.idToken`,
+/// which its description names.
+package enum IDTokenCheck: Sendable, Equatable, CustomStringConvertible {
     case malformed(String)
     case unsupportedAlgorithm(String)
     case unknownKey(kid: String?)
@@ -83,7 +93,7 @@ public enum IDTokenCheck: Sendable, Equatable, CustomStringConvertible {
     /// Core §12.2: `iss`, `sub`, `aud` and `azp` must stay the same).
     case changedOnRefresh(claim: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .malformed(let why): return "malformed (\(why))"
         case .unsupportedAlgorithm(let alg): return "unsupported signing algorithm \"\(alg)\""

@@ -86,19 +86,19 @@ public struct OAuthScenario: Decodable, Sendable {
         case maximumTokenLifetime
     }
 
-    /// Reads a scenario; throws `OAuthScenarioError` naming the file and the JSON path.
+    /// Reads a scenario; throws `OAuthError` (`scenarioFile`) naming the file and the JSON path.
     public static func load(_ data: Data, file: String, environment: [String: String] = ProcessInfo.processInfo.environment)
-        throws(OAuthScenarioError) -> OAuthScenario {
-        guard let json = JSONValue.parse(data) else { throw OAuthScenarioError(file: file, path: "$", reason: "not JSON") }
+        throws(OAuthError) -> OAuthScenario {
+        guard let json = JSONValue.parse(data) else { throw OAuthError.scenario(file: file, path: "$", reason: "not JSON") }
         var substituted: [String] = []
         let resolved = try substitute(json, path: "$", file: file, environment: environment, secrets: &substituted)
         var scenario: OAuthScenario
         do {
             scenario = try JSONDecoder().decode(OAuthScenario.self, from: try JSONEncoder().encode(resolved))
         } catch let error as DecodingError {
-            throw OAuthScenarioError(decoding: error, file: file)
+            throw OAuthError.scenario(decoding: error, file: file)
         } catch {
-            throw OAuthScenarioError(file: file, path: "$", reason: "\(error)")
+            throw OAuthError.scenario(file: file, path: "$", reason: "\(error)")
         }
         scenario.secrets = substituted + [scenario.client?.secret, scenario.login?.password].compactMap { $0 }
         try scenario.validate(file: file)
@@ -108,21 +108,21 @@ public struct OAuthScenario: Decodable, Sendable {
     /// Throws unless this scenario can give an access token with no person at a browser: the
     /// client credentials or the device grant (for `AccessTokenKeeper`), and a positive
     /// `maximumTokenLifetime` if any. `file` names the scenario in the error.
-    public func requireAccessTokenGrant(file: String) throws(OAuthScenarioError) {
+    public func requireAccessTokenGrant(file: String) throws(OAuthError) {
         guard startURL == nil, ["client_credentials", "device_code"].contains(grant ?? "authorization_code") else {
-            throw OAuthScenarioError(file: file, path: "$.grant",
-                                     reason: "must be client_credentials or device_code for an access token kept without a browser")
+            throw OAuthError.scenario(file: file, path: "$.grant",
+                                      reason: "must be client_credentials or device_code for an access token kept without a browser")
         }
         if let lifetime = maximumTokenLifetime, !(lifetime.isFinite && lifetime > 0) {
-            throw OAuthScenarioError(file: file, path: "$.maximumTokenLifetime", reason: "must be a positive number of seconds")
+            throw OAuthError.scenario(file: file, path: "$.maximumTokenLifetime", reason: "must be a positive number of seconds")
         }
     }
 
     /// `providerOrigins` as URLs (each checked by `load`).
     public var otherOrigins: [URL] { (providerOrigins ?? []).compactMap(URL.init(string:)) }
 
-    private func validate(file: String) throws(OAuthScenarioError) {
-        func fail(_ path: String, _ reason: String) -> OAuthScenarioError { OAuthScenarioError(file: file, path: path, reason: reason) }
+    private func validate(file: String) throws(OAuthError) {
+        func fail(_ path: String, _ reason: String) -> OAuthError { .scenario(file: file, path: path, reason: reason) }
         for (index, text) in (providerOrigins ?? []).enumerated() {
             guard let url = URL(string: text), ProviderOrigins.origin(url) != nil, ["", "/"].contains(url.path), url.query == nil,
                   url.fragment == nil, url.user == nil else {
@@ -168,12 +168,12 @@ public struct OAuthScenario: Decodable, Sendable {
     }
 
     private static func substitute(_ value: JSONValue, path: String, file: String, environment: [String: String],
-                                   secrets: inout [String]) throws(OAuthScenarioError) -> JSONValue {
+                                   secrets: inout [String]) throws(OAuthError) -> JSONValue {
         switch value {
         case .string(let text) where text.hasPrefix("${env:") && text.hasSuffix("}"):
             let name = String(text.dropFirst(6).dropLast())
             guard let resolved = environment[name] else {
-                throw OAuthScenarioError(file: file, path: path, reason: "environment variable \(name) is not set")
+                throw OAuthError.scenario(file: file, path: path, reason: "environment variable \(name) is not set")
             }
             secrets.append(resolved)
             return .string(resolved)
@@ -195,30 +195,23 @@ public struct OAuthScenario: Decodable, Sendable {
     }
 }
 
-/// A scenario file that cannot be used: the file, the JSON path and why.
-public struct OAuthScenarioError: Error, Sendable, CustomStringConvertible {
-    public let file: String
-    public let path: String
-    public let reason: String
-
-    public init(file: String, path: String, reason: String) {
-        self.file = file
-        self.path = path
-        self.reason = reason
+extension OAuthError {
+    /// A scenario file that cannot be used: the file, the JSON path and why.
+    static func scenario(file: String, path: String, reason: String) -> OAuthError {
+        OAuthError(.scenarioFile(file: file, path: path, reason: reason))
     }
 
-    init(decoding error: DecodingError, file: String) {
+    /// The scenario file's JSON, as the decoder found it wrong, at its JSON path.
+    static func scenario(decoding error: DecodingError, file: String) -> OAuthError {
         func path(_ keys: [CodingKey]) -> String {
             "$" + keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
         }
         switch error {
-        case .keyNotFound(let key, let context): self.init(file: file, path: path(context.codingPath + [key]), reason: "is missing")
-        case .typeMismatch(let type, let context): self.init(file: file, path: path(context.codingPath), reason: "must be \(type)")
-        case .valueNotFound(let type, let context): self.init(file: file, path: path(context.codingPath), reason: "must be \(type)")
-        case .dataCorrupted(let context): self.init(file: file, path: path(context.codingPath), reason: context.debugDescription)
-        @unknown default: self.init(file: file, path: "$", reason: "\(error)")
+        case .keyNotFound(let key, let context): return scenario(file: file, path: path(context.codingPath + [key]), reason: "is missing")
+        case .typeMismatch(let type, let context): return scenario(file: file, path: path(context.codingPath), reason: "must be \(type)")
+        case .valueNotFound(let type, let context): return scenario(file: file, path: path(context.codingPath), reason: "must be \(type)")
+        case .dataCorrupted(let context): return scenario(file: file, path: path(context.codingPath), reason: context.debugDescription)
+        @unknown default: return scenario(file: file, path: "$", reason: "\(error)")
         }
     }
-
-    public var description: String { "\(file): \(path) \(reason)" }
 }

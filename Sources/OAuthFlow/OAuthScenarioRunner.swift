@@ -19,7 +19,7 @@ public enum OAuthScenarioRunner {
         public let failure: String?
         public let seconds: Double
         /// Every request and response, in order (secrets in them: redact before writing).
-        public let exchanges: [RecordedExchange]
+        public let exchanges: [HTTPExchange]
         public var passed: Bool { failure == nil }
     }
 
@@ -176,16 +176,5 @@ public enum OAuthScenarioRunner {
         if let approve = login.approveButton { driver.approveButton = approve }
         if let deny = login.denyButton { driver.denyButton = deny }
         return driver
-    }
-}
-
-extension OAuthError {
-    /// The OAuth error code the provider sent (`access_denied`, `invalid_grant`, ...), if any.
-    public var oauthErrorCode: String? {
-        switch code {
-        case .authorizationDenied(let error, _): return error
-        case .tokenEndpoint(_, let error, _): return error
-        default: return nil
-        }
     }
 }

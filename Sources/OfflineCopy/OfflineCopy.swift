@@ -17,11 +17,11 @@ public enum OfflineCopy {
                              skipped: ((URL, OfflineCopyError) -> Void)? = nil) throws -> URL {
         let folder = try SaveFolder(directory)
         let all = [page.main] + page.resources
-        let saved = all.filter { $0.hasBody && (200..<300).contains($0.statusCode ?? 0) }
+        let saved = all.filter { $0.exchange.body.isKept && (200..<300).contains($0.statusCode ?? 0) }
         var layout = OfflineLayout()
         var paths: [URL: [String]] = [:]
         for resource in saved {
-            let wanted = OfflinePath.components(for: resource.url, isHTML: resource.mimeType?.contains("html") == true)
+            let wanted = OfflinePath.components(for: resource.url, isHTML: resource.exchange.response.mimeType?.contains("html") == true)
             if let path = layout.place(wanted, for: resource.url) {
                 paths[resource.url] = path
             } else if resource.url != page.main.url {
@@ -32,18 +32,22 @@ public enum OfflineCopy {
         files[page.url] = files[page.main.url]
         for resource in saved {
             guard let path = paths[resource.url], let file = files[resource.url] else { continue }
-            if resource.spooledBody != nil {
+            let body: Data
+            switch resource.exchange.body {
+            case .none: continue
+            case .spooled(let spooled):
                 // Spooled bodies are never HTML or CSS (those stay in memory): copied as they are, chunk by chunk.
-                do { try folder.write(at: path, body: resource.forEachBodyChunk) } catch { skipped?(resource.url, error) }
+                do { try folder.write(at: path, body: { try spooled.forEachChunk($0) }) } catch { skipped?(resource.url, error) }
                 continue
+            case .data(let data): body = data
             }
-            guard let body = resource.body else { continue }
             var output = body
             let base = resource.url == page.main.url ? page.url : resource.url
-            if resource.mimeType?.contains("html") == true, let document = HTMLDocument(data: body, url: base) {
+            let mimeType = resource.exchange.response.mimeType
+            if mimeType?.contains("html") == true, let document = HTMLDocument(data: body, url: base) {
                 rewrite(document, base: base, file: file, files: files)
                 output = document.serialized()
-            } else if resource.mimeType == "text/css" || resource.kind == .stylesheet {
+            } else if mimeType == "text/css" || resource.kind == .stylesheet {
                 output = Data(rewriteCSS(String(decoding: body, as: UTF8.self), base: base, file: file, files: files).utf8)
             }
             do {

@@ -65,7 +65,20 @@ final class P384Group {
         return sum
     }
 
-    /// k * P, or k * G when `point` is nil.
+    /// a * P + b * G for public scalars and points only (a DLEQ proof's check): one
+    /// variable-time simultaneous multiplication. OpenSSL takes its constant-time ladder for a
+    /// lone k * P or k * G (right for secrets such as a blind), at several times the cost; giving
+    /// it a generator term (zero when `b` is nil) selects the wNAF path instead.
+    func multiplyPublic(_ a: BigNumber, _ point: Element, plusGeneratorTimes b: BigNumber? = nil) throws -> Element {
+        let product = try Element(self)
+        let generatorScalar = try b ?? BigNumber()
+        guard EC_POINT_mul(group, product.pointer, generatorScalar.pointer, point.pointer, a.pointer, context) == 1 else {
+            throw PrivacyPassError.cryptoFailure("EC_POINT_mul")
+        }
+        return product
+    }
+
+    /// k * P, or k * G when `point` is nil, in constant time.
     func multiply(_ scalar: BigNumber, _ point: Element?) throws -> Element {
         let product = try Element(self)
         let status = point.map { EC_POINT_mul(group, product.pointer, nil, $0.pointer, scalar.pointer, context) }

@@ -16,7 +16,10 @@ package enum VOPRFP384 {
 
     /// Blind: blind * HashToGroup(input), with a random blind unless given (tests pass the RFC's).
     package static func blind(_ input: [UInt8], blind: [UInt8]? = nil) throws -> Blinding {
-        let suite = try Suite()
+        try withSuite { suite in try blinding(input, blind: blind, suite: suite) }
+    }
+
+    private static func blinding(_ input: [UInt8], blind: [UInt8]?, suite: Suite) throws -> Blinding {
         let scalar = try blind.map { try suite.group.deserializeScalar($0) } ?? suite.scalars.randomNonZero()
         guard !scalar.isZero else { throw PrivacyPassError.cryptoFailure("a zero blind") }
         let element = try suite.hashToCurve.hashToCurve(input, dst: hashToGroupDST)
@@ -28,7 +31,10 @@ package enum VOPRFP384 {
     /// Finalize: verifies the proof that `evaluatedElement` is skS * blindedElement for the skS of
     /// `publicKey`, unblinds and hashes. Throws `.verificationFailed` when the proof does not hold.
     package static func finalize(_ blinding: Blinding, evaluatedElement: [UInt8], proof: [UInt8], publicKey: [UInt8]) throws -> [UInt8] {
-        let suite = try Suite()
+        try withSuite { suite in try finalize(blinding, evaluatedElement: evaluatedElement, proof: proof, publicKey: publicKey, suite: suite) }
+    }
+
+    private static func finalize(_ blinding: Blinding, evaluatedElement: [UInt8], proof: [UInt8], publicKey: [UInt8], suite: Suite) throws -> [UInt8] {
         let group = suite.group
         let pk = try group.deserialize(publicKey)
         let blinded = try group.deserialize(blinding.blindedElement)
@@ -45,7 +51,9 @@ package enum VOPRFP384 {
 
     static func lengthPrefixed(_ bytes: [UInt8]) -> [UInt8] { [UInt8(bytes.count >> 8 & 0xFF), UInt8(bytes.count & 0xFF)] + bytes }
 
-    /// The group, its scalar field and the hash to curve, built once per operation.
+    /// The group, its scalar field and the hash to curve. Building one cost more than a token's
+    /// blinding (the EC_GROUP, three BN_CTX, Montgomery and SSWU constants), so they are kept
+    /// (`withSuite`); each is used by one caller at a time, as its contexts require.
     struct Suite {
         let group: P384Group
         let scalars: ModularArithmetic
@@ -72,8 +80,8 @@ package enum VOPRFP384 {
                     + lengthPrefixed(try group.serialize(blinded[index])) + lengthPrefixed(try group.serialize(evaluated[index]))
                     + Array("Composite".utf8)
                 let d = try hashToScalar(transcript)
-                m = try group.add(group.multiply(d, blinded[index]), m)
-                if secretKey == nil { z = try group.add(group.multiply(d, evaluated[index]), z) }
+                m = try group.add(group.multiplyPublic(d, blinded[index]), m)
+                if secretKey == nil { z = try group.add(group.multiplyPublic(d, evaluated[index]), z) }
             }
             if let secretKey { z = try group.multiply(secretKey, m) }
             return (m, z)
@@ -93,8 +101,8 @@ package enum VOPRFP384 {
                   let c = try? group.deserializeScalar(Array(proof.prefix(48))),
                   let s = try? group.deserializeScalar(Array(proof.suffix(48))) else { return false }
             let (m, z) = try composites(publicKey: publicKey, blinded: blinded, evaluated: evaluated)
-            let t2 = try group.add(group.multiply(s, nil), group.multiply(c, publicKey))
-            let t3 = try group.add(group.multiply(s, m), group.multiply(c, z))
+            let t2 = try group.multiplyPublic(c, publicKey, plusGeneratorTimes: s)
+            let t3 = try group.add(group.multiplyPublic(s, m), group.multiplyPublic(c, z))
             return try challenge(publicKey: publicKey, m: m, z: z, t2: t2, t3: t3).equals(c)
         }
     }

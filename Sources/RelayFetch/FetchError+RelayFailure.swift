@@ -1,3 +1,4 @@
+@_exported import struct RelayTransport.HopDescription
 import RelayTransport
 
 extension FetchError {
@@ -11,29 +12,14 @@ extension FetchError {
 
         /// The transport's error, as callers see it.
         init(_ error: RelayError) {
-            hop = Hop(error.hop)
+            hop = error.hop
             cause = Cause(code: error.cause)
         }
     }
 
-    /// A hop of a relay chain as failures name it.
-    public struct Hop: Sendable, Hashable, CustomStringConvertible {
-        /// 1-based position in the chain, nearest the client first; 0 for the origin itself.
-        public let index: Int
-        /// "host:port" of the relay (or origin).
-        public let endpoint: String
-        /// How it was spoken to, e.g. "HTTPS, HTTP/2 CONNECT".
-        public let protocolName: String
-        /// "hop 1 (relay.example:443, HTTPS, HTTP/2 CONNECT)", or "origin host:port".
-        public let description: String
-
-        init(_ hop: HopDescription) {
-            index = hop.index
-            endpoint = hop.endpoint
-            protocolName = hop.protocolName
-            description = hop.description
-        }
-    }
+    /// A hop of a relay chain as failures name it: the transport's own `HopDescription`,
+    /// re-exported (one type from the transport to the caller).
+    public typealias Hop = HopDescription
 }
 
 extension FetchError.RelayFailure {

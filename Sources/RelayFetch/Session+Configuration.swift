@@ -4,9 +4,12 @@ import RelayTransport
 extension Session {
     /// How a session fetches: which relays, which store, which trust and limits.
     public struct Configuration: Sendable {
-        /// Relay configurations, tried in order; the first that covers a host carries it. A host
-        /// no configuration covers goes direct, unless `allowsDirectConnections` is false.
+        /// Relay configurations; the first that covers a host carries it, or with
+        /// `relayChainPolicy` `.failover` each is a chain of a pool. A host no configuration
+        /// covers goes direct, unless `allowsDirectConnections` is false.
         public var proxyConfigurations: [ProxyConfiguration]
+        /// How a host's configuration is chosen among those that cover it (`RelayChainPolicy`).
+        public var relayChainPolicy: RelayChainPolicy = .firstMatch
         /// False to refuse (`FetchError` `.notRelayed`) every request to a host no relay
         /// configuration covers instead of connecting to it directly: a crawler following links
         /// and page requisites to any host sets it.
@@ -50,8 +53,8 @@ extension Session {
         /// How the names relayfetch resolves itself are resolved (encrypted DNS); nil: the system
         /// resolver. Relayed names are never resolved locally either way.
         public var privacyContext: PrivacyContext?
-        /// Answers an HTTP/1.1 relay's 407 with a fresh credential (a Privacy Pass token) for one
-        /// retry of that tunnel; nil: a 407 fails the fetch. Package access until the per-hop API.
+        /// Answers a relay's 407 (HTTP/1.1, HTTP/2 or HTTP/3 CONNECT) with a fresh credential (a
+        /// Privacy Pass token) for one retry of that tunnel; nil: a 407 fails the fetch. Package access until the per-hop API.
         package var proxyChallengeResponder: ProxyChallengeResponder?
         /// Whether https origins are spoken to over HTTP/3 (QUIC) or TCP (`OriginProtocol`).
         public var originProtocol: OriginProtocol = .automatic

@@ -51,7 +51,7 @@ extension Session {
     /// request's `timeLimit`.
     private func streamingExchange(_ original: HTTPRequest, timeLimit: Double) async throws -> (ResponseBody, HTTPResponse) {
         await learnServiceBinding(for: original.url)
-        return try await route(for: original.url).streamingExchange(original, in: self, timeLimit: timeLimit)
+        return try await failingOver(original) { try await $0.streamingExchange(original, in: self, timeLimit: timeLimit) }
     }
 }
 

@@ -26,6 +26,9 @@ public final class Session: Sendable {
     private let directResolver = Locked<SessionNameResolver?>(nil)
     /// Origins' HTTP/3 alternatives seen in this session (shared with sessions sharing its connections).
     let originAltServices: OriginAltServices
+    /// Which relay configuration carries each host (with `RelayChainPolicy.failover`, this
+    /// session's pool of chains, shared with sessions sharing its connections).
+    let chains: RelayChainSelector
 
     /// Starts the session's threads; throws if its local tunnel listener cannot be created.
     public init(configuration: Configuration = .ephemeral) throws {
@@ -36,6 +39,7 @@ public final class Session: Sendable {
         self.engine = engine
         ownsConnections = true
         originAltServices = OriginAltServices()
+        chains = RelayChainSelector(configuration)
         var nameResolver: SessionNameResolver?
         do {
             opener = try TunnelOpener(connectTimeout: configuration.connectTimeout, idleTimeout: configuration.relayIdleTimeout,
@@ -63,6 +67,7 @@ public final class Session: Sendable {
         engine = session.engine
         ownsConnections = false
         originAltServices = session.originAltServices
+        chains = session.chains
         nameResolver = session.nameResolver
         let shared = session.directNameResolver
         directResolver.withLock { $0 = shared }
@@ -140,7 +145,12 @@ public final class Session: Sendable {
     /// cookies go out and come back, fresh responses come from the cache, stale ones revalidate.
     func exchange(_ original: HTTPRequest, onBodyChunk: (@Sendable (URL, Data) -> Void)?) async throws -> (Data, HTTPResponse) {
         await learnServiceBinding(for: original.url)
-        let route = try route(for: original.url)
+        return try await failingOver(original, usedChain: { !$0.1.fromCache }) { route in
+            try await self.exchange(original, route: route, onBodyChunk: onBodyChunk)
+        }
+    }
+
+    private func exchange(_ original: HTTPRequest, route: any Route, onBodyChunk: (@Sendable (URL, Data) -> Void)?) async throws -> (Data, HTTPResponse) {
         let store = dataStore
         var request = prepared(original)
         let lookup = store.httpCache.lookup(request)
@@ -204,29 +214,30 @@ public final class Session: Sendable {
         return FetchError(.idleTimeout(seconds: seconds, peer: peer, route: names, stalled: stalled))
     }
 
-    /// The route for `url`: the first configuration that covers its host, else direct.
-    func route(for url: URL) throws(FetchError) -> any Route {
+    /// The route for `url`: the configuration that carries its host (`chains`), else direct.
+    func route(for url: URL) throws(FetchError) -> any Route { try chainRoute(for: url).route }
+
+    /// The route for `url`, and the index of the relay configuration it goes through (nil: direct).
+    func chainRoute(for url: URL) throws(FetchError) -> (route: any Route, chain: Int?) {
         let scheme = url.scheme?.lowercased() ?? ""
         guard let host = url.host, !host.isEmpty else { throw FetchError(.invalidURL(url.absoluteString)) }
         guard scheme == "https" || scheme == "http" else { throw FetchError(.unsupportedScheme(scheme)) }
         // Foundation's URL takes any port number ("http://h:99999/"), as a redirect or a page may give it.
         guard let port = UInt16(exactly: url.portOrDefault) else { throw FetchError(.invalidURL(url.absoluteString)) }
         let bareHost = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
-        guard let proxy = configuration.proxyConfigurations.first(where: { $0.covers(host: bareHost) }) else {
+        guard let (chain, proxy) = try chains.configuration(forHost: bareHost) else {
             guard configuration.allowsDirectConnections else { throw FetchError(.notRelayed(host: bareHost)) }
-            return http3OriginRoute(url: url, host: bareHost, port: port, hops: [], tcp: DirectRoute()) ?? DirectRoute()
+            return (http3OriginRoute(url: url, host: bareHost, port: port, hops: [], tcp: DirectRoute()) ?? DirectRoute(), nil)
         }
         if let oblivious = proxy.obliviousHTTP {
-            return try obliviousRoute(oblivious, chain: proxy.relayHops)
+            return (try obliviousRoute(oblivious, chain: proxy.relayHops), chain)
         }
         guard !proxy.relayHops.isEmpty else {
             throw FetchError(.invalidRelay(index: 0, reason: "a relay configuration covers \(bareHost) but has no hops"))
         }
         let hops = try endpoints(proxy.relayHops), target = TunnelTarget(host: bareHost, port: port)
-        if let quic = http3OriginRoute(url: url, host: bareHost, port: port, hops: hops, tcp: Routes.through(hops, to: target, opener: opener)) {
-            return quic
-        }
-        return Routes.through(hops, to: target, opener: opener)
+        let tcp = Routes.through(hops, to: target, opener: opener)
+        return (http3OriginRoute(url: url, host: bareHost, port: port, hops: hops, tcp: tcp) ?? tcp, chain)
     }
 
     func endpoints(_ hops: [ProxyConfiguration.RelayHop]) throws(FetchError) -> [RelayEndpoint] {

@@ -177,7 +177,7 @@ struct CrawlCommand: Subcommand {
             throw UsageError("--lease applies to a PostgreSQL store only (--store postgres://...)")
         }
         try relay.validate()
-        let groupChains = try groups.dropFirst().map { try chain($0, inheriting: relay) }
+        let groupChains = try groups.dropFirst().map { try RelayOptions.chainGroup($0, inheriting: relay) }
         if !groupChains.isEmpty && !relay.namesRelays {
             throw UsageError("with --chain, the first chain needs relays too (a pool never connects directly)")
         }
@@ -187,25 +187,6 @@ struct CrawlCommand: Subcommand {
         command.relay = chains[0]
         command.moreChains = Array(chains.dropFirst())
         return command
-    }
-
-    /// The relay options of one `--chain` group, with the first chain's origin trust and timeouts
-    /// where it gives none.
-    private static func chain(_ arguments: [String], inheriting first: RelayOptions) throws -> RelayOptions {
-        var scanner = ArgumentScanner(arguments)
-        var chain = RelayOptions()
-        chain.allowsSeveralProfiles = true
-        while let argument = scanner.next() {
-            guard try chain.parse(&scanner) else { throw UsageError("only relay options may follow --chain, not \(argument)") }
-        }
-        guard chain.namesRelays else { throw UsageError("--chain needs --relay (or --profile) options after it") }
-        chain.originCAFile = chain.originCAFile ?? first.originCAFile
-        chain.connectTimeout = chain.connectTimeout ?? first.connectTimeout
-        chain.maximumTime = chain.maximumTime ?? first.maximumTime
-        chain.idleTimeout = chain.idleTimeout ?? first.idleTimeout
-        if !chain.nameResolution.isSet { chain.nameResolution = first.nameResolution }
-        try chain.validate()
-        return chain
     }
 
     /// Non-empty lines that are not # comments.

@@ -8,6 +8,8 @@ enum ErrorHint {
         ("proxy authentication required", "give the relay's credentials with --relay-header after its --relay"),
         ("(serverAddresses)", "give the resolver's address with --dns-server-address"),
         ("needs CONNECT-UDP over TCP", "use --relay-protocol h2 or auto for that hop"),
+        ("only an HTTP/3 hop without a TCP fallback opens CONNECT-UDP flows", "give the last hop --relay-protocol h3"),
+        ("no relay chain ends in an HTTP/3 hop to carry UDP", "give a chain's last hop --relay-protocol h3"),
         ("(the relay wait)", "--relay-wait sets how long a URL waits for a relay chain"),
         ("replace them (CrawlConfiguration.replacesStoredOptions)", "--change-options replaces them"),
         ("share a crawl between workers with a PostgreSQL store", "--store postgres://... shares it"),

@@ -193,7 +193,7 @@ struct PageCommand: Subcommand {
         } else {
             io.print("\(page.url.absoluteString): \(page.statusCode), \(page.resources.count) subresources, "
                      + "\(page.totalBytes) bytes in \(String(format: "%.3f", page.loadTime)) s"
-                     + (page.main.relayChain.isEmpty ? " (direct)" : " via " + page.main.relayChain.joined(separator: " -> ")))
+                     + (page.main.exchange.relayChain.isEmpty ? " (direct)" : " via " + page.main.exchange.relayChain.joined(separator: " -> ")))
             for resource in page.failedResources {
                 io.print("  failed: \(resource.url.absoluteString): \(resource.error ?? "status \(resource.statusCode ?? 0)")")
             }

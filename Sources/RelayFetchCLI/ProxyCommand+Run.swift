@@ -9,7 +9,7 @@ extension ProxyCommand {
     func run(io: CommandIO) async -> Int32 {
         let configuration: Session.Configuration
         do {
-            configuration = try await relay.sessionConfiguration(warn: io.log)
+            configuration = try await Self.sessionConfiguration([relay] + moreChains, warn: io.log)
         } catch {
             io.log("relayfetch: error: \(ErrorHint.text(error))")
             return 1
@@ -25,7 +25,7 @@ extension ProxyCommand {
         settings.handshakeTimeout = handshakeTimeout
         let server: ProxyServer
         do {
-            server = try ProxyServer(settings: settings, configuration: configuration) { io.log($0) }
+            server = try ProxyServer(settings: settings, configuration: configuration) { io.log(ErrorHint.text($0)) }
         } catch {
             io.log("relayfetch: error: cannot listen on \(listen): \(error)")
             return 1
@@ -51,6 +51,7 @@ extension ProxyCommand {
     private func waitForSignals(server: ProxyServer, io: CommandIO) async {
         let queue = DispatchQueue(label: "relayfetch.proxy.signals")
         let relay = relay
+        let moreChains = moreChains
         let credentials = credentials
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             var sources: [DispatchSourceSignal] = []
@@ -75,7 +76,7 @@ extension ProxyCommand {
                     do {
                         var relay = relay
                         try relay.rereadInstalledProfiles(for: "proxy")
-                        let configuration = try await relay.sessionConfiguration(warn: io.log)
+                        let configuration = try await Self.sessionConfiguration([relay] + moreChains, warn: io.log)
                         server.reload(configuration: configuration, credentials: credentials)
                         io.log("relayfetch proxy: configuration reloaded")
                     } catch {
@@ -99,6 +100,9 @@ extension ProxyCommand {
             var scope = proxy.matchDomains.isEmpty ? "every host" : "hosts in " + proxy.matchDomains.joined(separator: ", ")
             if !proxy.excludedDomains.isEmpty { scope += ", except " + proxy.excludedDomains.joined(separator: ", ") }
             lines.append("relays \(index + 1): \(hops.joined(separator: " -> ")) for \(scope)")
+        }
+        if configuration.relayChainPolicy != .firstMatch {
+            lines.append("chains: the relay configurations form one pool; each connection fails over between those covering its host")
         }
         lines.append("other hosts: refused (never direct)")
         return lines.joined(separator: "\n")

@@ -31,8 +31,11 @@ struct ProxyCommand: Subcommand {
       --handshake-timeout SECS time a client gets to finish its SOCKS5 or HTTP request (default 10)
       --pid-file FILE          write the process ID to FILE while listening
       --check                  validate the options and relay configuration, print it, and exit
+      --chain                  start another relay chain, formed by the relay options after it
+                               (as crawl's); each connection fails over to another chain when
+                               its chain's relay fails, never to a direct connection
       -h, --help               show this help
-    \(RelayOptions.help(maximumTimeDefault: "none"))
+    \(RelayOptions.helpForCarriedConnections)
 
     Examples:
       relayfetch proxy --relay https://relay.example:443 --relay-header 'Proxy-Authorization: Bearer T'
@@ -43,6 +46,8 @@ struct ProxyCommand: Subcommand {
     """
 
     var relay = RelayOptions()
+    /// Chains after the first (`--chain` groups): with any, every chain is one of a pool.
+    var moreChains: [RelayOptions] = []
     var listen = ProxyListenAddress.tcp(host: "127.0.0.1", port: ProxyListenAddress.defaultPort)
     var listenMode: mode_t = 0o600
     var credentials = ProxyCredentials()
@@ -55,9 +60,13 @@ struct ProxyCommand: Subcommand {
 
     static func parse(_ arguments: [String]) throws -> ProxyCommand? {
         var command = ProxyCommand()
-        var scanner = ArgumentScanner(arguments)
+        let groups = arguments.split(separator: "--chain", omittingEmptySubsequences: false).map(Array.init)
+        var scanner = ArgumentScanner(groups[0])
         var allowRemote = false
         while let argument = scanner.next() {
+            if let why = RelayOptions.notForCarriedConnections[argument] {
+                throw UsageError("\(argument) does not apply to proxy: \(why) (see relayfetch proxy --help)")
+            }
             if try command.relay.parse(&scanner) { continue }
             switch argument {
             case "-h", "--help": return nil
@@ -91,8 +100,18 @@ struct ProxyCommand: Subcommand {
             }
         }
         try command.relay.validate()
+        for argument in groups.dropFirst().joined() {
+            let name = String(argument.prefix { $0 != "=" })
+            if let why = RelayOptions.notForCarriedConnections[name] {
+                throw UsageError("\(name) does not apply to proxy: \(why) (see relayfetch proxy --help)")
+            }
+        }
+        command.moreChains = try groups.dropFirst().map { try RelayOptions.chainGroup($0, inheriting: command.relay) }
+        if !command.moreChains.isEmpty && !command.relay.namesRelays {
+            throw UsageError("with --chain, the first chain needs relays too (a pool never connects directly)")
+        }
         try command.relay.requireRelays(for: "proxy")
-        if command.relay.ohttpRelay != nil { throw UsageError("proxy carries connections, not requests: --ohttp-relay cannot carry them") }
+        if ([command.relay] + command.moreChains).contains(where: { $0.ohttpRelay != nil }) { throw UsageError("proxy carries connections, not requests: --ohttp-relay cannot carry them") }
         if !command.listen.isLoopback {
             guard allowRemote else { throw UsageError("--listen \(command.listen) is reachable from other machines: add --allow-remote (and --user)") }
             guard command.credentials.required else { throw UsageError("--allow-remote needs --user: a proxy others can reach must ask for a password") }

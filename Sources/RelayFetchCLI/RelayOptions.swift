@@ -284,11 +284,14 @@ struct RelayOptions {
         var configuration = Session.Configuration.ephemeral
         // Per proxy configuration, the token scenario of each hop (by 0-based index) that has one.
         var tokenScenarios: [[Int: OAuthScenario]] = []
+        // Per proxy configuration, the Privacy Pass issuer of each hop (by 0-based index) that has one.
+        var issuers: [[Int: PendingHop.PrivacyPass]] = []
         for profilePath in profilePaths {
             let profile = try ManagedRelayProfileReader.read(contentsOf: URL(fileURLWithPath: profilePath), signerCAFile: profileCAFile)
             for warning in profile.warnings { warn("relayfetch: warning: \(profilePath): \(warning)") }
             configuration.proxyConfigurations += profile.proxyConfigurations
             tokenScenarios += try profile.relayPayloads.map { try Self.tokenScenarios(of: $0, profilePath: profilePath) }
+            issuers += try profile.relayPayloads.map { try Self.privacyPassIssuers(of: $0, profilePath: profilePath) }
         }
         if let managedDefault { configuration.proxyConfigurations = managedDefault.proxyConfigurations }
         configuration.directHostAddresses = directAddresses
@@ -305,16 +308,14 @@ struct RelayOptions {
             proxy.excludedDomains = excludedDomains
             configuration.proxyConfigurations = [proxy]
             tokenScenarios = [Dictionary(uniqueKeysWithValues: hops.enumerated().compactMap { index, hop in hop.tokenScenario.map { (index, $0) } })]
+            issuers = [Dictionary(uniqueKeysWithValues: hops.enumerated().compactMap { index, hop in hop.privacyPass.map { (index, $0) } })]
         }
         configuration.originCertificateAuthorityFile = originCAFile
         if let connectTimeout { configuration.connectTimeout = connectTimeout }
         if let maximumTime { configuration.requestTimeout = maximumTime }
         if let idleTimeout { configuration.idleTimeout = idleTimeout }
         Self.attachTokenKeepers(tokenScenarios, to: &configuration)
-        if !hops.isEmpty {
-            let issuers = Dictionary(uniqueKeysWithValues: hops.enumerated().compactMap { index, hop in hop.privacyPass.map { (index, $0) } })
-            Self.attachPrivacyPass(issuers, to: &configuration, trace: tracesPrivacyPass, report: warn)
-        }
+        Self.attachPrivacyPass(issuers, to: &configuration, trace: tracesPrivacyPass, report: warn)
         if let originProtocol { configuration.originProtocol = originProtocol }
         if let ohttpRelay, let ohttpKeys {
             // The --relay chain (if any) now carries the POSTs to the OHTTP relay, and the key fetch.

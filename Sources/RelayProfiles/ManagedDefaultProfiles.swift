@@ -44,29 +44,20 @@ public struct ManagedDefaultProfiles: Sendable {
 
     /// Reads both files. `signerCAFile` checks a signed profile's signer (nil: the system store).
     public static func load(environment: [String: String] = ProcessInfo.processInfo.environment,
-                            signerCAFile: String? = nil) throws(ManagedDefaultError) -> ManagedDefaultProfiles {
+                            signerCAFile: String? = nil) throws(ProfileError) -> ManagedDefaultProfiles {
         let (administrator, user) = paths(environment: environment)
         return ManagedDefaultProfiles(sources: [try source(.administrator, at: administrator, signerCAFile: signerCAFile),
                                                 try source(.user, at: user, signerCAFile: signerCAFile)])
     }
 
-    private static func source(_ scope: Scope, at path: String, signerCAFile: String?) throws(ManagedDefaultError) -> Source {
+    private static func source(_ scope: Scope, at path: String, signerCAFile: String?) throws(ProfileError) -> Source {
         // Only a missing file means "none installed": a directory or an unreadable file in its
         // place is an administrator's mistake that must not silently turn the relays off.
         guard FileManager.default.fileExists(atPath: path) else { return Source(scope: scope, path: path, profile: nil) }
         do {
             return Source(scope: scope, path: path, profile: try ManagedRelayProfileReader.read(contentsOf: URL(fileURLWithPath: path), signerCAFile: signerCAFile))
         } catch {
-            throw ManagedDefaultError(scope: scope, path: path, problem: error)
+            throw error.installed(scope, at: path)
         }
     }
-}
-
-/// An installed profile that cannot be used: which one, its file, and the key path and reason.
-public struct ManagedDefaultError: Error, Sendable, CustomStringConvertible {
-    public let scope: ManagedDefaultProfiles.Scope
-    public let path: String
-    public let problem: ProfileError
-
-    public var description: String { "the \(scope.rawValue)'s relay profile \(path) cannot be used: \(problem)" }
 }

@@ -63,6 +63,13 @@ public struct ManagedRelay: Sendable {
     /// access token is this relay's bearer token, as `--relay-token-oauth` takes it (relative to
     /// the profile's folder). The command that loads the profile gives the hop its token source.
     public let relayTokenScenario: String?
+    /// `RelayPrivacyPassIssuer` (relayfetch's own key): the issuer whose tokens answer this
+    /// relay's `PrivateToken` 407, as `--relay-privacy-pass` takes it (http or https, with a host).
+    public let privacyPassIssuer: URL?
+    /// `RelayPrivacyPassOAuthScenario` (relayfetch's own key): the OAuth scenario whose access token
+    /// attests for the client to that issuer, as `--relay-privacy-pass-oauth` takes it (relative
+    /// to the profile's folder); only beside `RelayPrivacyPassIssuer`.
+    public let privacyPassAttestationScenario: String?
 
     public var relayHop: ProxyConfiguration.RelayHop {
         var options = ProxyConfiguration.TLSOptions(pinnedPublicKeySHA256: pinnedPublicKeySHA256)

@@ -72,9 +72,22 @@ enum PayloadParsers {
             identity = found
         }
         let doh = try node.child("DNSOverHTTPSURL").map { item throws(ProfileError) in try relayURL(item).url }
+        let issuer = try node.child("RelayPrivacyPassIssuer").map { item throws(ProfileError) in try issuerURL(item) }
+        let attestation = node.child("RelayPrivacyPassOAuthScenario")
+        if let attestation, issuer == nil { throw attestation.fail("needs RelayPrivacyPassIssuer beside it: it attests to that issuer") }
         return ManagedRelay(http3RelayURL: http3, http2RelayURL: http2?.url, http2RelayTemplate: http2?.template,
                             additionalHTTPHeaderFields: headers, pinnedPublicKeySHA256: pins, identity: identity, dnsOverHTTPSURL: doh,
-                            relayTokenScenario: try node.child("RelayTokenOAuthScenario")?.string())
+                            relayTokenScenario: try node.child("RelayTokenOAuthScenario")?.string(),
+                            privacyPassIssuer: issuer, privacyPassAttestationScenario: try attestation?.string())
+    }
+
+    /// A Privacy Pass issuer's URL: http or https, with a host (its path is the issuer's root).
+    private static func issuerURL(_ node: PlistNode) throws(ProfileError) -> URL {
+        let text = try node.string()
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["https", "http"].contains(scheme), url.host?.isEmpty == false else {
+            throw node.fail("not an issuer URL such as https://issuer.example: \(text)")
+        }
+        return url
     }
 
     /// A relay URL: https, with a host; or an RFC 9298 URI template over one.

@@ -53,6 +53,9 @@ enum PayloadSchema {
         "PayloadCertificateUUID": .string, "RawPublicKeys": .array, "DNSOverHTTPSURL": .string,
         // Not Apple's: relayfetch's OAuth scenario file for this relay's token (--relay-token-oauth).
         "RelayTokenOAuthScenario": .string,
+        // Not Apple's: this relay's Privacy Pass issuer (--relay-privacy-pass) and the OAuth scenario
+        // whose access token attests for the client to it (--relay-privacy-pass-oauth).
+        "RelayPrivacyPassIssuer": .string, "RelayPrivacyPassOAuthScenario": .string,
     ]
     static let pkcs12 = commonPayload.merging([
         "PayloadContent": .data, "Password": .string, "PayloadCertificateFileName": .string,

@@ -27,6 +27,8 @@ enum AltService: Equatable {
 protocol ConnectAnswer: AnyObject {
     /// The answer's `Alt-Svc` field, if it had one.
     var altSvc: String? { get }
+    /// A 407's `Proxy-Authenticate` values, in order (empty for any other answer).
+    var proxyAuthenticate: [String] { get }
 }
 
 /// The HTTP/3 ports first-hop relays named for themselves in Alt-Svc, by the TCP endpoint's

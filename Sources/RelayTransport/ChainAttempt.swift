@@ -4,17 +4,24 @@ final class ChainAttempt {
     /// The chain; a hop may be swapped for its fallback while the attempt runs.
     private(set) var hops: [RelayEndpoint]
     let started: UInt64
+    /// Credentials that answer hops' 407 challenges on this attempt, by 1-based hop index: sent
+    /// as that hop's `Proxy-Authorization` in place of its own (`fields(ofHop:)`). Not part of
+    /// the hops, so pooled connections (keyed on hops) carry the retry's new stream.
+    let credentials: [Int: String]
     var currentHop: HopDescription
     private(set) var reports: [HopReport] = []
     private var reused: [Int: Bool] = [:]
     /// Pooled HTTP/3 connections this attempt reused, by hop.
     private var reusedHTTP3: [Int: WeakHTTP3Connection] = [:]
-    private var finished = false
+    private(set) var isFinished = false
+    /// Streams relays turned away unprocessed and this attempt sent again, by hop.
+    private var refusedRetries: [Int: Int] = [:]
     var onFinish: ((Result<TransportLayer, RelayError>) -> Void)?
 
-    init(hops: [RelayEndpoint], started: UInt64) {
+    init(hops: [RelayEndpoint], started: UInt64, credentials: [Int: String] = [:]) {
         self.hops = hops
         self.started = started
+        self.credentials = credentials
         currentHop = HopRegistry.describe(hop: 1, of: hops, negotiated: nil)
     }
 
@@ -24,9 +31,17 @@ final class ChainAttempt {
         HopRegistry.describe(hop: index, of: hops, negotiated: alpn)
     }
 
+    /// Hop `index`'s own header fields for its CONNECT, with this attempt's answer to its
+    /// challenge as `Proxy-Authorization` when there is one.
+    func fields(ofHop index: Int) -> [(String, String)] {
+        let own = hops[index - 1].fieldPairs
+        guard let credential = credentials[index] else { return own }
+        return own.filter { $0.0.lowercased() != "proxy-authorization" } + [("Proxy-Authorization", credential)]
+    }
+
     /// A copy with the same hops, reports and current hop, for the other side of a race.
     func copy() -> ChainAttempt {
-        let other = ChainAttempt(hops: hops, started: started)
+        let other = ChainAttempt(hops: hops, started: started, credentials: credentials)
         other.adopt(self)
         return other
     }
@@ -60,6 +75,14 @@ final class ChainAttempt {
     /// its idle timeout), so the next tunnel opens a fresh one rather than waiting there too.
     func retireReusedConnection(atHop index: Int) { reusedHTTP3[index]?.connection?.retire() }
 
+    /// Whether a stream hop `index` refused unprocessed may be sent again: a few times per hop,
+    /// so a relay that refuses every stream fails the attempt rather than spin until its timeout.
+    func mayRetryRefusedStream(atHop index: Int) -> Bool {
+        guard !isFinished, refusedRetries[index, default: 0] < 3 else { return false }
+        refusedRetries[index, default: 0] += 1
+        return true
+    }
+
     func recordOpen(hop index: Int, description: HopDescription) {
         reports.append(HopReport(hop: description, connectedAfter: Double(EventLoop.nowNanos() - started) / 1e9,
                                  reusedConnection: reused[index] ?? false))
@@ -67,11 +90,11 @@ final class ChainAttempt {
 
     /// Completes the attempt once; a layer that arrives after a timeout is closed.
     func finish(_ result: Result<TransportLayer, RelayError>) {
-        guard !finished else {
+        guard !isFinished else {
             if case .success(let layer) = result { layer.close() }
             return
         }
-        finished = true
+        isFinished = true
         onFinish?(result)
         onFinish = nil
     }

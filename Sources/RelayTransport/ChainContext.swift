@@ -13,16 +13,16 @@ final class ChainContext {
     let http3HeadStart: Double
     /// Resolves relay host names in place of the system resolver (nil: getaddrinfo).
     let resolver: HostResolver?
-    /// Answers an HTTP/1.1 relay's 407 with a fresh credential for one retry (nil: a 407 fails).
+    /// Answers a relay's 407 with a fresh credential for one retry of the chain (nil: a 407 fails).
     var proxyChallengeResponder: ProxyChallengeResponder?
     private var contexts: [TLSTrust: TLSContext] = [:]
 
-    init(loop: EventLoop, idleTimeout: Double, http3HeadStart: Double, resolver: HostResolver?) {
+    init(loop: EventLoop, idleTimeout: Double, http3HeadStart: Double, resolver: HostResolver?, maxConnectionsPerRelay: Int) {
         self.loop = loop
         self.http3HeadStart = http3HeadStart
         self.resolver = resolver
-        pool = RelayConnectionPool(loop: loop, idleTimeout: idleTimeout)
-        http3Pool = HTTP3ConnectionPool(loop: loop, idleTimeout: idleTimeout)
+        pool = RelayConnectionPool(loop: loop, idleTimeout: idleTimeout, maxConnections: maxConnectionsPerRelay)
+        http3Pool = HTTP3ConnectionPool(loop: loop, idleTimeout: idleTimeout, maxConnections: maxConnectionsPerRelay)
     }
 
     /// The connector of hop `index` of `hops`, from the registry.
@@ -51,7 +51,10 @@ final class ChainContext {
                 attempt.recordOpen(hop: index, description: layer.hop)
                 if index == 1, let value = (layer as? ConnectAnswer)?.altSvc { altServices.remember(value, from: attempt.hops[0]) }
                 completion(.success(layer))
-            case .failure(let error):
+            case .failure(var error):
+                if case .tunnelRefused(status: 407, _) = error.cause, let answer = layer as? ConnectAnswer {
+                    error.proxyAuthenticate = answer.proxyAuthenticate
+                }
                 layer.close()
                 completion(.failure(error))
             }

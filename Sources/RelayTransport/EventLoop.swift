@@ -28,6 +28,10 @@ package final class EventLoop: @unchecked Sendable {
     private let thread: SessionThread
     /// The receive slots the QUIC sockets of this loop share (loop thread only).
     lazy var quicReceiveSlots = QUICReceiveSlots()
+    /// One buffer for every socket read on this loop (`withReadScratch`), made on first use.
+    private var readScratch: UnsafeMutableRawBufferPointer?
+    /// The scratch buffer's size: the most one read takes.
+    package static let readScratchSize = 64 * 1024
 
     /// Starts a loop on a new thread named `name`.
     package init(name: String = "relayfetch.io") {
@@ -43,6 +47,17 @@ package final class EventLoop: @unchecked Sendable {
     deinit {
         close(epollFD)
         close(wakeFD)
+        readScratch?.deallocate()
+    }
+
+    /// Runs `body` with this loop's read buffer (`readScratchSize` bytes). Loop thread only, and
+    /// `body` copies out what it keeps: the next read on the loop reuses the buffer. One buffer
+    /// per loop thread instead of one per read (a 64 KiB temporary is a heap allocation) or one
+    /// per connection (an idle one would hold it).
+    package func withReadScratch<Result>(_ body: (UnsafeMutableRawBufferPointer) throws(SystemError) -> Result) throws(SystemError) -> Result {
+        assert(inLoop, "the read buffer belongs to the loop thread")
+        if readScratch == nil { readScratch = .allocate(byteCount: Self.readScratchSize, alignment: 16) }
+        return try body(readScratch!)
     }
 
     /// True when called on the loop thread.

@@ -46,4 +46,5 @@ extension HandshakeLayer where Handshake == HTTP1ConnectHandshake {
 
 extension HandshakeLayer: ConnectAnswer where Handshake == HTTP1ConnectHandshake {
     var altSvc: String? { handshake.altSvc }
+    var proxyAuthenticate: [String] { handshake.proxyAuthenticate }
 }

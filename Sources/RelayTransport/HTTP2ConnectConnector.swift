@@ -41,20 +41,25 @@ struct HTTP2ConnectConnector: HopConnector {
         }
         let pool = context.pool
         let key = Self.key(hop: count, of: attempt.hops)
-        let nextHop = context.nextHop(after: count, attempt: attempt)
+        let retry = { [context] in
+            guard !attempt.isFinished else { return }  // timed out while it waited
+            context.tunnel(through: count, to: target, attempt: attempt, completion: completion)
+        }
         if let connection = pool.usableConnection(for: key) {
             attempt.note(hop: count, reused: true)
-            let stream = connection.makeStream(authority: target.description, headers: relay.fieldPairs, nextHop: nextHop)
-            return context.connect(stream, hop: count, attempt: attempt, completion: completion)
+            return open(on: connection, through: count, to: target, attempt: attempt, retry: retry, completion: completion)
         }
         if pool.isEstablishing(key) {
             // Another tunnel is already connecting to this hop: wait and share its connection.
-            pool.wait(for: key) { [context] in context.tunnel(through: count, to: target, attempt: attempt, completion: completion) }
-            return
+            return pool.wait(for: key, retry)
         }
         let mayMultiplex = !pool.speaksHTTP1(key)
+        if mayMultiplex && !pool.mayOpenAnother(key) {
+            // Every connection to the hop carries as many streams as the relay allows.
+            return pool.waitForStream(key, retry)
+        }
         if mayMultiplex { pool.beginEstablishing(key) }
-        context.transport(toHop: count, attempt: attempt, alpn: requiresHTTP2 ? ["h2"] : ["h2", "http/1.1"]) { [context, requiresHTTP2] result in
+        context.transport(toHop: count, attempt: attempt, alpn: requiresHTTP2 ? ["h2"] : ["h2", "http/1.1"]) { [self] result in
             switch result {
             case .failure(let error):
                 if mayMultiplex { pool.endEstablishing(key, connection: nil, speaksHTTP1: false) }
@@ -63,10 +68,14 @@ struct HTTP2ConnectConnector: HopConnector {
                 let hop = Self.describe(relay, index: count, negotiated: alpn)
                 do {
                     let connection = try HTTP2RelayConnection(over: layer, hop: hop, atEndOfTurn: context.loop.atEndOfTurn)
+                    // This tunnel's CONNECT leaves with the preface; the ones waiting go once the
+                    // relay's SETTINGS tell how many streams it takes.
+                    pool.hold(connection, whileEstablishing: key)
+                    connection.onPeerSettings = { [weak connection] in
+                        pool.endEstablishing(key, connection: connection, speaksHTTP1: false)
+                    }
                     connection.start()
-                    pool.endEstablishing(key, connection: connection, speaksHTTP1: false)
-                    let stream = connection.makeStream(authority: target.description, headers: relay.fieldPairs, nextHop: nextHop)
-                    context.connect(stream, hop: count, attempt: attempt, completion: completion)
+                    open(on: connection, through: count, to: target, attempt: attempt, retry: retry, completion: completion)
                 } catch {
                     layer.close()
                     pool.endEstablishing(key, connection: nil, speaksHTTP1: false)
@@ -81,6 +90,19 @@ struct HTTP2ConnectConnector: HopConnector {
                 if mayMultiplex { pool.endEstablishing(key, connection: nil, speaksHTTP1: true) }
                 HTTP1ConnectConnector(context: context).tunnel(over: layer, through: count, to: target, attempt: attempt, completion: completion)
             }
+        }
+    }
+
+    /// Sends the CONNECT on `connection`; a stream the relay turns away unprocessed (its limit
+    /// was lower than it had said, or it is going away) goes again by `retry`, which picks a
+    /// connection anew.
+    private func open(on connection: HTTP2RelayConnection, through count: Int, to target: TunnelTarget, attempt: ChainAttempt,
+                      retry: @escaping () -> Void, completion: @escaping (Result<TransportLayer, RelayError>) -> Void) {
+        let stream = connection.makeStream(authority: target.description, headers: attempt.fields(ofHop: count),
+                                           nextHop: context.nextHop(after: count, attempt: attempt))
+        context.connect(stream, hop: count, attempt: attempt) { result in
+            if case .failure = result, stream.wasRefusedUnprocessed, attempt.mayRetryRefusedStream(atHop: count) { return retry() }
+            completion(result)
         }
     }
 }

@@ -1,3 +1,5 @@
+internal import CNghttp2
+
 /// One CONNECT tunnel on an HTTP/2 relay connection (RFC 9113 §8.5): a byte stream for the
 /// layer above. A 2xx response opens it; other statuses, RST_STREAM and GOAWAY become typed
 /// errors naming the hop. Its control state is a `ConnectStreamMachine`.
@@ -11,6 +13,10 @@ final class HTTP2ConnectStream: ConnectStreamActor, ConnectAnswer {
     let nextHop: HopDescription?
     var completion: ((Result<Void, RelayError>) -> Void)?
     private(set) var altSvc: String?
+    private(set) var proxyAuthenticate: [String] = []
+    /// True when the relay turned the stream away unprocessed (REFUSED_STREAM, or GOAWAY below
+    /// its id) before answering: the CONNECT may go again on another connection (RFC 9113 §8.7).
+    private(set) var wasRefusedUnprocessed = false
     var machine = ConnectStreamMachine(protocolName: "HTTP/2")
     private var outgoing: [UInt8] = []
     private var credit = FlowCredit()
@@ -54,6 +60,7 @@ final class HTTP2ConnectStream: ConnectStreamActor, ConnectAnswer {
     }
 
     func receivedAltSvc(_ value: String) { altSvc = value }
+    func receivedProxyAuthenticate(_ value: String) { proxyAuthenticate.append(value) }
     func headersComplete() { perform(machine.handle(.headersComplete)) }
 
     func receivedData(_ bytes: [UInt8]) {
@@ -66,10 +73,17 @@ final class HTTP2ConnectStream: ConnectStreamActor, ConnectAnswer {
     func receivedEnd() { perform(machine.handle(.peerFinished)) }
 
     func streamClosed(code: UInt32) {
+        if code == NGHTTP2_REFUSED_STREAM.rawValue, !machine.wasOpened { wasRefusedUnprocessed = true }
         perform(machine.handle(.closed(resetCode: code == 0 ? nil : HTTP2RelayConnection.codeName(code))))
     }
 
     func connectionFailed(_ error: RelayError) {
         perform(machine.handle(.connectionFailed), connectionError: error)
+    }
+
+    /// The relay's GOAWAY left the stream unprocessed.
+    func refusedUnprocessed(_ error: RelayError) {
+        if !machine.wasOpened { wasRefusedUnprocessed = true }
+        connectionFailed(error)
     }
 }

@@ -8,18 +8,28 @@ final class HTTP2RelayConnection: TransportLayerDelegate {
     let hop: HopDescription
     private let lower: TransportLayer
     /// Runs work once the loop's current turn is done (`EventLoop.atEndOfTurn`).
-    private let atEndOfTurn: (@escaping () -> Void) -> Void
+    let atEndOfTurn: (@escaping () -> Void) -> Void
     /// A flush is due at the end of the loop's turn (`flush()`): frames queued until then leave
     /// in one write.
     private var flushScheduled = false
-    private var session: OpaquePointer?
-    private var streams: [Int32: HTTP2ConnectStream] = [:]
+    private(set) var session: OpaquePointer?
+    private(set) var streams: [Int32: HTTP2ConnectStream] = [:]
     private var closed = false
     /// True once the relay sent GOAWAY or the connection failed: no new streams.
     private(set) var isDraining = false
     /// Called (on the loop) whenever the last stream ends, and when the connection dies.
     var onIdle: (() -> Void)?
     var onClose: (() -> Void)?
+    /// Called at the end of a loop turn in which a stream ended or the relay raised its limit.
+    var onStreamAvailable: (() -> Void)?
+    /// Called once, when the relay's first SETTINGS arrived (its stream limit is known) or the
+    /// connection ended before them.
+    var onPeerSettings: (() -> Void)?
+    /// `onStreamAvailable` is due at the end of this turn (`streamMayBeAvailable`).
+    var availabilityScheduled = false
+    /// Streams the relay took when it last refused one (REFUSED_STREAM): no more go to it until
+    /// one ends or new SETTINGS arrive, whatever its advertised limit says.
+    var refusalCap: Int?
     /// Probes waiting for the relay's PING acknowledgement, by probe id, each with the PING
     /// (by its opaque sequence number) whose ACK answers it.
     private var pingWaiters: [Int: (sequence: UInt64, answer: (Bool) -> Void)] = [:]
@@ -33,6 +43,8 @@ final class HTTP2RelayConnection: TransportLayerDelegate {
     /// stream; 16 MiB for all), small enough that a paused reader holds back little.
     static let streamWindow: Int32 = 4 << 20
     static let connectionWindow: Int32 = 16 << 20
+    /// The relay's limit of concurrent streams until its SETTINGS name one.
+    static let assumedStreamLimit: UInt32 = 100
 
     /// `atEndOfTurn` runs queued frames' write once the loop's turn is done (tests over an
     /// in-memory stream may run it at once).
@@ -56,6 +68,9 @@ final class HTTP2RelayConnection: TransportLayerDelegate {
         nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, h2OnStreamClose)
         nghttp2_session_callbacks_set_on_frame_send_callback(callbacks, h2OnFrameSent)
         nghttp2_option_set_no_auto_window_update(option, 1)
+        // Until the relay's SETTINGS say otherwise, assume the fewest streams RFC 9113 §6.5.2
+        // recommends a peer allow, not nghttp2's unlimited default.
+        nghttp2_option_set_peer_max_concurrent_streams(option, Self.assumedStreamLimit)
         // The session's user data is this connection, unretained: the connection owns the session.
         let rc = nghttp2_session_client_new2(&session, callbacks, Unmanaged.passUnretained(self).toOpaque(), option)
         guard rc == 0 else { throw TLSSetupError(reason: "nghttp2: \(String(cString: nghttp2_strerror(rc)))") }
@@ -119,6 +134,9 @@ final class HTTP2RelayConnection: TransportLayerDelegate {
     func reset(_ stream: HTTP2ConnectStream) {
         guard stream.streamID > 0, !closed, streams[stream.streamID] != nil else { return }
         nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream.streamID, NGHTTP2_CANCEL.rawValue)
+        // A request nghttp2 still holds back (the relay lowered its limit) is cancelled in its
+        // queue and reported closed only once a stream frees up: it takes no slot from now on.
+        if nghttp2_session_find_stream(session, stream.streamID) == nil { forget(stream.streamID) }
         flush()
     }
 
@@ -178,6 +196,7 @@ final class HTTP2RelayConnection: TransportLayerDelegate {
         streams.removeAll()
         for stream in open { stream.connectionFailed(error) }
         failPings()
+        peerSettingsSettled()
         onClose?()
     }
 
@@ -248,15 +267,25 @@ final class HTTP2RelayConnection: TransportLayerDelegate {
         isDraining = true
         for (id, stream) in streams where id > lastStreamID {
             streams[id] = nil
-            stream.connectionFailed(RelayError(hop: hop, cause: .protocolError("relay sent GOAWAY (\(Self.codeName(code))) before the stream started")))
+            stream.refusedUnprocessed(RelayError(hop: hop, cause: .protocolError("relay sent GOAWAY (\(Self.codeName(code))) before the stream started")))
         }
         if streams.isEmpty { onIdle?() }
+        streamMayBeAvailable()
     }
 
     fileprivate func streamClosed(_ id: Int32, code: UInt32) {
         guard let stream = streams.removeValue(forKey: id) else { return }
+        if code == NGHTTP2_REFUSED_STREAM.rawValue { refusalCap = streams.count }
         stream.streamClosed(code: code)
         if streams.isEmpty { onIdle?() }
+        streamMayBeAvailable()
+    }
+
+    /// Drops a stream that will never be sent; the layer above has closed it already.
+    private func forget(_ id: Int32) {
+        guard streams.removeValue(forKey: id) != nil else { return }
+        if streams.isEmpty { onIdle?() }
+        streamMayBeAvailable()
     }
 
     static func codeName(_ code: UInt32) -> String {
@@ -294,6 +323,8 @@ private func h2OnHeader(_ session: OpaquePointer?, _ frame: UnsafePointer<nghttp
         stream.receivedStatus(Int(text) ?? 0)
     } else if headerName == "alt-svc" {
         stream.receivedAltSvc(text)
+    } else if headerName == "proxy-authenticate" {
+        stream.receivedProxyAuthenticate(text)
     }
     return 0
 }
@@ -308,6 +339,8 @@ private func h2OnFrameReceived(_ session: OpaquePointer?, _ frame: UnsafePointer
         if endsStream { owner.stream(frame.pointee.hd.stream_id)?.receivedEnd() }
     case NGHTTP2_DATA.rawValue where endsStream:
         owner.stream(frame.pointee.hd.stream_id)?.receivedEnd()
+    case NGHTTP2_SETTINGS.rawValue where frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) == 0:
+        owner.receivedSettings()
     case NGHTTP2_GOAWAY.rawValue:
         owner.goAway(lastStreamID: frame.pointee.goaway.last_stream_id, code: frame.pointee.goaway.error_code)
     case NGHTTP2_PING.rawValue where frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0:

@@ -61,17 +61,25 @@ extension HTTP3HopConnector {
             : "an HTTP/3 relay behind a hop whose tunnels carry no datagrams (HTTP/2, HTTP/1.1 or SOCKS5) needs CONNECT-UDP over TCP, which is not supported; speak h2 or auto to this hop"
     }
 
-    /// Opens a CONNECT stream to `target` on the HTTP/3 connection to hop `count`, once there is one.
+    /// Opens a CONNECT stream to `target` on the HTTP/3 connection to hop `count`, once there is
+    /// one; a stream the relay turns away unprocessed (H3_REQUEST_REJECTED, GOAWAY) goes again.
     func openTunnel(through count: Int, to target: TunnelTarget, attempt: ChainAttempt,
                     completion: @escaping (Result<TransportLayer, RelayError>) -> Void) {
-        connection(toHop: count, attempt: attempt) { [context] result in
+        connection(toHop: count, attempt: attempt) { [self] result in
             switch result {
             case .failure(let error):
                 completion(.failure(error))
+            case .success where attempt.isFinished:
+                return  // timed out while it waited for a stream
             case .success(let connection):
-                let stream = connection.makeStream(authority: target.description, headers: attempt.hops[count - 1].fieldPairs,
+                let stream = connection.makeStream(authority: target.description, headers: attempt.fields(ofHop: count),
                                                    nextHop: context.nextHop(after: count, attempt: attempt))
-                context.connect(stream, hop: count, attempt: attempt, completion: completion)
+                context.connect(stream, hop: count, attempt: attempt) { result in
+                    if case .failure = result, stream.wasRefusedUnprocessed, attempt.mayRetryRefusedStream(atHop: count) {
+                        return openTunnel(through: count, to: target, attempt: attempt, completion: completion)
+                    }
+                    completion(result)
+                }
             }
         }
     }

@@ -4,7 +4,7 @@
 /// change state at once and reach the layer above through `HTTP3RelayConnection.post`, after
 /// the QUIC stack has returned; its control state is a `ConnectStreamMachine`. Owns the bytes
 /// it sends until the relay acknowledges them.
-final class HTTP3ConnectStream: ConnectStreamActor {
+final class HTTP3ConnectStream: ConnectStreamActor, ConnectAnswer {
     let authority: String
     let headers: [(String, String)]
     /// The request's pseudo-header fields: CONNECT to `authority`, or an extended CONNECT.
@@ -22,6 +22,12 @@ final class HTTP3ConnectStream: ConnectStreamActor {
     let nextHop: HopDescription?
     var completion: ((Result<Void, RelayError>) -> Void)?
     var machine = ConnectStreamMachine(protocolName: "HTTP/3")
+    /// A 407's challenges, for a responder; HTTP/3 relays' Alt-Svc means nothing here (no TCP side).
+    private(set) var proxyAuthenticate: [String] = []
+    var altSvc: String? { nil }
+    /// True when the relay turned the stream away unprocessed (H3_REQUEST_REJECTED, or GOAWAY
+    /// at or below its id) before answering: the CONNECT may go again (RFC 9114 §4.1.1, §5.2).
+    private(set) var wasRefusedUnprocessed = false
     private var credit = FlowCredit()
     /// Tunnel bytes received since the last delivery: all the DATA that one read of the QUIC
     /// socket brought goes up as one piece, not one per packet.
@@ -60,6 +66,8 @@ final class HTTP3ConnectStream: ConnectStreamActor {
 
     // MARK: events from the connection (inside nghttp3's callbacks)
 
+    func noteProxyAuthenticate(_ value: String) { proxyAuthenticate.append(value) }
+
     func headersComplete() {
         let actions = machine.handle(.headersComplete)
         if !actions.isEmpty { connection.post { [self] in perform(actions) } }
@@ -87,16 +95,23 @@ final class HTTP3ConnectStream: ConnectStreamActor {
 
     /// The relay reset the stream or asked us to stop sending.
     func aborted(code: UInt64) {
+        if code == HTTP3ErrorCode.requestRejected { markRefusedUnprocessed() }
         connection.post { [self] in perform(machine.handle(.aborted(code: HTTP3ErrorCode.name(code)))) }
     }
 
     /// Both directions are closed and nghttp3 forgot the stream.
     func streamClosed(code: UInt64) {
+        if code == HTTP3ErrorCode.requestRejected { markRefusedUnprocessed() }
         let owed = credit.settle()  // the stream is gone, but the connection's window must get these back
         if owed > 0 { connection.credit(self, count: owed) }
         connection.post { [self] in
             perform(machine.handle(.closed(resetCode: code == HTTP3ErrorCode.noError ? nil : HTTP3ErrorCode.name(code))))
         }
+    }
+
+    /// The relay left the stream unprocessed, if it had not answered it yet.
+    func markRefusedUnprocessed() {
+        if !machine.wasOpened { wasRefusedUnprocessed = true }
     }
 
     func connectionFailed(_ error: RelayError) {

@@ -2,6 +2,7 @@
 enum HTTP3ErrorCode {
     static let noError: UInt64 = 0x100
     static let internalError: UInt64 = 0x102
+    static let requestRejected: UInt64 = 0x10b
     static let requestCancelled: UInt64 = 0x10c
 
     static func name(_ code: UInt64) -> String {

@@ -21,6 +21,8 @@ final class HTTP3RelayConnection: QUICApplication {
     /// Called (on the loop) whenever the last tunnel ends, and when the connection dies.
     var onIdle: (() -> Void)?
     var onClose: (() -> Void)?
+    /// Called when the relay allows more streams (MAX_STREAMS) or the connection drains.
+    var onStreamAvailable: (() -> Void)?
 
     /// `path` carries the QUIC packets: nil for UDP to the relay, or a CONNECT-UDP stream through the hop before.
     convenience init(loop: EventLoop, relay: RelayEndpoint, hop: HopDescription, handshakeTimeout: Double = 10,
@@ -68,6 +70,10 @@ final class HTTP3RelayConnection: QUICApplication {
 
     var activeStreams: Int { streams.values.filter { !$0.ended }.count + waitingForStreamID.count }
     var isUsable: Bool { !closed && !isDraining && http3 != nil }
+    /// One more stream opens at once, within the relay's MAX_STREAMS (RFC 9000 §4.6): a stream
+    /// beyond waits on this connection until the relay allows more, which for long-lived tunnels
+    /// is only when one ends, while another connection could carry it.
+    var hasFreeStream: Bool { isUsable && waitingForStreamID.isEmpty && quic.bidirectionalStreamsLeft > 0 }
 
     /// A new CONNECT stream to `authority` with this hop's header fields; `connect` sends it.
     func makeStream(authority: String, headers: [(String, String)], nextHop: HopDescription?) -> HTTP3ConnectStream {
@@ -79,7 +85,10 @@ final class HTTP3RelayConnection: QUICApplication {
     func retire() {
         guard !isDraining else { return }
         isDraining = true
-        post { [self] in if activeStreams == 0 { onIdle?() } }
+        post { [self] in
+            if activeStreams == 0 { onIdle?() }
+            onStreamAvailable?()
+        }
     }
 
     /// Ends the connection: CONNECTION_CLOSE (H3_NO_ERROR); open tunnels fail.
@@ -200,12 +209,19 @@ final class HTTP3RelayConnection: QUICApplication {
         isDraining = true
         let sender = hop.index == 0 ? "the origin" : "relay"
         for (streamID, stream) in streams where streamID >= id && !stream.ended {
+            (stream as? HTTP3ConnectStream)?.markRefusedUnprocessed()
             stream.connectionFailed(RelayError(hop: hop, cause: .protocolError("\(sender) sent GOAWAY before the stream started")))
         }
         let waiting = waitingForStreamID
         waitingForStreamID.removeAll()
-        for stream in waiting { stream.connectionFailed(RelayError(hop: hop, cause: .protocolError("\(sender) sent GOAWAY"))) }
-        post { [self] in if activeStreams == 0 { onIdle?() } }
+        for stream in waiting {
+            (stream as? HTTP3ConnectStream)?.markRefusedUnprocessed()
+            stream.connectionFailed(RelayError(hop: hop, cause: .protocolError("\(sender) sent GOAWAY")))
+        }
+        post { [self] in
+            if activeStreams == 0 { onIdle?() }
+            onStreamAvailable?()  // the pool drops it: waiting tunnels may open another
+        }
     }
 
     // MARK: QUICApplication
@@ -252,6 +268,7 @@ final class HTTP3RelayConnection: QUICApplication {
                     stream.connectionFailed(RelayError(hop: hop, cause: .protocolError("the HTTP/3 request could not be sent")))
                 }
             }
+            onStreamAvailable?()
         }
     }
 

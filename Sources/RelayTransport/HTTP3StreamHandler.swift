@@ -33,10 +33,13 @@ protocol HTTP3StreamHandler: AnyObject {
     func connectionFailed(_ error: RelayError)
 }
 
-/// A CONNECT stream sends tunnel bytes for as long as it is open, and reads only `:status`.
+/// A CONNECT stream sends tunnel bytes for as long as it is open, and reads only `:status` and
+/// a 407's challenges.
 extension HTTP3ConnectStream: HTTP3StreamHandler {
     var sendsContent: Bool { true }
     var contentComplete: Bool { false }
-    func receivedField(name: String, value: String) {}
+    func receivedField(name: String, value: String) {
+        if name == "proxy-authenticate" { noteProxyAuthenticate(value) }
+    }
     func contentAcknowledged() {}
 }

@@ -10,6 +10,11 @@ extension QUICConnection {
         return id
     }
 
+    var bidirectionalStreamsLeft: Int {
+        guard let conn, !closed else { return 0 }
+        return Int(ngtcp2_conn_get_streams_bidi_left(conn))
+    }
+
     func openUnidirectionalStream() -> Int64? {
         var id: Int64 = -1
         guard let conn, !closed, ngtcp2_conn_open_uni_stream(conn, &id, nil) == 0 else { return nil }

@@ -12,6 +12,8 @@ protocol QUICStreamTransport: AnyObject {
     /// A new bidirectional stream, or nil while the peer allows no more (wait for `quicMoreStreamsAllowed`).
     func openBidirectionalStream() -> Int64?
     func openUnidirectionalStream() -> Int64?
+    /// Bidirectional streams the peer's MAX_STREAMS still lets us open.
+    var bidirectionalStreamsLeft: Int { get }
     /// Gives the peer `count` more bytes of credit on a stream and on the connection.
     func extendCredit(stream id: Int64, by count: Int)
     /// Resets a stream in both directions (RESET_STREAM and STOP_SENDING).

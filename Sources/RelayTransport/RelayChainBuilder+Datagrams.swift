@@ -10,7 +10,7 @@ extension RelayChainBuilder {
         let attempt = ChainAttempt(hops: hops, started: EventLoop.nowNanos())
         let last = hops.count
         guard hops[last - 1].relayProtocol == .http3, hops[last - 1].fallback == nil else {
-            let why = "hop \(last) cannot carry UDP: only an HTTP/3 hop (--relay-protocol h3) opens CONNECT-UDP flows"
+            let why = "hop \(last) cannot carry UDP: only an HTTP/3 hop without a TCP fallback opens CONNECT-UDP flows"
             return completion(.failure(RelayError(hop: attempt.description(ofHop: last, negotiated: nil), cause: .unsupported(why))))
         }
         if let (index, why) = HopRegistry.misplacedHop(in: hops) {

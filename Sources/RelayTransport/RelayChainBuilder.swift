@@ -16,9 +16,13 @@ package final class RelayChainBuilder {
     /// - Parameter idleTimeout: seconds an HTTP/2 or HTTP/3 relay connection with no tunnels stays open.
     /// - Parameter http3HeadStart: seconds QUIC runs alone before a hop's TCP fallback is raced against it.
     /// - Parameter resolver: resolves the first hop's host name (nil: the system resolver).
-    package init(loop: EventLoop, idleTimeout: Double = 60, http3HeadStart: Double = 0.3, resolver: HostResolver? = nil) {
+    /// - Parameter maxConnectionsPerRelay: HTTP/2 or HTTP/3 connections one chain prefix may have
+    ///   open when each carries as many tunnels as its relay allows; beyond, tunnels wait for a stream.
+    package init(loop: EventLoop, idleTimeout: Double = 60, http3HeadStart: Double = 0.3, resolver: HostResolver? = nil,
+                 maxConnectionsPerRelay: Int = 16) {
         self.loop = loop
-        context = ChainContext(loop: loop, idleTimeout: idleTimeout, http3HeadStart: http3HeadStart, resolver: resolver)
+        context = ChainContext(loop: loop, idleTimeout: idleTimeout, http3HeadStart: http3HeadStart, resolver: resolver,
+                               maxConnectionsPerRelay: maxConnectionsPerRelay)
     }
 
     /// How hop `index` (`relay`) reads in `-v`, errors and HAR before anything is negotiated,
@@ -37,7 +41,7 @@ package final class RelayChainBuilder {
     /// and benchmarks.
     package var connectionsOpened: [Int: Int] { context.pool.connectionsOpened }
 
-    /// Answers HTTP/1.1 relays' 407 challenges (Privacy Pass tokens): see `ProxyChallengeResponder`.
+    /// Answers relays' 407 challenges (Privacy Pass tokens) on any CONNECT: see `ProxyChallengeResponder`.
     package var proxyChallengeResponder: ProxyChallengeResponder? {
         get { context.proxyChallengeResponder }
         set { context.proxyChallengeResponder = newValue }
@@ -50,12 +54,13 @@ package final class RelayChainBuilder {
     /// top layer, connected, or the error of the hop that failed (or timed out).
     /// Hops with a token source get its current token first (`HopTokenStage`); a 407 from such
     /// a hop gets it a new token and the chain is built once more, and a second 407 from it is
-    /// `tokenRefused`. The chain is never built without a hop's token.
+    /// `tokenRefused`. The chain is never built without a hop's token. A 407 that carries
+    /// challenges goes to the `proxyChallengeResponder` (`buildAnswering`).
     package func build(hops: [RelayEndpoint], to target: TunnelTarget, connectTimeout: Double,
                       completion: @escaping (Result<(TransportLayer, [HopReport]), RelayError>) -> Void) {
         precondition(!hops.isEmpty, "a relayed tunnel needs at least one hop")
         guard hops.contains(where: { $0.tokenSource != nil }) else {
-            return buildChain(hops: hops, to: target, connectTimeout: connectTimeout, completion: completion)
+            return buildAnswering(hops: hops, to: target, connectTimeout: connectTimeout, completion: completion)
         }
         build(hops: hops, rejected: [:], to: target, connectTimeout: connectTimeout, completion: completion)
     }
@@ -67,7 +72,7 @@ package final class RelayChainBuilder {
                 if case .failure(let error) = filled { completion(.failure(error)) }
                 return
             }
-            buildChain(hops: withTokens, to: target, connectTimeout: connectTimeout) { [self] result in
+            buildAnswering(hops: withTokens, to: target, connectTimeout: connectTimeout) { [self] result in
                 guard case .failure(let error) = result, case .tunnelRefused(407, let reason) = error.cause,
                       let token = tokens[error.hop.index] else { return completion(result) }
                 guard rejected.isEmpty else {
@@ -79,9 +84,33 @@ package final class RelayChainBuilder {
         }
     }
 
-    private func buildChain(hops: [RelayEndpoint], to target: TunnelTarget, connectTimeout: Double,
+    /// Builds the chain; when a hop refuses it with a 407 that carries challenges, the responder's
+    /// credential (a token issued for that very challenge) goes on that hop's CONNECT and the
+    /// chain is built once more: a new connection for HTTP/1.1, a new stream on the pooled
+    /// connection for HTTP/2 and HTTP/3. One answer per tunnel, so a relay cannot loop us: a
+    /// refused retry fails as it is. Issuance time is not the relays' and runs outside the
+    /// connect timer; the responder bounds it.
+    private func buildAnswering(hops: [RelayEndpoint], to target: TunnelTarget, connectTimeout: Double,
+                                completion: @escaping (Result<(TransportLayer, [HopReport]), RelayError>) -> Void) {
+        buildChain(hops: hops, credentials: [:], to: target, connectTimeout: connectTimeout) { [self] result in
+            guard case .failure(let error) = result, case .tunnelRefused(status: 407, _) = error.cause, !error.proxyAuthenticate.isEmpty,
+                  let responder = context.proxyChallengeResponder else { return completion(result) }
+            let index = error.hop.index
+            let challenge = ProxyChallenge(hop: index, relay: hops[index - 1].authority, proxyAuthenticate: error.proxyAuthenticate)
+            responder(challenge, loop.hopping { [self] (answer: Result<String?, TokenIssuanceFailure>) in
+                switch answer {
+                case .success(nil): completion(result)
+                case .failure(let failure): completion(.failure(RelayError(hop: error.hop, cause: .tokenIssuanceFailed(failure))))
+                case .success(let credential?):
+                    buildChain(hops: hops, credentials: [index: credential], to: target, connectTimeout: connectTimeout, completion: completion)
+                }
+            })
+        }
+    }
+
+    private func buildChain(hops: [RelayEndpoint], credentials: [Int: String], to target: TunnelTarget, connectTimeout: Double,
                             completion: @escaping (Result<(TransportLayer, [HopReport]), RelayError>) -> Void) {
-        let attempt = ChainAttempt(hops: hops, started: EventLoop.nowNanos())
+        let attempt = ChainAttempt(hops: hops, started: EventLoop.nowNanos(), credentials: credentials)
         for index in 1...hops.count { context.connector(forHop: index, of: attempt.hops).prepare(hop: index, attempt: attempt) }
         let timer = loop.schedule(after: connectTimeout) {
             attempt.retireReusedConnection(atHop: attempt.currentHop.index)

@@ -1,7 +1,8 @@
 /// A session's HTTP/2 relay connections, keyed by the chain prefix that reaches the relay.
 /// Tunnels that need a connection being set up wait for it instead of opening another; relays
-/// that answered with HTTP/1.1 are remembered so tunnels to them stop waiting. Idle connections
-/// close after `idleTimeout`. Loop thread only.
+/// that answered with HTTP/1.1 are remembered so tunnels to them stop waiting. When the
+/// relay's limit of concurrent streams fills a connection, another is opened (a few at most;
+/// beyond, tunnels wait for a stream). Idle connections close after `idleTimeout`. Loop thread only.
 final class RelayConnectionPool {
     /// The hops (endpoint, trust, protocol and headers) up to and including a relay.
     struct Key: Hashable {
@@ -15,23 +16,32 @@ final class RelayConnectionPool {
     private var http1Relays: Set<Key> = []
     private(set) var connectionsOpened: [Int: Int] = [:]
 
-    init(loop: EventLoop, idleTimeout: Double) {
+    init(loop: EventLoop, idleTimeout: Double, maxConnections: Int) {
         self.loop = loop
-        shared = MultiplexedConnectionPool(loop: loop, idleTimeout: idleTimeout)
+        shared = MultiplexedConnectionPool(loop: loop, idleTimeout: idleTimeout, maxConnections: maxConnections)
     }
 
     func usableConnection(for key: Key) -> HTTP2RelayConnection? { shared.usableConnection(for: key) }
     func isEstablishing(_ key: Key) -> Bool { shared.isEstablishing(key) }
     func speaksHTTP1(_ key: Key) -> Bool { http1Relays.contains(key) }
+    func mayOpenAnother(_ key: Key) -> Bool { shared.mayOpenAnother(key) }
     func beginEstablishing(_ key: Key) { shared.beginEstablishing(key) }
     func wait(for key: Key, _ retry: @escaping () -> Void) { shared.wait(for: key, retry) }
+    func waitForStream(_ key: Key, _ retry: @escaping () -> Void) { shared.waitForStream(key, retry) }
+    /// Lets `closeAll` close `key`'s new connection while it waits for the relay's SETTINGS.
+    func hold(_ connection: HTTP2RelayConnection, whileEstablishing key: Key) { _ = shared.hold(connection, whileEstablishing: key) }
     func countConnection(toHop index: Int) { connectionsOpened[index, default: 0] += 1 }
 
-    /// Ends the set-up of `key`'s connection and lets the waiting tunnels go on.
+    /// Ends the set-up of `key`'s connection and lets the waiting tunnels go on. A connection
+    /// whose set-up `closeAll` ended is closed, not pooled.
     func endEstablishing(_ key: Key, connection: HTTP2RelayConnection?, speaksHTTP1: Bool) {
         if speaksHTTP1 { http1Relays.insert(key) }
-        if let connection { shared.adopt(connection, for: key) }
-        for retry in shared.endEstablishing(key) ?? [] { retry() }
+        guard let waiters = shared.endEstablishing(key) else {
+            connection?.close()
+            return
+        }
+        if let connection, connection.isUsable { shared.adopt(connection, for: key) }
+        for retry in waiters { retry() }
     }
 
     /// Whether the pooled connection for `key` answers a PING within `timeout` seconds; nil when

@@ -1,23 +1,3 @@
-/// Which hop of a relay chain a layer belongs to; errors carry it so users know where it failed.
-package struct HopDescription: Sendable, Equatable, CustomStringConvertible {
-    /// 1-based position in the chain, nearest the client first; 0 for the origin itself.
-    package let index: Int
-    /// "host:port" of the relay (or origin).
-    package let endpoint: String
-    /// The protocol spoken to that hop, e.g. "HTTP/1.1 CONNECT".
-    package let protocolName: String
-
-    package init(index: Int, endpoint: String, protocolName: String) {
-        self.index = index
-        self.endpoint = endpoint
-        self.protocolName = protocolName
-    }
-
-    package var description: String {
-        index == 0 ? "origin \(endpoint)" : "hop \(index) (\(endpoint), \(protocolName))"
-    }
-}
-
 /// A failure of the transport, naming the hop and the cause.
 package struct RelayError: Error, Sendable, CustomStringConvertible {
     /// Why a hop failed.
@@ -52,10 +32,15 @@ package struct RelayError: Error, Sendable, CustomStringConvertible {
         case tokenUnavailable(String)
         /// The relay refused the hop's token again after it was replaced by a fresh one.
         case tokenRefused(status: Int, reason: String)
+        /// The hop's Privacy Pass issuer gave no token for the relay's 407 challenge.
+        case tokenIssuanceFailed(TokenIssuanceFailure)
     }
 
     package let hop: HopDescription
     package let cause: Cause
+    /// A 407's `Proxy-Authenticate` values (the challenges a `ProxyChallengeResponder` may
+    /// answer); empty for any other failure.
+    package var proxyAuthenticate: [String] = []
 
     package init(hop: HopDescription, cause: Cause) {
         self.hop = hop
@@ -96,6 +81,7 @@ extension RelayError.Cause: CustomStringConvertible {
         case .tokenUnavailable(let why): return "no relay token from the identity provider: \(why)"
         case .tokenRefused(let status, let reason):
             return "relay refused the identity provider's token again after a fresh one was fetched: \(status) \(reason)"
+        case .tokenIssuanceFailed(let failure): return failure.description
         }
     }
 }

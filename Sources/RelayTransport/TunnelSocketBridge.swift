@@ -13,10 +13,6 @@ package final class TunnelSocketBridge: TransportLayerDelegate {
     private var toClient = ByteQueue()
     private var closed = false
     private var tunnelEnded = false
-    /// Most bytes one read from the client's socket takes. The buffer is taken for the read
-    /// only (`withUnsafeTemporaryAllocation`), not held by the bridge: an idle tunnel held its
-    /// 64 KiB, most of what a thousand idle proxied connections cost.
-    private static let readSize = 64 * 1024
     /// Whether the socket is watched for writability (changed only when that changes).
     private var watchingWritable = false
     /// Whether reading from the tunnel is paused because the client is behind.
@@ -68,7 +64,7 @@ package final class TunnelSocketBridge: TransportLayerDelegate {
         while !closed {
             let received: [UInt8]?
             do {
-                received = try Self.receive(fd)
+                received = try Self.receive(fd, loop: loop)
             } catch {
                 shutdown()  // a failed read ends the tunnel, as the client's close does
                 return
@@ -86,12 +82,13 @@ package final class TunnelSocketBridge: TransportLayerDelegate {
         }
     }
 
-    /// One read of `fd` into a buffer that lives for the call: the bytes read (empty at the end
-    /// of the stream), nil when the read would block.
-    private static func receive(_ fd: Int32) throws -> [UInt8]? {
-        try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: readSize) { buffer in
+    /// One read of `fd` into the loop's read buffer, not the bridge's own (an idle tunnel held
+    /// its 64 KiB, most of what a thousand idle proxied connections cost): the bytes read (empty
+    /// at the end of the stream), nil when the read would block.
+    private static func receive(_ fd: Int32, loop: EventLoop) throws(SystemError) -> [UInt8]? {
+        try loop.withReadScratch { buffer throws(SystemError) in
             guard let count = try nonBlockingCall("recv", { recv(fd, buffer.baseAddress, buffer.count, 0) }) else { return nil }
-            return Array(buffer[0..<count])
+            return Array(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
         }
     }
 

@@ -13,11 +13,11 @@ import RelayFetch
 /// from a search made in the file's text. `includingSensitiveData` writes every value as it was
 /// (a file for the tester's own eyes); request bodies other than urlencoded ones stay out.
 public enum ExchangeHARWriter {
-    public static func data(for exchanges: [RecordedExchange], title: String, redacting secrets: [String],
+    public static func data(for exchanges: [HTTPExchange], title: String, redacting secrets: [String],
                             includingSensitiveData: Bool = false, creatorVersion: String = RelayFetchVersion.current) throws -> Data {
         let started = exchanges.first?.startedAt ?? Date()
         var redactor = HARRedaction(enabled: !includingSensitiveData)
-        let entries = exchanges.map { HARLog.Entry($0.exchange, pageref: "flow", bodies: .redactedJSON, &redactor) }
+        let entries = exchanges.map { HARLog.Entry($0, pageref: "flow", bodies: .redactedJSON, &redactor) }
         let log = HARLog(log: .init(creator: .init(version: creatorVersion), pages: [
             .init(startedDateTime: HARWriter.iso8601(started), id: "flow", title: title, pageTimings: .init(onContentLoad: -1, onLoad: -1)),
         ], entries: entries))

@@ -10,11 +10,11 @@ public enum PageSummary {
             "title": page.document.title ?? NSNull(),
             "loadTimeSeconds": page.loadTime,
             "totalBytes": page.totalBytes,
-            "relayChain": page.main.relayChain,
+            "relayChain": page.main.exchange.relayChain,
             "resources": page.resources.map { resource -> [String: Any] in
                 var item: [String: Any] = ["url": resource.url.absoluteString, "kind": resource.kind.rawValue,
                                            "status": resource.statusCode ?? NSNull(), "bytes": resource.size,
-                                           "seconds": resource.duration, "relayChain": resource.relayChain]
+                                           "seconds": resource.exchange.duration, "relayChain": resource.exchange.relayChain]
                 if let error = resource.error { item["error"] = error }
                 return item
             },

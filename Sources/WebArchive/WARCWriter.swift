@@ -17,7 +17,7 @@ public enum WARCWriter {
     }
 
     /// Writes `page` as WARC to the file at `url`, record by record: a body spooled by the loader
-    /// (`PageResource.spooledBody`) is read twice in chunks (digests, then the block), so memory
+    /// (`HTTPExchange.Body.spooled`) is read twice in chunks (digests, then the block), so memory
     /// holds one chunk of it, never the whole body.
     public static func write(_ page: Page, to url: URL, software: String = "relayfetch/\(RelayFetchVersion.current)") throws {
         let descriptor = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
@@ -33,11 +33,6 @@ public enum WARCWriter {
     public static func warcinfo(software: String = "relayfetch/\(RelayFetchVersion.current)", date: Date = Date()) -> Data {
         let fields = "software: \(software)\r\nformat: WARC File Format 1.1\r\nconformsTo: http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/\r\n"
         return record(type: "warcinfo", headers: [("Content-Type", "application/warc-fields")], block: Data(fields.utf8), date: date)
-    }
-
-    /// A request record and the response record concurrent to it, for one exchange.
-    public static func records(for exchange: WARCExchange) -> Data {
-        records(for: exchange.exchange)
     }
 
     /// A request record and the response record concurrent to it, for one exchange that got a

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import HeadlessPage
 import Locking
 import RelayFetch
 import RelayFetchTestSupport
@@ -25,7 +26,12 @@ final class CrawlOutputFailureTests: XCTestCase {
         var record = CrawlRecord(url: "https://example.com/page-\(number).html", depth: 1, outcome: .fetched, fetchedAt: Date())
         record.status = 200
         record.links = (0..<links).map { "https://example.com/linked-\(number)-\($0).html" }
-        return CrawledPage(record: record, responseHeaderFields: [("Content-Type", "text/html")], body: Data(repeating: 0x61, count: 2000))
+        let body = Data(repeating: 0x61, count: 2000)
+        let exchange = HTTPExchange(request: .init(method: "GET", url: URL(string: record.url)!, headerFields: []),
+                                    response: .init(statusCode: 200, httpVersion: "HTTP/1.1", headerFields: [("Content-Type", "text/html")],
+                                                    mimeType: "text/html"),
+                                    body: .data(body), bodySize: body.count, startedAt: record.fetchedAt, duration: 0)
+        return CrawledPage(record: record, exchange: exchange)
     }
 
     /// A session through relay A that never connects directly, as a crawl requires.

@@ -15,8 +15,8 @@ final class BrowserModeTimingTests: XCTestCase {
         let page = try await PageLoader(session: session).load(URL(string: "https://origin.test:\(origin.port)/slow-image-page")!)
         let slow = try XCTUnwrap(page.resources.first { $0.url.path == "/slow.png" })
         let background = try XCTUnwrap(page.resources.first { $0.url.path == "/bg.png" }, "the sheet's background applies to <body>")
-        XCTAssertGreaterThan(slow.duration, 1.5, "the origin holds /slow.png for 2 s")
-        XCTAssertLessThan(background.startedAt, slow.startedAt.addingTimeInterval(slow.duration - 1),
+        XCTAssertGreaterThan(slow.exchange.duration, 1.5, "the origin holds /slow.png for 2 s")
+        XCTAssertLessThan(background.exchange.startedAt, slow.exchange.startedAt.addingTimeInterval(slow.exchange.duration - 1),
                           "the background image started long before the slow image ended")
         let requested = try origin.events().filter { $0.hasPrefix("REQ\t") }.map { String($0.split(separator: "\t")[1]) }
         XCTAssertEqual(Set(requested), ["/slow-image-page", "/bg.css", "/slow.png", "/bg.png", "/favicon.ico"])

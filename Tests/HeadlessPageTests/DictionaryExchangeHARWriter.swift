@@ -3,12 +3,22 @@ import Foundation
 @testable import RelayFetch
 @testable import WebArchive
 
+/// An exchange as a flow's session gave it (the shape the recorder kept before `HTTPExchange`),
+/// what the reference writer reads.
+struct SessionExchange {
+    let request: HTTPRequest
+    let response: HTTPResponse
+    let body: Data
+    let startedAt: Date
+    let duration: Double
+}
+
 /// `ExchangeHARWriter` as it was before the Codable model (dictionaries and JSONSerialization),
 /// the reference `ExchangeHAREquivalenceTests` compares with.
 enum DictionaryExchangeHARWriter {
     private struct JSONText { let value: Any }
 
-    static func data(for exchanges: [RecordedExchange], title: String, redacting secrets: [String], includingSensitiveData: Bool) throws -> Data {
+    static func data(for exchanges: [SessionExchange], title: String, redacting secrets: [String], includingSensitiveData: Bool) throws -> Data {
         let started = exchanges.first?.startedAt ?? Date()
         var redactor = HARRedaction(enabled: !includingSensitiveData)
         let entries = exchanges.map { entry($0, &redactor) }
@@ -39,7 +49,7 @@ enum DictionaryExchangeHARWriter {
 
     private static func pairs(_ list: [HARLog.NameValue]) -> [[String: String]] { list.map { ["name": $0.name, "value": $0.value] } }
 
-    private static func entry(_ exchange: RecordedExchange, _ redactor: inout HARRedaction) -> [String: Any] {
+    private static func entry(_ exchange: SessionExchange, _ redactor: inout HARRedaction) -> [String: Any] {
         let request = exchange.request
         let response = exchange.response
         let url = redactor.url(request.url.absoluteString)

@@ -69,31 +69,32 @@ private enum DictionaryHARWriter {
     private static func pairs(_ list: [HARLog.NameValue]) -> [[String: String]] { list.map { ["name": $0.name, "value": $0.value] } }
 
     private static func entry(_ resource: PageResource, pageID: String, _ redactor: inout HARRedaction) -> [String: Any] {
+        let exchange = resource.exchange
         let url = redactor.url(resource.url.absoluteString)
-        var content: [String: Any] = ["size": resource.size, "mimeType": resource.mimeType ?? "x-unknown"]
-        let timing = HARTimings(resource.timings, duration: resource.duration, relayed: !resource.relayChain.isEmpty)
-        if let body = (try? resource.wholeBody()) ?? nil { content["text"] = body.base64EncodedString(); content["encoding"] = "base64" }
+        var content: [String: Any] = ["size": resource.size, "mimeType": exchange.response.mimeType ?? "x-unknown"]
+        let timing = HARTimings(exchange.timings, duration: exchange.duration, relayed: !exchange.relayChain.isEmpty)
+        if let body = (try? exchange.wholeBody()) ?? nil { content["text"] = body.base64EncodedString(); content["encoding"] = "base64" }
         let t = timing.timings
         var entry: [String: Any] = [
             "pageref": pageID,
-            "startedDateTime": HARWriter.iso8601(resource.startedAt),
+            "startedDateTime": HARWriter.iso8601(exchange.startedAt),
             "time": timing.time,
             "request": [
-                "method": "GET", "url": url, "httpVersion": HARWriter.version(resource.httpVersion ?? "HTTP/1.1"),
-                "cookies": [], "headers": pairs(redactor.headers(resource.requestHeaderFields)),
+                "method": "GET", "url": url, "httpVersion": HARWriter.version(exchange.response.httpVersion ?? "HTTP/1.1"),
+                "cookies": [], "headers": pairs(redactor.headers(exchange.request.headerFields)),
                 "queryString": pairs(HARRedaction.queryString(of: url)),
                 "headersSize": -1, "bodySize": 0,
             ] as [String: Any],
             "response": [
-                "status": resource.statusCode ?? 0, "statusText": "", "httpVersion": HARWriter.version(resource.httpVersion ?? ""),
-                "cookies": [], "headers": pairs(redactor.headers(resource.responseHeaderFields)), "content": content,
-                "redirectURL": resource.responseHeaderFields.first { $0.name.lowercased() == "location" }.map { redactor.url($0.value) } ?? "",
+                "status": resource.statusCode ?? 0, "statusText": "", "httpVersion": HARWriter.version(exchange.response.httpVersion ?? ""),
+                "cookies": [], "headers": pairs(redactor.headers(exchange.response.headerFields)), "content": content,
+                "redirectURL": exchange.response.headerFields.first { $0.name.lowercased() == "location" }.map { redactor.url($0.value) } ?? "",
                 "headersSize": -1, "bodySize": resource.size,
             ] as [String: Any],
             "cache": [:] as [String: Any],
             "timings": ["blocked": t.blocked, "dns": t.dns, "connect": t.connect, "ssl": t.ssl, "send": t.send, "wait": t.wait, "receive": t.receive],
-            "_relayChain": resource.relayChain,
-            "_relayChainTimings": resource.relayHopTimings.map {
+            "_relayChain": exchange.relayChain,
+            "_relayChainTimings": exchange.relayHopTimings.map {
                 ["hop": $0.hop, "protocol": $0.protocolName, "tunnelOpen": HARWriter.milliseconds($0.tunnelOpenAfter), "reusedConnection": $0.reusedConnection] as [String: Any]
             },
             "_resourceType": resource.kind.rawValue,

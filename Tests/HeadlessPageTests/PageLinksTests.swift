@@ -10,7 +10,7 @@ final class PageLinksTests: XCTestCase {
         let url = URL(string: "https://origin.test/dir/page.html")!
         let document = try XCTUnwrap(HTMLDocument(data: Data(html.utf8), url: url))
         return Page(url: url, statusCode: 200, headerFields: [], document: document,
-                    main: PageResource(url: url, kind: .other, referrer: nil, startedAt: Date()), resources: [], startedAt: Date(), loadTime: 0)
+                    main: PageResource(kind: .other, referrer: nil, exchange: .failed(url, startedAt: Date(), error: "not loaded")), resources: [], startedAt: Date(), loadTime: 0)
     }
 
     func testLinksAreAbsoluteDeduplicatedWithMergedRel() throws {

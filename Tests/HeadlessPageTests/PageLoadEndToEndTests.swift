@@ -24,7 +24,7 @@ final class PageLoadEndToEndTests: XCTestCase {
         XCTAssertEqual(page.document.title, "relayfetch complete sample")
         XCTAssertEqual(page.resources.count, expected.count - 1)
         XCTAssertTrue(page.failedResources.isEmpty, "\(page.failedResources.map { "\($0.url) \($0.error ?? "")" })")
-        XCTAssertTrue(page.resources.allSatisfy { $0.relayChain == ["127.0.0.11:4433"] })
+        XCTAssertTrue(page.resources.allSatisfy { $0.exchange.relayChain == ["127.0.0.11:4433"] })
 
         let lines = Array(try TestServers.allLogLines(TestServers.originALog).dropFirst(before))
             .filter { $0[OriginLogField.host.rawValue] == "h18.origin.test" }
@@ -110,12 +110,12 @@ final class StreamingDiscoveryTests: XCTestCase {
         let session = try Session(configuration: TestServers.configuration(hops: [TestServers.relayHop()]))
         defer { session.invalidate() }
         let page = try await PageLoader(session: session, options: .complete).load(URL(string: "https://origin.test/slow/index.html")!)
-        let htmlDone = page.main.startedAt.addingTimeInterval(page.main.duration)
-        XCTAssertGreaterThan(page.main.duration, 1.0, "the page should trickle in")
+        let htmlDone = page.main.exchange.startedAt.addingTimeInterval(page.main.exchange.duration)
+        XCTAssertGreaterThan(page.main.exchange.duration, 1.0, "the page should trickle in")
         let early = try XCTUnwrap(page.resources.first { $0.url.path == "/slow/early.svg" })
         let sheet = try XCTUnwrap(page.resources.first { $0.url.path == "/slow/early.css" })
-        XCTAssertLessThan(early.startedAt, htmlDone.addingTimeInterval(-0.5), "early.svg must start well before the HTML ends")
-        XCTAssertLessThan(sheet.startedAt.addingTimeInterval(sheet.duration), htmlDone, "early.css is done before the HTML is")
+        XCTAssertLessThan(early.exchange.startedAt, htmlDone.addingTimeInterval(-0.5), "early.svg must start well before the HTML ends")
+        XCTAssertLessThan(sheet.exchange.startedAt.addingTimeInterval(sheet.exchange.duration), htmlDone, "early.css is done before the HTML is")
         XCTAssertNotNil(page.resources.first { $0.url.path == "/slow/late.svg" })
         XCTAssertEqual(page.resources.count, 3)
     }

@@ -63,8 +63,8 @@ final class SpooledArchiveTests: XCTestCase {
         XCTAssertEqual(images.count, count, "\(page.resources.map { "\($0.url) \($0.error ?? "")" })")
         for image in images {
             XCTAssertNil(image.error)
-            XCTAssertNil(image.body, "kept in memory")
-            XCTAssertEqual(image.spooledBody?.count, size)
+            XCTAssertNil(Self.inMemory(image), "kept in memory")
+            XCTAssertEqual(Self.spooled(image)?.count, size)
             XCTAssertEqual(image.size, size)
         }
         XCTAssertEqual(try origin.events("SENT").filter { $0.count > 3 && $0[2] == String(size) && $0[3] == "complete" }.count, count,
@@ -129,7 +129,7 @@ final class SpooledArchiveTests: XCTestCase {
         let tooLarge = try await load(URL(string: "\(base)/page/\(16 << 20)/2")!, maximumResponseSize: 8 << 20, spoolDirectory: folder)
         let failed = tooLarge.resources.filter { $0.url.path.hasPrefix("/bulk/") }
         XCTAssertEqual(failed.count, 2)
-        XCTAssertTrue(failed.allSatisfy { $0.error?.contains("\(8 << 20)") == true && $0.spooledBody == nil }, "\(failed.map { $0.error ?? "" })")
+        XCTAssertTrue(failed.allSatisfy { $0.error?.contains("\(8 << 20)") == true && Self.spooled($0) == nil }, "\(failed.map { $0.error ?? "" })")
 
         let limit = 40 << 20
         let capped = try await load(URL(string: "\(base)/page/\(16 << 20)/4?capped")!, maximumPageBytes: limit, spoolDirectory: folder)
@@ -137,8 +137,18 @@ final class SpooledArchiveTests: XCTestCase {
         XCTAssertLessThanOrEqual(capped.totalBytes, limit)
         let cut = capped.resources.filter { $0.error?.contains("maximumPageBytes") == true }
         XCTAssertFalse(cut.isEmpty, "\(capped.resources.map { "\($0.url) \($0.size) \($0.error ?? "")" })")
-        XCTAssertEqual(capped.resources.compactMap { $0.spooledBody?.count }.reduce(0, +) + capped.main.size
-                       + capped.resources.compactMap { $0.body?.count }.reduce(0, +), capped.totalBytes)
+        XCTAssertEqual(capped.resources.compactMap { Self.spooled($0)?.count }.reduce(0, +) + capped.main.size
+                       + capped.resources.compactMap { Self.inMemory($0)?.count }.reduce(0, +), capped.totalBytes)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), [], "a spooled body left a name behind")
+    }
+
+    private static func spooled(_ resource: PageResource) -> SpooledBody? {
+        if case .spooled(let spooled) = resource.exchange.body { return spooled }
+        return nil
+    }
+
+    private static func inMemory(_ resource: PageResource) -> Data? {
+        if case .data(let data) = resource.exchange.body { return data }
+        return nil
     }
 }

@@ -22,7 +22,7 @@ final class IDTokenRangeTests: XCTestCase {
             let token = try signingKey().sign(claims: .object(["iss": .string("https://idp.test"), "aud": .string("client"),
                                                                "exp": .number(exp), "iat": .number(1_800_000_000)]))
             XCTAssertThrowsError(try validator.validate(token, nonce: nil, now: Date(timeIntervalSince1970: 1_800_000_000))) { error in
-                guard case .idToken(.expired)? = (error as? OAuthError)?.code else { return XCTFail("\(error)") }
+                guard case .idToken(.expired)? = (error as? OAuthError)?.detail else { return XCTFail("\(error)") }
                 XCTAssertTrue("\(error)".contains("expired at -"), "\(error)")
             }
         }

@@ -129,7 +129,7 @@ final class OAuthFlowEndToEndTests: XCTestCase {
             _ = try await AuthorizationCodeFlow(client: client, driver: wrongPassword).authorize()
             XCTFail("a wrong password must not log in")
         } catch let error as OAuthError {
-            guard case .loginStuck(_, let reason) = error.code else { return XCTFail("\(error)") }
+            guard case .loginStuck(_, let reason) = error.detail else { return XCTFail("\(error)") }
             XCTAssertTrue(reason.contains("login form came back"), reason)
             XCTAssertFalse(error.description.contains("not-the-password"))
         }
@@ -157,7 +157,7 @@ final class OAuthFlowEndToEndTests: XCTestCase {
             _ = try await client.exchange(code: first.code, verifier: PKCE().verifier)
             XCTFail("a wrong verifier must be refused")
         } catch let error as OAuthError {
-            XCTAssertEqual(error.code, .tokenEndpoint(status: 400, error: "invalid_grant", description: nil))
+            XCTAssertEqual(error.detail, .tokenEndpoint(status: 400, error: "invalid_grant", description: nil))
         }
         let second = try await flow.authorize()
         // The real redirect with its state changed in flight: refused before any code is used.
@@ -173,7 +173,7 @@ final class OAuthFlowEndToEndTests: XCTestCase {
             _ = try await flow.complete(second)
             XCTFail("a replayed code must be refused")
         } catch let error as OAuthError {
-            XCTAssertEqual(error.code, .tokenEndpoint(status: 400, error: "invalid_grant", description: nil))
+            XCTAssertEqual(error.detail, .tokenEndpoint(status: 400, error: "invalid_grant", description: nil))
         }
         let raw = try XCTUnwrap(result.tokens.idToken)
         let keys = try await client.keys()
@@ -185,7 +185,7 @@ final class OAuthFlowEndToEndTests: XCTestCase {
                 _ = try validator.validate(token, nonce: nonce, accessToken: accessToken, now: now)
                 return nil
             } catch {
-                guard case .idToken(let check) = error.code else { return nil }
+                guard case .idToken(let check) = error.detail else { return nil }
                 return check
             }
         }

@@ -17,7 +17,7 @@ final class MutationFuzzTests: XCTestCase {
         }
 
         var description: String {
-            (["decoded=\(decoded)"] + codes.sorted { $0.value > $1.value }.map { "\($0.key.rawValue)=\($0.value)" }).joined(separator: " ")
+            (["decoded=\(decoded)"] + codes.sorted { $0.value > $1.value }.map { "\($0.key)=\($0.value)" }).joined(separator: " ")
         }
     }
 

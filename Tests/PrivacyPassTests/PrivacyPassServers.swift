@@ -40,7 +40,7 @@ final class PrivacyPassServers {
                     guard response.status == 200 else { throw LoopbackHTTP.Failure(description: "issuer answered \(response.status)") }
                     return response.body
                 }
-                answer(credential)
+                answer(.success(credential))
             }
         }
     }

@@ -20,7 +20,7 @@ final class RelayChallengeAnswerTests: XCTestCase {
         XCTAssertEqual(try tunnel(through: relay, responder: responder), .success, "second tunnel")
         XCTAssertEqual(servers.challenges.withLock { $0.map(\.hop) }, [1, 1], "one challenge answered per tunnel, at hop 1")
         XCTAssertEqual(try tunnel(through: relay, responder: nil), .refused(407), "no responder: the 407 fails the tunnel")
-        XCTAssertEqual(try tunnel(through: relay, responder: { _, answer in answer(nil) }), .refused(407), "no answer: the same")
+        XCTAssertEqual(try tunnel(through: relay, responder: { _, answer in answer(.success(nil)) }), .refused(407), "no answer: the same")
 
         // From the servers' logs: two issuances seen from relay B, two different tokens redeemed.
         XCTAssertEqual(try issuer.events().filter { $0.hasPrefix("ISSUED\t") }, ["ISSUED\t127.0.0.12\t-", "ISSUED\t127.0.0.12\t-"])

@@ -84,5 +84,8 @@ final class ProxyUDPTests: XCTestCase {
         XCTAssertEqual(result.output, "reply 7\n", "SOCKS5: command not supported")
         let logged = try proxy.connectionLines()
         XCTAssertTrue(logged.first?.contains("refused unsupported") == true, logged.joined(separator: "\n"))
+        // The library says what is wrong; the command adds the option that changes it.
+        XCTAssertTrue(logged.first?.hasSuffix("(no relay chain ends in an HTTP/3 hop to carry UDP); give a chain's last hop --relay-protocol h3") == true,
+                      logged.joined(separator: "\n"))
     }
 }

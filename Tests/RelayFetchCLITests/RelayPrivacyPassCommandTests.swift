@@ -99,7 +99,8 @@ final class RelayPrivacyPassCommandTests: XCTestCase {
         let run = await CommandRun.run(["get", "https://origin.test/index.html?\(marker)"]
                                        + arguments(servers, issuer: "http://\(authority)", scenario: try TokenRelayFront.scenarioFile()))
         XCTAssertEqual(run.status, 1, run.stderr)
-        XCTAssertTrue(run.stderr.contains("hop 1 (127.0.3.3:\(servers.front.port)): no Privacy Pass token from http://\(authority)"), run.stderr)
+        XCTAssertTrue(run.stderr.contains("hop 1 (127.0.3.3:\(servers.front.port), HTTP, HTTP/1.1 CONNECT): no Privacy Pass token from issuer \(authority): issuer unreachable"),
+                      run.stderr)
         let peers = try down.events().map { $0.components(separatedBy: "\t") }
         XCTAssertFalse(peers.isEmpty, "nothing tried to reach the issuer: the check below proves nothing")
         XCTAssertEqual(Set(peers.map { $0.last ?? "" }), ["127.0.0.12"], "the issuer was reached other than through the relays")
@@ -115,7 +116,8 @@ final class RelayPrivacyPassCommandTests: XCTestCase {
         let run = await CommandRun.run(["get", "https://origin.test/index.html?\(marker)", "--relay", servers.frontURL,
                                         "--relay-privacy-pass", servers.issuerURL, "--cacert", TestServers.caFile])
         XCTAssertEqual(run.status, 1, run.stderr)
-        XCTAssertTrue(run.stderr.contains("answered 401 to the token request"), run.stderr)
+        XCTAssertTrue(run.stderr.contains("hop 1 (127.0.3.3:\(servers.front.port), HTTP, HTTP/1.1 CONNECT): no Privacy Pass token from issuer 127.0.3.4:\(servers.issuer.port): issuer refused the request: 401"),
+                      run.stderr)
         XCTAssertEqual(try servers.issuer.events().filter { !$0.hasPrefix("DIRECTORY") }, ["REFUSED\t127.0.0.12\tauthorization"])
         XCTAssertEqual(try TestServers.logLines(TestServers.originALog, containing: marker), [])
     }

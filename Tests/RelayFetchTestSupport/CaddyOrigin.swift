@@ -129,13 +129,7 @@ public final class CaddyOrigin {
         try? FileManager.default.removeItem(at: folder)
     }
 
-    public func stop() {
-        guard process.isRunning else { return }
-        kill(process.processIdentifier, SIGTERM)
-        let deadline = Date().addingTimeInterval(5)
-        while process.isRunning && Date() < deadline { usleep(10_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-    }
+    public func stop() { process.stopServer() }
 
     /// The base URL by address.
     public var url: String { "https://\(host):\(port)" }

@@ -20,9 +20,12 @@ public final class HTTP3RelayInstance {
     /// sends GOAWAY on a connection after that many tunnels on it; with `holdCredit`, it gives a
     /// tunnel no stream credit while its TCP target is behind (`--hold-credit`: back-pressure
     /// for uploads, which aioquic alone does not apply); `hosts` are names (to IPv4 loopback
-    /// addresses) it resolves besides the shared relays' map.
+    /// addresses) it resolves besides the shared relays' map; with `upstream` (host:port), it is
+    /// an HTTP/3 front of that HTTP/1.1 relay (`--upstream`: no token check of its own, each
+    /// CONNECT and its proxy-authorization passed on, a refusal's challenges passed back); it
+    /// resets the first `rejectFirst` requests with H3_REQUEST_REJECTED, unprocessed.
     public init(host: String, token: String = "relay-token-B", idleTimeout: Double = 60, goAwayAfter: Int = 0,
-                holdCredit: Bool = false, hosts: [String: String] = [:]) throws {
+                holdCredit: Bool = false, hosts: [String: String] = [:], upstream: String? = nil, rejectFirst: Int = 0) throws {
         try TestServers.ensureRunning()
         self.host = host
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("h3relay-\(UUID().uuidString)")
@@ -30,11 +33,14 @@ public final class HTTP3RelayInstance {
         log = folder.appendingPathComponent("access.log")
         let certificate = folder.appendingPathComponent("relay.pem").path, key = folder.appendingPathComponent("relay.key").path
         try TestServers.issueCertificate(commonName: host, subjectAltName: "IP:\(host)", certificate: certificate, key: key, in: folder)
-        arguments = ["-u", "-B", TestServers.repository.appendingPathComponent("Samples/servers/h3_relay.py").path,
-                     "--name", "T", "--source", host, "--token", token,
-                     "--cert", certificate, "--key", key, "--state", folder.path, "--idle-timeout", String(idleTimeout),
-                     "--goaway-after", String(goAwayAfter)] + (holdCredit ? ["--hold-credit"] : [])
-                     + hosts.sorted { $0.key < $1.key }.flatMap { ["--host", "\($0.key)=\($0.value)"] }
+        var arguments: [String] = ["-u", "-B", TestServers.repository.appendingPathComponent("Samples/servers/h3_relay.py").path,
+                                   "--name", "T", "--source", host, "--token", token,
+                                   "--cert", certificate, "--key", key, "--state", folder.path, "--idle-timeout", String(idleTimeout),
+                                   "--goaway-after", String(goAwayAfter), "--reject-first", String(rejectFirst)]
+        if holdCredit { arguments.append("--hold-credit") }
+        for (name, address) in hosts.sorted(by: { $0.key < $1.key }) { arguments += ["--host", "\(name)=\(address)"] }
+        if let upstream { arguments += ["--upstream", upstream] }
+        self.arguments = arguments
         try start()
     }
 
@@ -80,11 +86,7 @@ public final class HTTP3RelayInstance {
     public func stop(graceful: Bool = true) {
         guard let process else { return }
         self.process = nil
-        guard process.isRunning else { return }
-        kill(process.processIdentifier, graceful ? SIGTERM : SIGKILL)
-        let deadline = Date().addingTimeInterval(5)
-        while process.isRunning && Date() < deadline { usleep(10_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.stopServer(graceful: graceful)
     }
 
     /// The log's lines, split at tabs; throws when the log is missing.

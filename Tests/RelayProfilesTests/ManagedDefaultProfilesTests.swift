@@ -33,4 +33,23 @@ final class ManagedDefaultProfilesTests: XCTestCase {
         XCTAssertEqual(installed.sources.map(\.scope), [.administrator, .user])
         XCTAssertEqual(installed.proxyConfigurations.map(\.matchDomains), [["corp.test"], ["user.test"]])
     }
+
+    /// A broken installed profile is a `ProfileError` (the module's one error) naming whose it is
+    /// and its file, with the text the command prints.
+    func testABrokenInstalledProfileIsAProfileErrorNamingItsScopeAndFile() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("relayfetch-managed-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let environment = ["HOME": "/nonexistent", "XDG_CONFIG_HOME": root.appendingPathComponent("cfg").path,
+                           "RELAYFETCH_SYSTEM_CONFIG_DIR": root.appendingPathComponent("etc").path]
+        let user = ManagedDefaultProfiles.paths(environment: environment).user
+        try FileManager.default.createDirectory(atPath: (user as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try Data("not a profile".utf8).write(to: URL(fileURLWithPath: user))
+        XCTAssertThrowsError(try ManagedDefaultProfiles.load(environment: environment)) { error in
+            let error = error as? ProfileError
+            XCTAssertEqual(error?.installed?.scope, .user)
+            XCTAssertEqual(error?.installed?.path, user)
+            XCTAssertEqual(error?.keyPath, "")
+            XCTAssertTrue(error.map { "\($0)" }?.hasPrefix("the user's relay profile \(user) cannot be used: ") ?? false, "\(String(describing: error))")
+        }
+    }
 }

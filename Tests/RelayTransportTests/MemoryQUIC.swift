@@ -70,6 +70,8 @@ final class MemoryQUIC: QUICStreamTransport {
         return Int64(openedStreams) * 4
     }
 
+    var bidirectionalStreamsLeft: Int { closedWithCode == nil ? max(0, streamLimit - openedStreams) : 0 }
+
     func openUnidirectionalStream() -> Int64? {
         defer { nextUnidirectional += 4 }
         return nextUnidirectional

@@ -9,6 +9,10 @@ Modes:
   freeze-after     opens each CONNECT tunnel to --target (whatever authority was asked),
                    forwards --bytes of the origin's answer, then freezes: it reads and sends
                    nothing more, so PINGs go unanswered too
+  refuse-first     on the first connection, answers every request with RST_STREAM
+                   REFUSED_STREAM (logged "REFUSED<TAB>stream"), as a relay whose limit of
+                   streams is lower than it said; on later ones, answers each CONNECT 200
+                   (logged "CONNECT<TAB>stream") and holds it open, carrying nothing
 """
 import socket
 import struct
@@ -19,7 +23,7 @@ import hostile_common as common
 
 def extra(parser):
     parser.add_argument("--mode", required=True,
-                        choices=["oversized-data", "bad-settings", "garbage", "stall", "freeze-after"])
+                        choices=["oversized-data", "bad-settings", "garbage", "stall", "freeze-after", "refuse-first"])
     parser.add_argument("--target", default="127.0.0.21:443")
     parser.add_argument("--bytes", type=int, default=0)
 
@@ -91,7 +95,31 @@ def tunnel_then_freeze(conn, buffer):
     common.stall_forever()
 
 
+connections = 0
+connections_lock = threading.Lock()
+
+
+def refuse_or_answer(conn, buffer, refuse):
+    """Answers each request HEADERS: RST_STREAM REFUSED_STREAM, or :status 200 held open."""
+    while True:
+        parsed = read_frame(conn, buffer)
+        if parsed is None:
+            return
+        kind, flags, stream, payload, buffer = parsed
+        if kind == 0x4 and not flags & 0x1:
+            conn.sendall(frame(0x4, 0x1, 0, b""))
+        elif kind == 0x6 and not flags & 0x1:
+            conn.sendall(frame(0x6, 0x1, 0, payload))
+        elif kind == 0x1 and refuse:
+            log("REFUSED", stream)
+            conn.sendall(frame(0x3, 0, stream, struct.pack(">I", 0x7)))
+        elif kind == 0x1:
+            log("CONNECT", stream)
+            conn.sendall(frame(0x1, 0x4, stream, b"\x88"))  # :status 200 (HPACK static index 8)
+
+
 def handle(conn, address):
+    global connections
     log("CONNECTION", address[0])
     received = b""
     while len(received) < len(PREFACE):
@@ -102,6 +130,11 @@ def handle(conn, address):
     conn.sendall(frame(0x4, 0, 0, b""))  # our (empty) SETTINGS
     if args.mode == "freeze-after":
         return tunnel_then_freeze(conn, received[len(PREFACE):])
+    if args.mode == "refuse-first":
+        with connections_lock:
+            connections += 1
+            first = connections == 1
+        return refuse_or_answer(conn, received[len(PREFACE):], refuse=first)
     if args.mode == "oversized-data":
         conn.sendall(frame(0x0, 0, 0, b"x" * 1024, length=16 << 20))
     elif args.mode == "bad-settings":

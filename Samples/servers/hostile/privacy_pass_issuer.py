@@ -10,6 +10,10 @@ With --introspect-client CLIENT_ID:SECRET, a request is issued to only with "Aut
 T" where T is an access token the identity provider (https://idp.test) says is active (RFC 7662
 introspection, reached through --upstream, relay B's plain port, as token_relay_front.py does);
 the log line then ends with the token's subject: "ISSUED<TAB>peer<TAB>authorization<TAB>subject".
+With --directory-max-age N, the directory carries "Cache-Control: max-age=N".
+With --misbehave stall, a token request is read and never answered (logs "STALLED<TAB>peer");
+with --misbehave flood, it is answered 200 with a body that never ends, no Content-Length
+(logs "FLOODING<TAB>peer", then "FLOODED<TAB>peer<TAB>bytes" once the client hangs up).
 """
 import base64
 import http.client
@@ -30,6 +34,8 @@ def extra(parser):
     parser.add_argument("--introspect-client", default=None, help="CLIENT_ID:SECRET")
     parser.add_argument("--upstream", default="127.0.0.12:3128", help="HOST:PORT of the relay the IdP is reached through")
     parser.add_argument("--upstream-token", default="Bearer relay-token-B")
+    parser.add_argument("--directory-max-age", type=int, default=None)
+    parser.add_argument("--misbehave", choices=["stall", "flood"], default=None)
 
 
 args = common.arguments("Privacy Pass issuer", extra)
@@ -60,9 +66,27 @@ def introspect(authorization):
     return answer.get("client_id") or answer.get("username") or "?"
 
 
-def respond(conn, status, content_type, body):
-    conn.sendall(("HTTP/1.1 %s\r\nContent-Type: %s\r\nContent-Length: %d\r\nConnection: close\r\n\r\n"
-                  % (status, content_type, len(body))).encode() + body)
+def respond(conn, status, content_type, body, extra=""):
+    conn.sendall(("HTTP/1.1 %s\r\nContent-Type: %s\r\nContent-Length: %d\r\n%sConnection: close\r\n\r\n"
+                  % (status, content_type, len(body), extra)).encode() + body)
+
+
+def misbehave(conn, peer):
+    """Never answers (stall), or answers with an endless body (flood), until the client leaves."""
+    if args.misbehave == "stall":
+        log("STALLED", peer)
+        while conn.recv(65536):
+            pass
+        return
+    log("FLOODING", peer)
+    conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/private-token-response\r\nConnection: close\r\n\r\n")
+    sent, chunk = 0, b"\xa5" * 65536
+    try:
+        while True:
+            conn.sendall(chunk)
+            sent += len(chunk)
+    except OSError:
+        log("FLOODED", peer, sent)
 
 
 def handle(conn, address):
@@ -80,7 +104,8 @@ def handle(conn, address):
         log("DIRECTORY", peer)
         body = json.dumps({"issuer-request-uri": "/token-request",
                            "token-keys": [{"token-type": 2, "token-key": pp.b64url(TOKEN_KEY)}]}).encode()
-        respond(conn, "200 OK", "application/private-token-issuer-directory", body)
+        cache = "" if args.directory_max_age is None else "Cache-Control: max-age=%d\r\n" % args.directory_max_age
+        respond(conn, "200 OK", "application/private-token-issuer-directory", body, cache)
         return
     if method != "POST" or target != "/token-request":
         respond(conn, "404 Not Found", "text/plain", b"no such resource\n")
@@ -92,6 +117,9 @@ def handle(conn, address):
         if not chunk:
             break
         body += chunk
+    if args.misbehave is not None:
+        misbehave(conn, peer)
+        return
     authorization = fields.get("authorization", "-")
     if args.require_authorization is not None and authorization != args.require_authorization:
         log("REFUSED", peer, "authorization")

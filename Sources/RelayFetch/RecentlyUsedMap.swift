@@ -1,8 +1,8 @@
 /// A dictionary that holds at most `capacity` entries: inserting past it evicts the entry used
-/// least recently (read with `value(for:)` or written). What a crawl keeps per host goes here,
-/// so that a site answering every host name cannot grow it without end. Every operation is
+/// least recently (read with `value(for:)` or written). What a crawl or a relay pool keeps per
+/// host goes here, so that a site answering every host name cannot grow it without end. Every operation is
 /// O(1): entries sit in a doubly linked list (by array index), most recent first.
-struct RecentlyUsedMap<Key: Hashable, Value> {
+package struct RecentlyUsedMap<Key: Hashable, Value> {
     fileprivate struct Node {
         var key: Key
         var value: Value
@@ -10,26 +10,26 @@ struct RecentlyUsedMap<Key: Hashable, Value> {
         var older: Int?
     }
 
-    let capacity: Int
+    package let capacity: Int
     static var maximumLooks: Int { 32 }
     private var nodes: [Node] = []
     private var index: [Key: Int] = [:]
     private var newest: Int?
     private var oldest: Int?
 
-    init(capacity: Int) { self.capacity = max(1, capacity) }
+    package init(capacity: Int) { self.capacity = max(1, capacity) }
 
-    var count: Int { index.count }
+    package var count: Int { index.count }
 
     /// The value for `key`, which becomes the most recently used.
-    mutating func value(for key: Key) -> Value? {
+    package mutating func value(for key: Key) -> Value? {
         guard let slot = index[key] else { return nil }
         moveToFront(slot)
         return nodes[slot].value
     }
 
     /// The value for `key`, leaving the order as it is.
-    func peek(_ key: Key) -> Value? { index[key].map { nodes[$0].value } }
+    package func peek(_ key: Key) -> Value? { index[key].map { nodes[$0].value } }
 
     /// Sets the value for `key` (the most recently used now). Past the capacity, the least
     /// recently used entries for which `evictable` holds are removed and returned; entries it
@@ -37,7 +37,7 @@ struct RecentlyUsedMap<Key: Hashable, Value> {
     /// stays O(1): while more are refused, the map holds more than its capacity for a while,
     /// and gives them up on later calls.
     @discardableResult
-    mutating func set(_ value: Value, for key: Key, evictable: (Value) -> Bool = { _ in true }) -> [(key: Key, value: Value)] {
+    package mutating func set(_ value: Value, for key: Key, evictable: (Value) -> Bool = { _ in true }) -> [(key: Key, value: Value)] {
         if let slot = index[key] {
             nodes[slot].value = value
             moveToFront(slot)
@@ -62,7 +62,7 @@ struct RecentlyUsedMap<Key: Hashable, Value> {
 
     /// Removes `key`'s entry; returns its value.
     @discardableResult
-    mutating func removeValue(for key: Key) -> Value? {
+    package mutating func removeValue(for key: Key) -> Value? {
         guard let slot = index[key] else { return nil }
         let value = nodes[slot].value
         remove(slot: slot)

@@ -1,5 +1,5 @@
 import XCTest
-@testable import Crawler
+@testable import RelayFetch
 
 /// Which chain carries each host, over plain time values.
 final class RelayPoolHealthTests: XCTestCase {

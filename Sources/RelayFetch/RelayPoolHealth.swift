@@ -19,9 +19,11 @@ struct RelayPoolHealth: Sendable {
     private var assignment: RecentlyUsedMap<String, Int>
     let baseBackoff: Double
     let maximumBackoff: Double
+    /// Hosts whose chain is remembered unless told otherwise (a crawl's own bound is the same).
+    static let defaultMaximumHosts = 10_000
 
     init(chainCount: Int, baseBackoff: Double = 1, maximumBackoff: Double = 30,
-         maximumHosts: Int = CrawlConfiguration.defaultMaximumHostsRemembered) {
+         maximumHosts: Int = Self.defaultMaximumHosts) {
         chains = Array(repeating: Chain(), count: max(1, chainCount))
         self.baseBackoff = baseBackoff
         self.maximumBackoff = maximumBackoff
