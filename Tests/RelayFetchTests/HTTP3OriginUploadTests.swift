@@ -38,8 +38,11 @@ final class HTTP3OriginUploadTests: XCTestCase {
         // Collected whole, the body would have to fit here (an upload that did failed with this limit).
         configuration.maximumResponseSize = 8 << 20
         // Far shorter than the upload (about 25 s through the Python relay): the body going out
-        // is activity, as with libcurl, though no response byte comes back until its end.
-        configuration.idleTimeout = 3
+        // is activity, as with libcurl, though no response byte comes back until its end. Not
+        // shorter than 8 s: once the last piece is out, the Python relay still drains its queue
+        // to the origin and the origin hashes, with nothing moving on the client's side (3 s
+        // failed on a loaded machine in 3 of 7 runs, each with the whole body sent).
+        configuration.idleTimeout = 8
         let session = try Session(configuration: configuration)
         defer { session.invalidate() }
         var request = HTTPRequest(url: URL(string: "https://origin.test:\(origin.port)/upload")!)
