@@ -6,14 +6,14 @@ import RelayFetchTestSupport
 /// hostile origin (Samples/servers/hostile/page_origin.py, through relay A): the process's peak
 /// resident size stays under 200 MB whatever the sheet holds, and a warning names the limit
 /// that cut the sheet short. Under a sanitizer the bound grows by the sanitizer's cost for what
-/// the program holds (AddressSanitizer's quarantine off: `ChildProcessPeak`).
+/// the program holds (`SanitizedChild`).
 final class PageMemoryBoundTests: XCTestCase {
     private var origin: HostileServer!
 
     override func setUpWithError() throws { origin = try HostileServer(script: "page_origin.py") }
     override func tearDown() { origin?.stop() }
 
-    private static let bound = Int(Double(200 << 20) * ChildProcessPeak.sanitizerScale)
+    private static let bound = Int(Double(200 << 20) * SanitizedChild.scale)
 
     /// A million rules, each naming an image (about 38 MB of CSS), and a million images in the
     /// one rule that applies to <body> (about 17 MB): the page still loads, the sheet in full
