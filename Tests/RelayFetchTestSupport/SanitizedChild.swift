@@ -25,7 +25,7 @@ public enum SanitizedChild {
     /// 130 MiB (589 and 438 MiB with it; 849 MiB with the style limits raised out of the way):
     /// the shadow is an eighth of what is touched, and each small string or array carries a
     /// chunk header and a redzone. An idle proxied tunnel (ProxyIdleMemoryTests) cost 91 KiB
-    /// there against its 64 KiB bound (2 KiB in a plain build). Under ThreadSanitizer the page
+    /// there against its 64 KiB bound (2-7 KiB in a plain build). Under ThreadSanitizer the page
     /// peaked at 222 MiB: its shadow is twice what is touched, its metadata half as much again.
     public static var scale: Double {
         switch sanitizer {
