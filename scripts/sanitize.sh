@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole test suite under a sanitizer, run before each release:
-#   scripts/sanitize.sh address   AddressSanitizer + LeakSanitizer (scripts/sanitize/lsan.supp)
+#   scripts/sanitize.sh address   AddressSanitizer + LeakSanitizer (scripts/sanitize/asan.supp, lsan.supp)
 #   scripts/sanitize.sh thread    ThreadSanitizer (scripts/sanitize/tsan.supp)
 # Builds into its own scratch path (.build/asan or .build/tsan, never the normal .build/debug),
 # uses the running test servers (RELAYFETCH_SERVERS_DIR, else starts them like scripts/test.sh)
@@ -42,7 +42,7 @@ supp="$repo/scripts/sanitize"
 # The test process unwinds fast (frame pointers: Swift frames only); child processes started by
 # TestServers.run add fast_unwind_on_malloc=0 so suppressions can match frames inside libcrypto.
 # (fast_unwind_on_malloc=0 for the whole suite works too but takes about 11 minutes, not 1.)
-export ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:color=never:${ASAN_OPTIONS:-}"
+export ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:color=never:suppressions=$supp/asan.supp:${ASAN_OPTIONS:-}"
 export LSAN_OPTIONS="suppressions=$supp/lsan.supp:print_suppressions=0:${LSAN_OPTIONS:-}"
 export TSAN_OPTIONS="halt_on_error=0:color=never:suppressions=$supp/tsan.supp:${TSAN_OPTIONS:-}"
 

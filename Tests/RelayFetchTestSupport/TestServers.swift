@@ -101,8 +101,11 @@ public enum TestServers {
         var environment = environment ?? ProcessInfo.processInfo.environment
         // Under scripts/sanitize.sh address: a child (the relayfetch executable) unwinds fully on
         // malloc, so leak suppressions can match frames inside C libraries built without frame
-        // pointers; too slow for the whole suite, cheap for one short child.
-        if let options = environment["ASAN_OPTIONS"] { environment["ASAN_OPTIONS"] = options + ":fast_unwind_on_malloc=0" }
+        // pointers; too slow for the whole suite, cheap for one short child. A caller that set
+        // the unwinding itself (a long child that does not check leaks) keeps its choice.
+        if let options = environment["ASAN_OPTIONS"], !options.contains("fast_unwind_on_malloc") {
+            environment["ASAN_OPTIONS"] = options + ":fast_unwind_on_malloc=0"
+        }
         process.environment = environment
         let pipe = Pipe()
         process.standardOutput = pipe
