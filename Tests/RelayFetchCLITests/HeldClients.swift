@@ -2,8 +2,8 @@ import Foundation
 import RelayFetchTestSupport
 
 /// A Python script that opens client connections, prints one line when they are all up and then
-/// holds them until `release()` (a line on its standard input): the proxy tests' hostile and idle
-/// clients. Also reads a process's resident size, which those tests bound.
+/// holds them until `release()` (a line on its standard input): the proxy tests' hostile, idle
+/// and held-tunnel clients. Also reads a process's resident size, which those tests bound.
 final class HeldClients {
     private let process = Process()
     private let input = Pipe()
@@ -19,16 +19,20 @@ final class HeldClients {
         process.standardOutput = output
         process.standardError = output
         try process.run()
+        line = readLine()
+    }
+
+    /// The script's next line of output, without its line feed (what is left at its end).
+    func readLine() -> String {
         var bytes = Data()
         while true {
             let byte = output.fileHandleForReading.readData(ofLength: 1)
-            if byte.isEmpty || byte == Data([0x0A]) { break }
+            if byte.isEmpty || byte == Data([0x0A]) { return String(decoding: bytes, as: UTF8.self) }
             bytes.append(byte)
         }
-        line = String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Lets the script close its connections and end.
+    /// Lets the script go on: close its connections and end, or whatever it waits to do.
     func release() { input.fileHandleForWriting.write(Data("done\n".utf8)) }
 
     /// Kilobytes of resident memory of `pid` (VmRSS), from the process, not its own counters.

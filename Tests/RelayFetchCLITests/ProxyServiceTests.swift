@@ -22,54 +22,28 @@ final class ProxyServiceTests: XCTestCase {
         try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: file)
     }
 
-    /// A client holding one tunnel (HTTP CONNECT, then TLS to origin.test) open: it prints
-    /// "open", waits for a line on its standard input, then sends one request with `marker`
-    /// over the same tunnel and prints the status line.
-    private final class TunnelClient {
-        let process = Process()
-        let input = Pipe()
-        let output = Pipe()
-
-        init(proxy: ProxyProcess, marker: String) throws {
-            let script = """
-            import socket, ssl, sys
-            raw = socket.create_connection(("\(ProxyProcess.address)", \(proxy.port)), timeout=20)
-            raw.sendall(b"CONNECT origin.test:443 HTTP/1.1\\r\\nHost: origin.test:443\\r\\n\\r\\n")
-            assert raw.recv(200).startswith(b"HTTP/1.1 200")
-            tls = ssl.create_default_context(cafile="\(TestServers.caFile)").wrap_socket(raw, server_hostname="origin.test")
-            print("open", flush=True)
-            sys.stdin.readline()
-            tls.sendall(b"GET /index.html?\(marker) HTTP/1.1\\r\\nHost: origin.test\\r\\nConnection: close\\r\\n\\r\\n")
-            data = b""
-            while True:
-                chunk = tls.recv(65536)
-                if not chunk:
-                    break
-                data += chunk
-            print(data.split(b"\\r\\n")[0].decode(), flush=True)
-            """
-            process.executableURL = URL(fileURLWithPath: HostileServer.python)
-            process.arguments = ["-c", script]
-            process.standardInput = input
-            process.standardOutput = output
-            process.standardError = output
-            try process.run()
-        }
-
-        func readLine() -> String {
-            var line = Data()
-            while true {
-                let byte = output.fileHandleForReading.readData(ofLength: 1)
-                if byte.isEmpty || byte == Data([0x0A]) { return String(decoding: line, as: UTF8.self) }
-                line.append(byte)
-            }
-        }
-
-        /// Lets it send its request; returns the status line it read.
-        func finish() -> String {
-            input.fileHandleForWriting.write(Data("go\n".utf8))
-            return readLine()
-        }
+    /// A client holding one tunnel (HTTP CONNECT, then TLS to origin.test) open: its first line
+    /// is "open"; once released it sends one request with `marker` over the same tunnel and
+    /// prints the status line.
+    private func tunnelClient(proxy: ProxyProcess, marker: String) throws -> HeldClients {
+        let script = """
+        import socket, ssl, sys
+        raw = socket.create_connection(("\(ProxyProcess.address)", \(proxy.port)), timeout=20)
+        raw.sendall(b"CONNECT origin.test:443 HTTP/1.1\\r\\nHost: origin.test:443\\r\\n\\r\\n")
+        assert raw.recv(200).startswith(b"HTTP/1.1 200")
+        tls = ssl.create_default_context(cafile="\(TestServers.caFile)").wrap_socket(raw, server_hostname="origin.test")
+        print("open", flush=True)
+        sys.stdin.readline()
+        tls.sendall(b"GET /index.html?\(marker) HTTP/1.1\\r\\nHost: origin.test\\r\\nConnection: close\\r\\n\\r\\n")
+        data = b""
+        while True:
+            chunk = tls.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+        print(data.split(b"\\r\\n")[0].decode(), flush=True)
+        """
+        return try HeldClients(script: script)
     }
 
     /// Sends SIGHUP and waits (up to 10 s) until the proxy says it read its configuration again.
@@ -87,11 +61,12 @@ final class ProxyServiceTests: XCTestCase {
         try writeProfile(profile, relay: TestServers.http2RelayAURL, token: TestServers.relayToken)
         let proxy = try ProxyProcess(["--profile", profile.path])
         let before = TestServers.marker("proxy-hup-old")
-        let client = try TunnelClient(proxy: proxy, marker: before)
-        XCTAssertEqual(client.readLine(), "open")
+        let client = try tunnelClient(proxy: proxy, marker: before)
+        XCTAssertEqual(client.line, "open")
         try writeProfile(profile, relay: TestServers.http2RelayBURL, token: TestServers.relayBToken)
         try reload(proxy)
-        XCTAssertEqual(client.finish(), "HTTP/1.1 200 OK", "the tunnel opened before the reload still works")
+        client.release()
+        XCTAssertEqual(client.readLine(), "HTTP/1.1 200 OK", "the tunnel opened before the reload still works")
         let after = TestServers.marker("proxy-hup-new")
         let fresh = try ProxyCommandTests.curl(["--socks5-hostname", proxy.socks, "https://origin.test/index.html?\(after)", "-o", "/dev/null"])
         XCTAssertEqual(fresh.status, 0, fresh.output)
@@ -131,14 +106,15 @@ final class ProxyServiceTests: XCTestCase {
         let proxy = try ProxyProcess(CommandRun.relayArguments + ["--pid-file", pidFile.path])
         XCTAssertEqual(try String(contentsOf: pidFile, encoding: .utf8), "\(proxy.process.processIdentifier)\n")
         let marker = TestServers.marker("proxy-drain")
-        let client = try TunnelClient(proxy: proxy, marker: marker)
-        XCTAssertEqual(client.readLine(), "open")
+        let client = try tunnelClient(proxy: proxy, marker: marker)
+        XCTAssertEqual(client.line, "open")
         kill(proxy.process.processIdentifier, SIGTERM)
         Thread.sleep(forTimeInterval: 0.5)
         XCTAssertTrue(proxy.process.isRunning, "the proxy ended with a tunnel open")
         let refused = try ProxyCommandTests.curl(["--socks5-hostname", proxy.socks, "https://origin.test/index.html"])
         XCTAssertEqual(refused.status, 7, "a new connection after SIGTERM: \(refused.output)")
-        XCTAssertEqual(client.finish(), "HTTP/1.1 200 OK", "the open tunnel was cut")
+        client.release()
+        XCTAssertEqual(client.readLine(), "HTTP/1.1 200 OK", "the open tunnel was cut")
         XCTAssertEqual(proxy.stop(timeout: 10), 0)
         XCTAssertFalse(FileManager.default.fileExists(atPath: pidFile.path), "the PID file outlived the proxy")
         XCTAssertEqual(try TestServers.waitForLogLines(TestServers.originALog, containing: marker, skipping: 0).map { $0.first }, ["127.0.0.11"])
