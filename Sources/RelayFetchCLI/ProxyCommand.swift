@@ -58,15 +58,20 @@ struct ProxyCommand: Subcommand {
     var pidFile: String?
     var check = false
 
+    /// A usage error for an option that describes a fetch (`RelayOptions.notForCarriedConnections`).
+    private static func refuseFetchOnlyOption(_ name: String) throws {
+        if let why = RelayOptions.notForCarriedConnections[name] {
+            throw UsageError("\(name) does not apply to proxy: \(why) (see relayfetch proxy --help)")
+        }
+    }
+
     static func parse(_ arguments: [String]) throws -> ProxyCommand? {
         var command = ProxyCommand()
         let groups = arguments.split(separator: "--chain", omittingEmptySubsequences: false).map(Array.init)
         var scanner = ArgumentScanner(groups[0])
         var allowRemote = false
         while let argument = scanner.next() {
-            if let why = RelayOptions.notForCarriedConnections[argument] {
-                throw UsageError("\(argument) does not apply to proxy: \(why) (see relayfetch proxy --help)")
-            }
+            try refuseFetchOnlyOption(argument)
             if try command.relay.parse(&scanner) { continue }
             switch argument {
             case "-h", "--help": return nil
@@ -100,12 +105,9 @@ struct ProxyCommand: Subcommand {
             }
         }
         try command.relay.validate()
-        for argument in groups.dropFirst().joined() {
-            let name = String(argument.prefix { $0 != "=" })
-            if let why = RelayOptions.notForCarriedConnections[name] {
-                throw UsageError("\(name) does not apply to proxy: \(why) (see relayfetch proxy --help)")
-            }
-        }
+        // Later groups are parsed by the crawl's chain-group reader: their option names are
+        // checked here, as the scanner above would split them ("--max-time=5").
+        for argument in groups.dropFirst().joined() { try refuseFetchOnlyOption(String(argument.prefix { $0 != "=" })) }
         command.moreChains = try groups.dropFirst().map { try RelayOptions.chainGroup($0, inheriting: command.relay) }
         if !command.moreChains.isEmpty && !command.relay.namesRelays {
             throw UsageError("with --chain, the first chain needs relays too (a pool never connects directly)")
